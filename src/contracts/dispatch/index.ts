@@ -1,0 +1,4 @@
+import type { Contract } from "../registry.js";
+
+/** Seed 001 (dispatch contract): worker dispatch, `<completion>` block. */
+export const dispatchContracts: Contract[] = [];

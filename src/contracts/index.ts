@@ -1,0 +1,18 @@
+export * from "./attest/index.js";
+export { allContracts, findContract } from "./catalog.js";
+export * from "./cell/index.js";
+export * from "./command/index.js";
+export * from "./common.js";
+export * from "./dispatch/index.js";
+export * from "./evolution/index.js";
+export {
+  type Contract,
+  type ContractFormat,
+  checkText,
+  checkValue,
+  defineContract,
+  parseContract,
+  type Seed,
+  toJsonSchema,
+  type ValidationResult,
+} from "./registry.js";

@@ -1,0 +1,16 @@
+export { canonicalBytes, canonicalJson, hashCanonical, sha256Hex } from "./canonical-json.js";
+export {
+  ConfigError,
+  ConflictError,
+  formatIssues,
+  InvalidInputError,
+  IronclawError,
+  type Issue,
+  jsonPath,
+  NotFoundError,
+  ValidationError,
+} from "./errors.js";
+export { isUlid, newId, nowIso, ulidTime } from "./ids.js";
+export { createLogger, type Logger } from "./logger.js";
+export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
+export { issuesFromZod } from "./zod-issues.js";
