@@ -1,0 +1,222 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import {
+  chooseCellBackend,
+  firstLine,
+  probeAccelerator,
+  QEMU_BINARY,
+  runProgram,
+} from "../../cells/index.js";
+import { type CliCommand, println } from "../command.js";
+import { probeSqlite } from "../sqlite-probe.js";
+
+type Status = "ok" | "warn" | "missing";
+
+export interface DoctorCheck {
+  name: string;
+  status: Status;
+  detail: string;
+  /** What does not work while this check is not ok. */
+  disables?: string;
+}
+
+const MIN_NODE: [number, number] = [20, 19];
+
+const usage = `Usage: ironclaw doctor [--json]
+
+Probes this host for what IronClaw needs and says what each missing piece disables.
+Exit code 1 when a required piece (Node.js, SQLite with FTS5) is missing.`;
+
+export const doctorCommand: CliCommand = {
+  name: "doctor",
+  summary: "check this host: Node, SQLite/FTS5/sqlite-vec, git, bubblewrap, QEMU, KVM",
+  usage,
+  async run(argv, io) {
+    const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+    const report = await runDoctor();
+    if (values.json) println(io.stdout, JSON.stringify(report, null, 2));
+    else printReport(io.stdout, report);
+    return report.checks.some((c) => c.status === "missing" && c.name in REQUIRED) ? 1 : 0;
+  },
+};
+
+const REQUIRED: Record<string, true> = { node: true, sqlite: true, fts5: true };
+
+export async function runDoctor(): Promise<{
+  checks: DoctorCheck[];
+  cellBackend: ReturnType<typeof chooseCellBackend>;
+}> {
+  const [sqlite, git, bwrap, qemu] = await Promise.all([
+    probeSqlite(),
+    checkGit(),
+    checkBwrap(),
+    checkQemu(),
+  ]);
+  const [kvm, tcg] = qemu.binary
+    ? await Promise.all([probeAccelerator("kvm"), probeAccelerator("tcg")])
+    : [null, null];
+  const checks: DoctorCheck[] = [
+    checkNode(),
+    sqlite.sqlite.ok
+      ? { name: "sqlite", status: "ok", detail: `better-sqlite3 with SQLite ${sqlite.sqlite.detail}` }
+      : {
+          name: "sqlite",
+          status: "missing",
+          detail: sqlite.sqlite.detail,
+          disables: "everything: ledger, memory",
+        },
+    sqlite.fts5.ok
+      ? { name: "fts5", status: "ok", detail: "FTS5 full-text index available" }
+      : { name: "fts5", status: "missing", detail: sqlite.fts5.detail, disables: "lexical memory search" },
+    sqlite.vec.ok
+      ? { name: "sqlite-vec", status: "ok", detail: `sqlite-vec ${sqlite.vec.detail}` }
+      : {
+          name: "sqlite-vec",
+          status: "missing",
+          detail: sqlite.vec.detail,
+          disables: "semantic memory search",
+        },
+    git,
+    bwrap.check,
+    qemu.check,
+    kvmCheck(kvm),
+    tcgCheck(tcg),
+    existsSync("/dev/vhost-vsock")
+      ? { name: "vhost-vsock", status: "ok", detail: "/dev/vhost-vsock present: vsock channel to microVMs" }
+      : { name: "vhost-vsock", status: "warn", detail: "absent: microVMs talk over virtio-serial instead" },
+  ];
+  const cellBackend = chooseCellBackend({
+    kvmUsable: kvm?.usable === true,
+    tcgUsable: tcg?.usable === true,
+    qemuMicrovm: qemu.microvm,
+    bwrapUsable: bwrap.usable,
+  });
+  return { checks, cellBackend };
+}
+
+function checkNode(): DoctorCheck {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return ok
+    ? { name: "node", status: "ok", detail: `Node.js ${process.version}` }
+    : {
+        name: "node",
+        status: "missing",
+        detail: `Node.js ${process.version} is older than ${MIN_NODE.join(".")}`,
+        disables: "IronClaw as a whole",
+      };
+}
+
+async function checkGit(): Promise<DoctorCheck> {
+  const run = await runProgram("git", ["--version"]);
+  if (!run.ok)
+    return {
+      name: "git",
+      status: "missing",
+      detail: "git not found",
+      disables: "command: theaters, worktrees, integration",
+    };
+  const version = run.stdout.trim().replace(/^git version /, "");
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  if (major < 2 || (major === 2 && minor < 20)) {
+    return {
+      name: "git",
+      status: "warn",
+      detail: `git ${version} (2.20+ wanted for worktrees)`,
+      disables: "reliable worktrees",
+    };
+  }
+  return { name: "git", status: "ok", detail: `git ${version}` };
+}
+
+async function checkBwrap(): Promise<{ check: DoctorCheck; usable: boolean }> {
+  const version = await runProgram("bwrap", ["--version"]);
+  const disables = "the bwrap cell backend (namespace sandbox)";
+  if (!version.ok)
+    return {
+      usable: false,
+      check: { name: "bubblewrap", status: "missing", detail: "bwrap not found", disables },
+    };
+  // Actually enter the namespaces: a binary that exists but cannot create user namespaces is useless.
+  const sandbox = await runProgram("bwrap", [
+    ...["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+    ...["--", "/bin/true"],
+  ]);
+  if (!sandbox.ok) {
+    const detail = `${version.stdout.trim()} cannot create a sandbox: ${firstLine(sandbox.stderr) || `exit ${sandbox.code}`}`;
+    return { usable: false, check: { name: "bubblewrap", status: "missing", detail, disables } };
+  }
+  return {
+    usable: true,
+    check: { name: "bubblewrap", status: "ok", detail: `${version.stdout.trim()}, namespaces work` },
+  };
+}
+
+async function checkQemu(): Promise<{ check: DoctorCheck; binary: boolean; microvm: boolean }> {
+  const disables = "the microvm cell backend";
+  const version = await runProgram(QEMU_BINARY, ["--version"]);
+  if (!version.ok) {
+    return {
+      binary: false,
+      microvm: false,
+      check: { name: "qemu", status: "missing", detail: `${QEMU_BINARY} not found`, disables },
+    };
+  }
+  const machines = await runProgram(QEMU_BINARY, ["-M", "help"]);
+  const microvm = /^microvm\s/m.test(machines.stdout);
+  const name = firstLine(version.stdout);
+  return microvm
+    ? {
+        binary: true,
+        microvm,
+        check: { name: "qemu", status: "ok", detail: `${name}, microvm machine available` },
+      }
+    : {
+        binary: true,
+        microvm,
+        check: { name: "qemu", status: "missing", detail: `${name} lacks -M microvm`, disables },
+      };
+}
+
+function kvmCheck(probe: Awaited<ReturnType<typeof probeAccelerator>> | null): DoctorCheck {
+  if (!probe)
+    return {
+      name: "kvm",
+      status: "missing",
+      detail: "not probed: QEMU is missing",
+      disables: "fast microVM boots",
+    };
+  return probe.usable
+    ? { name: "kvm", status: "ok", detail: `usable: ${probe.detail}` }
+    : {
+        name: "kvm",
+        status: "missing",
+        detail: probe.detail,
+        disables: "fast microVM boots (microvm falls back to TCG, opt-in)",
+      };
+}
+
+function tcgCheck(probe: Awaited<ReturnType<typeof probeAccelerator>> | null): DoctorCheck {
+  if (!probe)
+    return {
+      name: "tcg",
+      status: "missing",
+      detail: "not probed: QEMU is missing",
+      disables: "microVMs without KVM",
+    };
+  return probe.usable
+    ? { name: "tcg", status: "ok", detail: `software emulation works: ${probe.detail}` }
+    : { name: "tcg", status: "missing", detail: probe.detail, disables: "microVMs without KVM" };
+}
+
+function printReport(out: NodeJS.WritableStream, report: Awaited<ReturnType<typeof runDoctor>>): void {
+  const mark: Record<Status, string> = { ok: "ok  ", warn: "warn", missing: "MISS" };
+  const width = Math.max(...report.checks.map((c) => c.name.length));
+  for (const c of report.checks) {
+    out.write(`[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail}\n`);
+    if (c.status !== "ok" && c.disables) out.write(`       ${"".padEnd(width)}  disables: ${c.disables}\n`);
+  }
+  const choice = report.cellBackend;
+  out.write(`\ncell backend (auto): ${choice.backend ?? "none"} — ${choice.reason}\n`);
+  if (choice.warning) out.write(`warning: ${choice.warning}\n`);
+}

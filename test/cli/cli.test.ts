@@ -1,0 +1,109 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { allContracts } from "../../src/contracts/index.js";
+import { loadFixtureSet } from "../contracts/fixtures.js";
+import { runIronclaw } from "./run-cli.js";
+
+describe("ironclaw --help", () => {
+  it("lists every command", async () => {
+    const { code, stdout } = await runIronclaw(["--help"]);
+    expect(code).toBe(0);
+    for (const name of ["validate", "schema", "doctor"])
+      expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, "m"));
+  });
+
+  it("rejects an unknown command with exit code 2", async () => {
+    const { code, stderr } = await runIronclaw(["frobnicate"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("unknown command 'frobnicate'");
+  });
+});
+
+describe("ironclaw validate", () => {
+  it("lists every contract kind", async () => {
+    const { code, stdout } = await runIronclaw(["validate", "--list"]);
+    expect(code).toBe(0);
+    for (const c of allContracts) expect(stdout).toMatch(new RegExp(`^${c.kind}\\s`, "m"));
+  });
+
+  it("rejects an unknown kind as a usage error", async () => {
+    const { code, stderr } = await runIronclaw(["validate", "no-such-kind", "x.json"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("unknown kind 'no-such-kind'");
+  });
+
+  it("reports a missing file as a problem of that file", async () => {
+    const kind = allContracts[0]?.kind ?? "";
+    const { code, stdout } = await runIronclaw(["validate", kind, "/nonexistent/file.json"]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("cannot read /nonexistent/file.json");
+  });
+
+  describe.each(allContracts.map((c) => [c.kind]))("%s fixtures", (kind) => {
+    const set = loadFixtureSet(kind);
+
+    it("accepts every valid fixture and prints valid", async () => {
+      const { code, stdout } = await runIronclaw(["validate", kind, ...set.valid]);
+      expect(stdout.trim().split("\n")).toEqual(
+        set.valid.map((f) => (set.valid.length > 1 ? `${f}: valid` : "valid")),
+      );
+      expect(code).toBe(0);
+    });
+
+    it("rejects every invalid fixture, naming the field path", async () => {
+      const { code, stdout } = await runIronclaw([
+        "validate",
+        "--json",
+        kind,
+        ...set.invalid.map((f) => f.file),
+      ]);
+      expect(code).toBe(1);
+      const results = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { file: string; valid: boolean; issues: Array<{ path: string }> });
+      expect(results.map((r) => r.file)).toEqual(set.invalid.map((f) => f.file));
+      for (const [i, fixture] of set.invalid.entries()) {
+        expect(results[i]?.valid).toBe(false);
+        expect(results[i]?.issues.map((x) => x.path)).toContain(fixture.expectPath);
+      }
+    });
+  });
+
+  it("reads stdin for -", async () => {
+    const contract = allContracts[0];
+    if (!contract) throw new Error("no contracts registered");
+    const set = loadFixtureSet(contract.kind);
+    const validFile = set.valid[0] ?? "";
+    const invalid = set.invalid[0];
+    const ok = await runIronclaw(["validate", contract.kind, "-"], {
+      stdin: readFileSync(validFile, "utf8"),
+    });
+    expect([ok.code, ok.stdout]).toEqual([0, "valid\n"]);
+    const bad = await runIronclaw(["validate", contract.kind, "-"], {
+      stdin: readFileSync(invalid?.file ?? "", "utf8"),
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`  ${invalid?.expectPath}`);
+  });
+});
+
+describe("ironclaw schema export", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ironclaw-schemas-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("writes one JSON Schema per contract and an index", async () => {
+    const { code, stdout } = await runIronclaw(["schema", "export", dir]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`wrote ${allContracts.length} schemas`);
+    const files = readdirSync(dir).sort();
+    expect(files).toEqual([...allContracts.map((c) => `${c.kind}.schema.json`), "index.json"].sort());
+    for (const c of allContracts) {
+      const schema = JSON.parse(readFileSync(join(dir, `${c.kind}.schema.json`), "utf8"));
+      expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+      expect(schema.title).toBe(c.title);
+    }
+  });
+});
