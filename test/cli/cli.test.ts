@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { allContracts } from "../../src/contracts/index.js";
 import { loadFixtureSet } from "../contracts/fixtures.js";
-import { runIronclaw } from "./run-cli.js";
+import { runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 describe("ironclaw --help", () => {
   it("lists every command", async () => {
@@ -41,11 +41,13 @@ describe("ironclaw validate", () => {
     expect(stdout).toContain("cannot read /nonexistent/file.json");
   });
 
+  // Every fixture goes through the CLI's own code path in-process; the subprocess tests around it prove the
+  // binary wiring (argv, stdin, exit codes) once.
   describe.each(allContracts.map((c) => [c.kind]))("%s fixtures", (kind) => {
     const set = loadFixtureSet(kind);
 
     it("accepts every valid fixture and prints valid", async () => {
-      const { code, stdout } = await runIronclaw(["validate", kind, ...set.valid]);
+      const { code, stdout } = await runIronclawInProcess(["validate", kind, ...set.valid]);
       expect(stdout.trim().split("\n")).toEqual(
         set.valid.map((f) => (set.valid.length > 1 ? `${f}: valid` : "valid")),
       );
@@ -53,7 +55,7 @@ describe("ironclaw validate", () => {
     });
 
     it("rejects every invalid fixture, naming the field path", async () => {
-      const { code, stdout } = await runIronclaw([
+      const { code, stdout } = await runIronclawInProcess([
         "validate",
         "--json",
         kind,
@@ -105,5 +107,40 @@ describe("ironclaw schema export", () => {
       expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
       expect(schema.title).toBe(c.title);
     }
+  });
+});
+
+describe("ironclaw validate completion --dispatch", () => {
+  const fixtures = new URL("../fixtures/contracts/", import.meta.url).pathname;
+  const dispatch = `${fixtures}dispatch/valid/seed-dispatch.json`;
+  const completion = readFileSync(`${fixtures}completion/valid/seed-completion.txt`, "utf8");
+
+  it("passes the seed's completion through every gate to review_requested", async () => {
+    const { code, stdout } = await runIronclaw(["validate", "completion", "-", "--dispatch", dispatch], {
+      stdin: completion,
+    });
+    expect([code, stdout]).toEqual([0, "<stdin>: review_requested\nvalid\n"]);
+  });
+
+  it("fails the contract when the completion answers another run", async () => {
+    const other = completion.replace('"run_id": "task-20260222-001"', '"run_id": "task-other"');
+    const { code, stdout } = await runIronclaw(["validate", "completion", "-", "--dispatch", dispatch], {
+      stdin: other,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toContain("<stdin>: failed_contract");
+    expect(stdout).toMatch(/^ {2}\$\.run_id: .*task-20260222-001/m);
+  });
+
+  it("refuses a dispatch that is not a JSON object", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ironclaw-dispatch-"));
+    const file = join(dir, "dispatch.json");
+    writeFileSync(file, '"implement it please"');
+    const { code, stderr } = await runIronclaw(["validate", "completion", "-", "--dispatch", file], {
+      stdin: completion,
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(2);
+    expect(stderr).toContain("plain text is rejected");
   });
 });

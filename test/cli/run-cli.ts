@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -32,4 +33,33 @@ export function runIronclaw(
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.stdin ?? "");
   });
+}
+
+/**
+ * Runs the same `runCli` the binary runs, in this process, with captured streams: used where a test drives the
+ * CLI hundreds of times and a child process per call would only measure Node's start-up.
+ */
+export async function runIronclawInProcess(args: string[], stdin = ""): Promise<CliResult> {
+  const { runCli } = await import("../../src/cli/main.js");
+  let stdout = "";
+  let stderr = "";
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCli(args, {
+    stdin: Readable.from([stdin]),
+    stdout: sink((s) => {
+      stdout += s;
+    }),
+    stderr: sink((s) => {
+      stderr += s;
+    }),
+    env: { ...process.env, IRONCLAW_LOG: "silent" },
+    cwd: REPO_ROOT,
+  });
+  return { code, stdout, stderr };
 }

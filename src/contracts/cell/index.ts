@@ -1,4 +1,104 @@
 import type { Contract } from "../registry.js";
+import { agentProfileContract } from "./agent-profile.js";
+import { cronJobsContract } from "./cron-jobs.js";
+import { ironclawdConfigContract } from "./ironclawd-config.js";
+import { irowclawConfigContract } from "./irowclaw-config.js";
+import { protocolMessageContract } from "./protocol-message.js";
+
+export {
+  type AgentProfile,
+  type AgentProfileInput,
+  agentProfileContract,
+  agentProfileSchema,
+  type RetrievalOverrides,
+  retrievalOverridesSchema,
+} from "./agent-profile.js";
+export { brainMarkdownPath, brainPath } from "./brain-path.js";
+export { checkCronExpression, cronExpression, ianaTimeZone, isTimeZone } from "./cron-expression.js";
+export {
+  type CronJob,
+  type CronJobs,
+  type CronJobsInput,
+  cronJobSchema,
+  cronJobsContract,
+  cronJobsSchema,
+} from "./cron-jobs.js";
+export {
+  CELL_BACKENDS,
+  type CellBackendSetting,
+  type ChannelCredential,
+  channelCredentialSchema,
+  DEFAULT_PORT,
+  type IronclawdConfig,
+  type IronclawdConfigInput,
+  ironclawdConfigContract,
+  ironclawdConfigSchema,
+} from "./ironclawd-config.js";
+export {
+  EMBEDDERS,
+  type IrowclawConfig,
+  type IrowclawConfigInput,
+  irowclawConfigContract,
+  irowclawConfigSchema,
+  type ProviderConfig,
+  providerSchema,
+} from "./irowclaw-config.js";
+export { agentName, cronJobId, envVarName, providerName, TOOL_KINDS, type ToolKind } from "./names.js";
+export {
+  STOP_REASONS,
+  type StreamDelta,
+  streamDeltaSchema,
+  type TokenUsage,
+  type ToolResult,
+  type TurnComplete,
+  tokenUsageSchema,
+  toolResultSchema,
+  turnCompleteSchema,
+  type UserMessage,
+  userMessageSchema,
+} from "./protocol-chat.js";
+export {
+  type Heartbeat,
+  heartbeatSchema,
+  PROTOCOL_ERROR_CODES,
+  type ProtocolError,
+  type ProtocolErrorCode,
+  protocolErrorSchema,
+} from "./protocol-control.js";
+export {
+  type BrainEntry,
+  brainEntrySchema,
+  FILE_OP_ERROR_CODES,
+  FILE_OPS,
+  type FileOp,
+  type FileOpRequest,
+  type FileOpResult,
+  fileOpRequestSchema,
+  fileOpResultSchema,
+} from "./protocol-files.js";
+export { messageId as protocolMessageId } from "./protocol-header.js";
+export {
+  JOB_STATUSES,
+  type JobRunStatus,
+  type JobStatus,
+  type JobTrigger,
+  jobStatusSchema,
+  jobTriggerSchema,
+} from "./protocol-jobs.js";
+export {
+  PROTOCOL_MESSAGE_TYPES,
+  type ProtocolMessage,
+  type ProtocolMessageInput,
+  type ProtocolMessageType,
+  protocolMessageContract,
+  protocolMessageSchema,
+} from "./protocol-message.js";
 
 /** Seed 003 (SPEC.md): warden ↔ inmate protocol messages and the TOML configs. */
-export const cellContracts: Contract[] = [];
+export const cellContracts: Contract[] = [
+  protocolMessageContract,
+  ironclawdConfigContract,
+  irowclawConfigContract,
+  agentProfileContract,
+  cronJobsContract,
+];

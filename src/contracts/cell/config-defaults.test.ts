@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseTomlConfig } from "../../core/index.js";
+import { agentProfileSchema } from "./agent-profile.js";
+import { cronJobsSchema } from "./cron-jobs.js";
+import { ironclawdConfigSchema } from "./ironclawd-config.js";
+import { irowclawConfigSchema } from "./irowclaw-config.js";
+
+function configProblems(text: string, schema: Parameters<typeof parseTomlConfig>[1]) {
+  try {
+    parseTomlConfig(text, schema, "test.toml");
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+describe("config defaults", () => {
+  it("reads an empty ironclawd.toml as the complete default config", () => {
+    expect(parseTomlConfig("", ironclawdConfigSchema)).toEqual({
+      server: { port: 7420, bind: "127.0.0.1" },
+      cells: { backend: "auto", allow_tcg: false, allow_process: false },
+      storage: { users_dir: "users" },
+      integrations: {},
+      ui: { enabled: true, path: "/ui" },
+    });
+  });
+
+  it("fills the defaults of a table that is only partly written", () => {
+    const config = parseTomlConfig("[server]\nport = 9000\n", ironclawdConfigSchema);
+    expect(config.server).toEqual({ port: 9000, bind: "127.0.0.1" });
+  });
+
+  it("gives irowclaw every tool, denied egress and local embeddings by default", () => {
+    const config = parseTomlConfig('default_agent = "assistant"\n', irowclawConfigSchema);
+    expect(config.tools).toEqual({
+      allow: ["bash", "file", "browser", "memory"],
+      bash: { timeout_ms: 30_000 },
+      network: { egress: "deny", allow_hosts: [], deny_hosts: [] },
+    });
+    expect(config.indexing).toEqual({ chunk_max_bytes: 2048, embedder: "local", watch_debounce_ms: 500 });
+    expect(config.providers).toEqual({});
+  });
+
+  it("runs a job in UTC and enabled unless the file says otherwise", () => {
+    const jobs = parseTomlConfig('[[jobs]]\nid = "a"\nschedule = "@daily"\nprompt = "go"\n', cronJobsSchema);
+    expect(jobs.jobs[0]).toEqual({
+      id: "a",
+      schedule: "@daily",
+      prompt: "go",
+      timezone: "UTC",
+      enabled: true,
+    });
+  });
+
+  it("reads an empty jobs file as no jobs", () => {
+    expect(parseTomlConfig("", cronJobsSchema)).toEqual({ jobs: [] });
+  });
+
+  it("leaves an agent profile's optional parts absent rather than inventing them", () => {
+    const profile = parseTomlConfig('name = "a"\nprovider = "openrouter"\nmodel = "m"\n', agentProfileSchema);
+    expect(profile).toEqual({ name: "a", provider: "openrouter", model: "m" });
+  });
+});
+
+describe("config problems", () => {
+  it("points an inline api key at its line and says to use api_key_env", () => {
+    const text =
+      'default_agent = "a"\n\n[providers.openrouter]\nbase_url = "https://openrouter.ai/api/v1"\napi_key = "sk-or-v1-abc"\n';
+    const [problem, ...rest] = configProblems(text, irowclawConfigSchema);
+    expect(rest).toEqual([]);
+    expect(problem?.key).toBe("providers.openrouter.api_key");
+    expect(problem?.line).toBe(5);
+    expect(problem?.rule).toMatch(/api_key_env/);
+  });
+
+  it("reports a repeated job id at the second job", () => {
+    const job = '[[jobs]]\nid = "brief"\nschedule = "0 7 * * *"\nprompt = "go"\n';
+    expect(configProblems(job + job, cronJobsSchema)).toEqual([
+      { key: "jobs[1].id", rule: "repeats job id brief", line: 6 },
+    ]);
+  });
+});

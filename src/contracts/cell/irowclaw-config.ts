@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { aNumber, aString } from "../common.js";
+import { defineContract } from "../registry.js";
+import { hostPattern, httpUrl } from "./host-names.js";
+import { agentName, envVarName, providerName, TOOL_KINDS, toolAllowList } from "./names.js";
+
+/**
+ * A model provider speaking the OpenAI-compatible API. The brain is a user-editable disk, so it holds
+ * credential references only: the key itself lives in the named environment variable of the cell.
+ */
+export const providerSchema = z.strictObject({
+  base_url: httpUrl,
+  // Optional because local servers (Ollama, llama.cpp) need no key.
+  api_key_env: envVarName.optional(),
+  api_key: z
+    .never({
+      error:
+        "inline secrets are not allowed in the brain: set api_key_env to the environment variable holding the key",
+    })
+    .optional(),
+});
+export type ProviderConfig = z.output<typeof providerSchema>;
+
+const toolsSchema = z
+  .strictObject({
+    // The ceiling for every agent of this brain; a profile can only narrow it. The cell is the sandbox.
+    allow: toolAllowList.default([...TOOL_KINDS]),
+    bash: z
+      .strictObject({
+        timeout_ms: aNumber()
+          .int("must be an integer")
+          .min(100, "must be at least 100 ms")
+          .max(3_600_000, "must be at most 3600000 ms (one hour)")
+          .default(30_000),
+      })
+      .prefault({}),
+    network: z
+      .strictObject({
+        // Deny by default (seed 003 §11): allow_hosts are the exceptions under deny, deny_hosts under allow.
+        egress: z.enum(["deny", "allow"], "must be one of deny, allow").default("deny"),
+        allow_hosts: z.array(hostPattern).default([]),
+        deny_hosts: z.array(hostPattern).default([]),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+export const EMBEDDERS = ["local", "provider"] as const;
+
+const indexingSchema = z
+  .strictObject({
+    chunk_max_bytes: aNumber()
+      .int("must be an integer")
+      .min(256, "must be at least 256 bytes")
+      .max(65_536, "must be at most 65536 bytes")
+      .default(2048),
+    // Seed 003 §15: embeddings computed inside the cell, or by a provider's embeddings endpoint.
+    embedder: z.enum(EMBEDDERS, `must be one of ${EMBEDDERS.join(", ")}`).default("local"),
+    embedding_provider: providerName.optional(),
+    embedding_model: aString().min(1, "must not be empty").optional(),
+    watch_debounce_ms: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0 ms")
+      .max(60_000, "must be at most 60000 ms")
+      .default(500),
+  })
+  .prefault({})
+  .superRefine((indexing, ctx) => {
+    for (const field of ["embedding_provider", "embedding_model"] as const) {
+      const given = indexing[field] !== undefined;
+      if (indexing.embedder === "provider" && !given) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: "is required when embedder is provider",
+          input: indexing,
+        });
+      }
+      if (indexing.embedder === "local" && given) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: "is only allowed when embedder is provider",
+          input: indexing,
+        });
+      }
+    }
+  });
+
+/** `/mnt/brain/config/irowclaw.toml`, the agent runtime's config (seed 003 §10.2). */
+export const irowclawConfigSchema = z
+  .strictObject({
+    default_agent: agentName,
+    providers: z
+      .record(providerName, providerSchema, {
+        error: (issue) =>
+          issue.code === "invalid_key"
+            ? "provider names must start with a letter or digit and use only letters, digits, - and _"
+            : undefined,
+      })
+      .default({}),
+    tools: toolsSchema,
+    indexing: indexingSchema,
+  })
+  .superRefine((config, ctx) => {
+    const name = config.indexing.embedding_provider;
+    if (name !== undefined && !(name in config.providers)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["indexing", "embedding_provider"],
+        message: `must name a provider defined under [providers] (no [providers.${name}])`,
+        input: name,
+      });
+    }
+  });
+export type IrowclawConfig = z.output<typeof irowclawConfigSchema>;
+export type IrowclawConfigInput = z.input<typeof irowclawConfigSchema>;
+
+export const irowclawConfigContract = defineContract({
+  kind: "irowclaw-config",
+  seed: "003",
+  title: "Agent runtime config (irowclaw.toml)",
+  description:
+    "The inmate's TOML config in the brain: default_agent, [providers.<name>] base_url and api_key_env " +
+    "(a reference to an environment variable; inline keys are refused), [tools] allow list, bash timeout and " +
+    "network egress, [indexing] chunk size, embedder and watch debounce.",
+  format: "toml",
+  schema: irowclawConfigSchema,
+});

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { aBoolean, aNumber, aString, idString } from "../common.js";
+import { agentName, toolName } from "./names.js";
+import { protocolHeader, turnId } from "./protocol-header.js";
+
+/** Warden → inmate: one chat input from the user; `agent` picks a profile other than the default. */
+export const userMessageSchema = z.strictObject({
+  type: z.literal("UserMessage"),
+  ...protocolHeader,
+  text: aString().min(1, "must not be empty"),
+  agent: agentName.optional(),
+});
+export type UserMessage = z.output<typeof userMessageSchema>;
+
+/** Inmate → warden: the next piece of the model's streamed answer. */
+export const streamDeltaSchema = z.strictObject({
+  type: z.literal("StreamDelta"),
+  ...protocolHeader,
+  delta: aString(),
+  turn_id: turnId.optional(),
+});
+export type StreamDelta = z.output<typeof streamDeltaSchema>;
+
+/**
+ * Inmate → warden: the outcome of a tool call, for the chat view and the audit trail. A failed tool is data
+ * (`isError: true` with the text the model read), never a protocol error.
+ */
+export const toolResultSchema = z.strictObject({
+  type: z.literal("ToolResult"),
+  ...protocolHeader,
+  turn_id: turnId.optional(),
+  call_id: idString,
+  tool: toolName,
+  isError: aBoolean(),
+  content: aString(),
+});
+export type ToolResult = z.output<typeof toolResultSchema>;
+
+export const STOP_REASONS = ["stop", "length", "aborted", "error"] as const;
+
+export const tokenUsageSchema = z.strictObject({
+  input_tokens: aNumber().int("must be an integer").min(0, "must be a non-negative integer"),
+  output_tokens: aNumber().int("must be an integer").min(0, "must be a non-negative integer"),
+});
+export type TokenUsage = z.output<typeof tokenUsageSchema>;
+
+/**
+ * Inmate → warden: the end of a turn, with the whole final text so that a client that missed deltas still
+ * shows the right answer, and the token usage that compaction and accounting need.
+ */
+export const turnCompleteSchema = z.strictObject({
+  type: z.literal("TurnComplete"),
+  ...protocolHeader,
+  turn_id: turnId.optional(),
+  text: aString(),
+  usage: tokenUsageSchema,
+  stop_reason: z.enum(STOP_REASONS, `must be one of ${STOP_REASONS.join(", ")}`),
+  error: aString().min(1, "must not be empty").optional(),
+});
+export type TurnComplete = z.output<typeof turnCompleteSchema>;

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { defineContract } from "../registry.js";
+import {
+  streamDeltaSchema,
+  toolResultSchema,
+  turnCompleteSchema,
+  userMessageSchema,
+} from "./protocol-chat.js";
+import { heartbeatSchema, protocolErrorSchema } from "./protocol-control.js";
+import { fileOpRequestSchema, fileOpResultSchema } from "./protocol-files.js";
+import { jobStatusSchema, jobTriggerSchema } from "./protocol-jobs.js";
+
+export const PROTOCOL_MESSAGE_TYPES = [
+  "UserMessage",
+  "StreamDelta",
+  "ToolResult",
+  "TurnComplete",
+  "JobTrigger",
+  "JobStatus",
+  "FileOpRequest",
+  "FileOpResult",
+  "Error",
+  "Heartbeat",
+] as const;
+export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
+
+/** One warden ↔ inmate message (seed 003 §12), the JSON inside one length-prefixed frame. */
+export const protocolMessageSchema = z.discriminatedUnion(
+  "type",
+  [
+    userMessageSchema,
+    streamDeltaSchema,
+    toolResultSchema,
+    turnCompleteSchema,
+    jobTriggerSchema,
+    jobStatusSchema,
+    fileOpRequestSchema,
+    fileOpResultSchema,
+    protocolErrorSchema,
+    heartbeatSchema,
+  ],
+  {
+    error: (issue) =>
+      issue.code === "invalid_union"
+        ? `must be one of ${PROTOCOL_MESSAGE_TYPES.join(", ")}`
+        : "must be a JSON object",
+  },
+);
+export type ProtocolMessage = z.output<typeof protocolMessageSchema>;
+export type ProtocolMessageInput = z.input<typeof protocolMessageSchema>;
+
+export const protocolMessageContract = defineContract({
+  kind: "protocol-message",
+  seed: "003",
+  title: "Warden ↔ inmate protocol message",
+  description:
+    "One message between the host daemon and the agent runtime in a cell, discriminated by `type`. Every " +
+    "message carries user_id, session_id, a per-direction monotonic msg_id, an ISO-8601 UTC timestamp and " +
+    "optionally the msg_id it answers (reply_to).",
+  format: "json",
+  schema: protocolMessageSchema,
+});
