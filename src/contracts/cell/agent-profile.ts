@@ -2,6 +2,7 @@ import { z } from "zod";
 import { aNumber, aString } from "../common.js";
 import { defineContract } from "../registry.js";
 import { brainMarkdownPath } from "./brain-path.js";
+import { agentLimitsShape } from "./irowclaw-config.js";
 import { agentName, providerName, toolAllowList } from "./names.js";
 
 const weight = aNumber().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
@@ -74,6 +75,14 @@ export const agentProfileSchema = z.strictObject({
   // When absent the agent gets every tool irowclaw.toml allows; a list here narrows that.
   tools: z.strictObject({ allow: toolAllowList }).optional(),
   retrieval: retrievalOverridesSchema.optional(),
+  // Overrides of irowclaw.toml's [agent] limits for this agent's model.
+  limits: z
+    .strictObject({
+      max_steps: agentLimitsShape.max_steps.optional(),
+      context_tokens: agentLimitsShape.context_tokens.optional(),
+      reserve_tokens: agentLimitsShape.reserve_tokens.optional(),
+    })
+    .optional(),
 });
 export type AgentProfile = z.output<typeof agentProfileSchema>;
 export type AgentProfileInput = z.input<typeof agentProfileSchema>;

@@ -15,3 +15,8 @@ export const brainPath = aString()
 
 /** A markdown file in the brain, such as a persona file. */
 export const brainMarkdownPath = brainPath.refine((p) => p.endsWith(".md"), "must be a markdown file (.md)");
+
+/** An absolute host or guest path such as `/tmp/workspace`; `..` segments are refused so it names one place. */
+export const absolutePath = aString()
+  .refine((p) => p.startsWith("/"), "must be an absolute path starting with /")
+  .refine((p) => !p.split("/").includes(".."), "must not contain a .. segment");

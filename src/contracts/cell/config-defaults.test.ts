@@ -35,9 +35,12 @@ describe("config defaults", () => {
     const config = parseTomlConfig('default_agent = "assistant"\n', irowclawConfigSchema);
     expect(config.tools).toEqual({
       allow: ["bash", "file", "browser", "memory"],
-      bash: { timeout_ms: 30_000 },
+      bash: { timeout_ms: 30_000, max_output_bytes: 65_536 },
+      file: { workspace: "/tmp/workspace", extra_roots: [] },
+      browser: { max_bytes: 2_097_152, timeout_ms: 15_000, allow_private: false },
       network: { egress: "deny", allow_hosts: [], deny_hosts: [] },
     });
+    expect(config.agent).toEqual({ max_steps: 16, context_tokens: 128_000, reserve_tokens: 16_000 });
     expect(config.indexing).toEqual({ chunk_max_bytes: 2048, embedder: "local", watch_debounce_ms: 500 });
     expect(config.providers).toEqual({});
   });
@@ -55,6 +58,13 @@ describe("config defaults", () => {
 
   it("reads an empty jobs file as no jobs", () => {
     expect(parseTomlConfig("", cronJobsSchema)).toEqual({ jobs: [] });
+  });
+
+  it("refuses a compaction reserve as large as the context window", () => {
+    const text = 'default_agent = "a"\n[agent]\ncontext_tokens = 4096\nreserve_tokens = 4096\n';
+    expect(() => parseTomlConfig(text, irowclawConfigSchema, "irowclaw.toml")).toThrow(
+      "irowclaw.toml:4: agent.reserve_tokens: must be smaller than context_tokens",
+    );
   });
 
   it("leaves an agent profile's optional parts absent rather than inventing them", () => {

@@ -13,7 +13,7 @@ export {
   type RetrievalOverrides,
   retrievalOverridesSchema,
 } from "./agent-profile.js";
-export { brainMarkdownPath, brainPath } from "./brain-path.js";
+export { absolutePath as absoluteGuestPath, brainMarkdownPath, brainPath } from "./brain-path.js";
 export { checkCronExpression, cronExpression, ianaTimeZone, isTimeZone } from "./cron-expression.js";
 export {
   type CronJob,
@@ -48,7 +48,9 @@ export {
   STOP_REASONS,
   type StreamDelta,
   streamDeltaSchema,
+  TOOL_OUTCOMES,
   type TokenUsage,
+  type ToolOutcome,
   type ToolResult,
   type TurnComplete,
   tokenUsageSchema,
@@ -78,7 +80,9 @@ export {
 } from "./protocol-files.js";
 export { messageId as protocolMessageId } from "./protocol-header.js";
 export {
+  JOB_RUN_REASONS,
   JOB_STATUSES,
+  type JobRunReason,
   type JobRunStatus,
   type JobStatus,
   type JobTrigger,

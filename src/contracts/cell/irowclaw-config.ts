@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { aNumber, aString } from "../common.js";
+import { aBoolean, aNumber, aString } from "../common.js";
 import { defineContract } from "../registry.js";
+import { absolutePath } from "./brain-path.js";
 import { hostPattern, httpUrl } from "./host-names.js";
 import { agentName, envVarName, providerName, TOOL_KINDS, toolAllowList } from "./names.js";
 
@@ -32,6 +33,35 @@ const toolsSchema = z
           .min(100, "must be at least 100 ms")
           .max(3_600_000, "must be at most 3600000 ms (one hour)")
           .default(30_000),
+        max_output_bytes: aNumber()
+          .int("must be an integer")
+          .min(1024, "must be at least 1024 bytes")
+          .max(16 * 1024 * 1024, "must be at most 16777216 bytes")
+          .default(64 * 1024),
+      })
+      .prefault({}),
+    file: z
+      .strictObject({
+        // The bash tool's working directory and, with the brain, a root of the file tool.
+        workspace: absolutePath.default("/tmp/workspace"),
+        // Further directories the file tool may use; the brain and the workspace are always roots.
+        extra_roots: z.array(absolutePath).default([]),
+      })
+      .prefault({}),
+    browser: z
+      .strictObject({
+        max_bytes: aNumber()
+          .int("must be an integer")
+          .min(1024, "must be at least 1024 bytes")
+          .max(64 * 1024 * 1024, "must be at most 67108864 bytes")
+          .default(2 * 1024 * 1024),
+        timeout_ms: aNumber()
+          .int("must be an integer")
+          .min(100, "must be at least 100 ms")
+          .max(300_000, "must be at most 300000 ms")
+          .default(15_000),
+        // Loopback, private and link-local targets stay unreachable unless the owner opts in (local services).
+        allow_private: aBoolean().default(false),
       })
       .prefault({}),
     network: z
@@ -44,6 +74,32 @@ const toolsSchema = z
       .prefault({}),
   })
   .prefault({});
+
+/** The loop's limits; a profile may override them for one agent. */
+export const agentLimitsShape = {
+  max_steps: aNumber()
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(1000, "must be at most 1000"),
+  // The model's context window, and the head room below it at which the pre-compaction flush runs (§7).
+  context_tokens: aNumber()
+    .int("must be an integer")
+    .min(1024, "must be at least 1024 tokens")
+    .max(10_000_000, "must be at most 10000000 tokens"),
+  reserve_tokens: aNumber().int("must be an integer").min(256, "must be at least 256 tokens"),
+};
+
+const agentLimitsSchema = z
+  .strictObject({
+    max_steps: agentLimitsShape.max_steps.default(16),
+    context_tokens: agentLimitsShape.context_tokens.default(128_000),
+    reserve_tokens: agentLimitsShape.reserve_tokens.default(16_000),
+  })
+  .prefault({})
+  .refine((a) => a.reserve_tokens < a.context_tokens, {
+    path: ["reserve_tokens"],
+    message: "must be smaller than context_tokens",
+  });
 
 export const EMBEDDERS = ["local", "provider"] as const;
 
@@ -101,6 +157,7 @@ export const irowclawConfigSchema = z
       .default({}),
     tools: toolsSchema,
     indexing: indexingSchema,
+    agent: agentLimitsSchema,
   })
   .superRefine((config, ctx) => {
     const name = config.indexing.embedding_provider;
@@ -123,7 +180,8 @@ export const irowclawConfigContract = defineContract({
   description:
     "The inmate's TOML config in the brain: default_agent, [providers.<name>] base_url and api_key_env " +
     "(a reference to an environment variable; inline keys are refused), [tools] allow list, bash timeout and " +
-    "network egress, [indexing] chunk size, embedder and watch debounce.",
+    "output cap, file workspace and roots, browser caps, network egress, [indexing] chunk size, embedder and " +
+    "watch debounce, [agent] max steps and context budget.",
   format: "toml",
   schema: irowclawConfigSchema,
 });

@@ -21,6 +21,10 @@ export const streamDeltaSchema = z.strictObject({
 });
 export type StreamDelta = z.output<typeof streamDeltaSchema>;
 
+/** How a tool call ended: ran (ok/error), was refused by a policy, denied by the allow list, or never valid. */
+export const TOOL_OUTCOMES = ["ok", "error", "refused", "denied", "invalid", "unknown"] as const;
+export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
+
 /**
  * Inmate → warden: the outcome of a tool call, for the chat view and the audit trail. A failed tool is data
  * (`isError: true` with the text the model read), never a protocol error.
@@ -32,11 +36,12 @@ export const toolResultSchema = z.strictObject({
   call_id: idString,
   tool: toolName,
   isError: aBoolean(),
+  outcome: z.enum(TOOL_OUTCOMES, `must be one of ${TOOL_OUTCOMES.join(", ")}`).optional(),
   content: aString(),
 });
 export type ToolResult = z.output<typeof toolResultSchema>;
 
-export const STOP_REASONS = ["stop", "length", "aborted", "error"] as const;
+export const STOP_REASONS = ["stop", "length", "max_steps", "aborted", "error"] as const;
 
 export const tokenUsageSchema = z.strictObject({
   input_tokens: aNumber().int("must be an integer").min(0, "must be a non-negative integer"),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { aString } from "../common.js";
+import { aString, isoUtc } from "../common.js";
 import { cronJobId } from "./names.js";
 import { protocolHeader } from "./protocol-header.js";
 
@@ -13,6 +13,10 @@ export const jobTriggerSchema = z.strictObject({
 export type JobTrigger = z.output<typeof jobTriggerSchema>;
 
 export const JOB_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
+
+/** Why a run happened: its schedule, the one catch-up after downtime, or a manual trigger. */
+export const JOB_RUN_REASONS = ["scheduled", "catch_up", "manual"] as const;
+export type JobRunReason = (typeof JOB_RUN_REASONS)[number];
 export type JobRunStatus = (typeof JOB_STATUSES)[number];
 
 /**
@@ -25,6 +29,9 @@ export const jobStatusSchema = z
     ...protocolHeader,
     job_id: cronJobId,
     status: z.enum(JOB_STATUSES, `must be one of ${JOB_STATUSES.join(", ")}`),
+    reason: z.enum(JOB_RUN_REASONS, `must be one of ${JOB_RUN_REASONS.join(", ")}`).optional(),
+    // The tick this run stands for; a catch-up run names the missed tick, not the time it ran.
+    scheduled_for: isoUtc.optional(),
     result_ref: aString().min(1, "must not be empty").optional(),
     error: aString().min(1, "must not be empty").optional(),
   })
