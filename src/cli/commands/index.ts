@@ -1,7 +1,19 @@
 import type { CliCommand } from "../command.js";
+import { agentCommand } from "./agent.js";
+import { brainCommand } from "./brain.js";
+import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
+import { memoryCommand } from "./memory.js";
 import { schemaCommand } from "./schema.js";
 import { validateCommand } from "./validate.js";
 
 /** Every `ironclaw` command, in the order `--help` lists them. */
-export const commands: CliCommand[] = [validateCommand, schemaCommand, doctorCommand];
+export const commands: CliCommand[] = [
+  validateCommand,
+  schemaCommand,
+  doctorCommand,
+  brainCommand,
+  memoryCommand,
+  agentCommand,
+  cronCommand,
+];

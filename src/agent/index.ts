@@ -1,0 +1,83 @@
+export { migrateAgentTables, openAgentDatabase } from "./agent-db.js";
+export type { AgentContext, AgentEvent, AgentRunResult, AgentStopReason } from "./agent-event.js";
+export {
+  type CompactionPolicy,
+  type CompactionResult,
+  DEFAULT_MAX_STEPS,
+  type RunAgentOptions,
+  runAgent,
+} from "./agent-loop.js";
+export {
+  AgentRuntime,
+  type AgentRuntimeOptions,
+  type TurnRequest,
+  type TurnResult,
+} from "./agent-runtime.js";
+export {
+  AUDIT_OUTCOMES,
+  type AuditEntry,
+  type AuditOutcome,
+  type AuditSink,
+  BrainAuditLog,
+  MemoryAuditLog,
+} from "./audit-log.js";
+export { DayLog } from "./day-log.js";
+export {
+  createMemoryCompaction,
+  createModelSummariser,
+  type MemoryCompactionOptions,
+} from "./memory-compaction.js";
+export {
+  assembleSystemPrompt,
+  type PromptFile,
+  type PromptParts,
+  readPromptFiles,
+} from "./prompt-assembly.js";
+export {
+  allowedTools,
+  type LoadedProfile,
+  loadRuntimeConfig,
+  type RuntimeConfig,
+  selectProfile,
+} from "./runtime-config.js";
+export { type Clock, systemClock } from "./scheduler/clock.js";
+export {
+  CronScheduler,
+  type CronSchedulerOptions,
+  type JobNotification,
+  type JobOutcome,
+  type JobRunScope,
+  type SchedulerEvents,
+} from "./scheduler/cron-scheduler.js";
+export {
+  JOB_STATES,
+  type JobRow,
+  type JobState,
+  JobStore,
+  type RunReason,
+  type RunRow,
+} from "./scheduler/job-store.js";
+export { cronFor, loadJobsFile, nextRunAfter } from "./scheduler/jobs-file.js";
+export { createRuntimeScheduler, type RuntimeSchedulerOptions } from "./scheduler/runtime-scheduler.js";
+export { addUsage, ContextMeter, estimateTokens } from "./token-budget.js";
+export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
+export { type BrowserToolOptions, createBrowserTool } from "./tools/browser-tool.js";
+export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
+export { checkHost, type HostPolicy, matchesHost } from "./tools/host-policy.js";
+export { isPrivateAddress } from "./tools/ip-ranges.js";
+export { createMemoryTool } from "./tools/memory-tool.js";
+export { type FetchedPage, type FetchLimits, fetchPage } from "./tools/page-fetch.js";
+export { PathPolicy } from "./tools/path-policy.js";
+export { type GroupRun, type GroupRunOptions, runInProcessGroup } from "./tools/process-group.js";
+export { readableText } from "./tools/readable-text.js";
+export { createToolBox, type ToolBox, type ToolBoxOptions, type ToolOutcome } from "./tools/tool-box.js";
+export {
+  type AgentTool,
+  defineTool,
+  failed,
+  ok,
+  type ToolContext,
+  ToolRefusal,
+  type ToolResult,
+  toToolSpec,
+} from "./tools/tool-definition.js";

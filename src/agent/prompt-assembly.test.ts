@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type BrainLayout, initBrain, type SearchHit } from "../memory/index.js";
+import { assembleSystemPrompt, readPromptFiles } from "./prompt-assembly.js";
+
+let dir: string;
+let brain: BrainLayout;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ironclaw-prompt-"));
+  brain = (await initBrain(dir)).brain;
+  writeFileSync(join(dir, "instructions/zz-style.md"), "# Style\n\nShort answers.\n");
+  writeFileSync(join(dir, "instructions/research.md"), "# Research\n\nCite sources.\n");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const hit = (path: string, headings: string[], text: string): SearchHit => ({
+  id: "c1",
+  path,
+  headings,
+  startLine: 3,
+  endLine: 5,
+  text,
+  score: 0.9,
+  semantic: { similarity: 0.8, score: 1 },
+  lexical: { bm25: 1, score: 1 },
+});
+
+describe("the system prompt", () => {
+  it("is soul, identity, instructions in name order, recalled memory, then the session facts", async () => {
+    const profile = { name: "assistant", provider: "local", model: "m" };
+    const files = await readPromptFiles(brain, profile);
+    const prompt = assembleSystemPrompt({
+      agent: "assistant",
+      ...files,
+      recalled: [hit("memory.md", ["Memory", "Tea"], "Genmaicha is the favourite.")],
+      tools: ["file", "memory"],
+      now: new Date("2025-03-03T07:00:00Z"),
+    });
+    const order = [
+      "# Soul",
+      "# Identity",
+      "# Instructions",
+      "# General instructions",
+      "# Research",
+      "# Style",
+    ]
+      .concat(["# Recalled memory", "[1] memory.md › Memory › Tea (lines 3-5)", "Genmaicha", "# Session"])
+      .map((marker) => prompt.indexOf(marker));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(prompt).toContain("Current time (UTC): 2025-03-03T07:00:00.000Z\nTools: file, memory");
+  });
+
+  it("uses a profile's persona files instead and does not repeat them as instructions", async () => {
+    const profile = { name: "r", provider: "local", model: "m", persona_files: ["instructions/research.md"] };
+    const files = await readPromptFiles(brain, profile);
+    expect(files.persona.map((f) => f.path)).toEqual(["instructions/research.md"]);
+    expect(files.instructions.map((f) => f.path)).toEqual([
+      "instructions/general.md",
+      "instructions/zz-style.md",
+    ]);
+  });
+
+  it("leaves out the recalled-memory section when nothing was recalled and skips missing files", async () => {
+    rmSync(join(dir, "identity.md"));
+    const files = await readPromptFiles(brain, { name: "a", provider: "p", model: "m" });
+    const prompt = assembleSystemPrompt({ agent: "a", ...files, recalled: [], tools: [], now: new Date(0) });
+    expect(prompt).not.toContain("# Recalled memory");
+    expect(prompt).not.toContain("# Identity");
+    expect(prompt).toContain("Tools: none");
+  });
+});

@@ -1,0 +1,44 @@
+import type { ChatMessage, TokenUsage } from "../providers/index.js";
+
+/** About four characters a token for English text: only used before the server has reported real numbers. */
+const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const m of messages) {
+    chars += m.content.length + 8;
+    if (m.role === "assistant") for (const c of m.toolCalls) chars += c.name.length + c.arguments.length + 16;
+  }
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
+}
+
+/**
+ * The size of the context the next call will send: the last call's reported input and output (which is what
+ * the model saw and wrote) plus an estimate for what was appended since, or an estimate of everything when no
+ * call has reported yet.
+ */
+export class ContextMeter {
+  private reported: number | undefined;
+  private reportedAt = 0;
+
+  record(usage: TokenUsage, messageCount: number): void {
+    if (usage.input_tokens + usage.output_tokens === 0) return;
+    this.reported = usage.input_tokens + usage.output_tokens;
+    this.reportedAt = messageCount;
+  }
+
+  /** Forget the reported size after the conversation was rewritten (compaction). */
+  reset(): void {
+    this.reported = undefined;
+    this.reportedAt = 0;
+  }
+
+  measure(all: readonly ChatMessage[]): number {
+    if (this.reported === undefined) return estimateTokens(all);
+    return this.reported + estimateTokens(all.slice(this.reportedAt));
+  }
+}

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { IronclawError } from "../../core/index.js";
+import type { ToolSpec } from "../../providers/index.js";
+import type { AuditSink } from "../audit-log.js";
+import type { PathPolicy } from "./path-policy.js";
+
+/** What every tool call gets from the runtime: the turn's abort signal, the cell's path policy, the audit sink. */
+export interface ToolContext {
+  signal: AbortSignal;
+  pathPolicy: PathPolicy;
+  audit: AuditSink;
+  sessionId: string;
+  agent: string;
+}
+
+/** A tool's answer. `content` goes back to the model; `details` stay with the runtime (audit, tests, UI). */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+  details?: Record<string, unknown>;
+}
+
+export interface AgentTool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  execute(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Declares a tool once: its schema validates the model's arguments and is what the model is shown. */
+export function defineTool<S extends z.ZodType>(tool: AgentTool<S>): AgentTool<S> {
+  return tool;
+}
+
+/**
+ * A policy said no (a path outside the roots, a denied host, a private address). Tools throw it; the tool box
+ * turns it into an `isError` result the model can read and audits the call as refused.
+ */
+export class ToolRefusal extends IronclawError {
+  override readonly name = "ToolRefusal";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("tool_refused", message, options);
+  }
+}
+
+export function ok(content: string, details?: Record<string, unknown>): ToolResult {
+  return details === undefined ? { content, isError: false } : { content, isError: false, details };
+}
+
+export function failed(content: string, details?: Record<string, unknown>): ToolResult {
+  return details === undefined ? { content, isError: true } : { content, isError: true, details };
+}
+
+/** The tool as the model sees it: name, description and the JSON Schema of its input. */
+export function toToolSpec(tool: AgentTool): ToolSpec {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return { name: tool.name, description: tool.description, parameters };
+}

@@ -1,0 +1,167 @@
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { type AgentEvent, AgentRuntime, type TurnResult } from "../../agent/index.js";
+import type { ChatMessage } from "../../providers/index.js";
+import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
+
+const usage = `Usage: ironclaw agent run --brain <dir> [options] "<prompt>"
+       ironclaw agent chat --brain <dir> [options]
+
+run    one turn; prints one JSON object: session_id, agent, provider, model, text, stop_reason, steps,
+       usage, tool_calls [{ tool, outcome, is_error }], error { code, message } when the turn failed.
+       Exit code 0 when the model answered, 1 when the turn failed or was cut short.
+chat   a terminal chat: each line of input is a turn, the answer streams to stdout, tool calls are shown
+       on stderr. /exit or end of input quits; Ctrl-C stops the current answer.
+
+Options:
+  --brain <dir>       the brain directory (required)
+  --agent <name>      an agent profile other than the default_agent
+  --workspace <dir>   the bash tool's working directory (default /tmp/workspace)
+  --max-steps <n>     model calls allowed per turn (default 16)`;
+
+export const agentCommand: CliCommand = {
+  name: "agent",
+  summary: "talk to a brain's agent: one turn with JSON output, or a streaming terminal chat",
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        brain: { type: "string" },
+        agent: { type: "string" },
+        workspace: { type: "string" },
+        "max-steps": { type: "string" },
+      },
+      allowPositionals: true,
+    });
+    const [mode, ...words] = positionals;
+    if (mode !== "run" && mode !== "chat") throw new UsageError("expected run or chat");
+    if (!values.brain) throw new UsageError("missing --brain <dir>");
+    const maxSteps = values["max-steps"] === undefined ? undefined : Number(values["max-steps"]);
+    if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps > 0)) {
+      throw new UsageError("--max-steps must be a positive integer");
+    }
+    const prompt = words.join(" ").trim();
+    if (mode === "run" && prompt === "") throw new UsageError('missing "<prompt>"');
+    const turn = {
+      ...(values.agent ? { agent: values.agent } : {}),
+      ...(maxSteps ? { maxSteps } : {}),
+    };
+    const runtime = await AgentRuntime.open(values.brain, {
+      env: io.env,
+      // A chat lives long enough for the brain to change under it (its own file writes, a human editing).
+      watchBrain: mode === "chat",
+      ...(values.workspace ? { workspace: values.workspace } : {}),
+    });
+    try {
+      return mode === "run" ? await runOnce(runtime, prompt, turn) : await chat(runtime, turn, io);
+    } finally {
+      await runtime.close();
+    }
+
+    async function runOnce(rt: AgentRuntime, text: string, options: typeof turn): Promise<number> {
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once("SIGINT", onSigint);
+      try {
+        const calls: ToolCallSummary[] = [];
+        const result = await rt.runTurn({
+          ...options,
+          prompt: text,
+          signal: controller.signal,
+          emit: (e) => {
+            if (e.type === "tool_result") {
+              calls.push({ tool: e.call.name, outcome: e.result.outcome, is_error: e.result.isError });
+            }
+          },
+        });
+        println(io.stdout, JSON.stringify(toJson(result, calls)));
+        return result.stopReason === "stop" || result.stopReason === "length" ? 0 : 1;
+      } finally {
+        process.off("SIGINT", onSigint);
+      }
+    }
+  },
+};
+
+async function chat(
+  runtime: AgentRuntime,
+  turn: { agent?: string; maxSteps?: number },
+  io: CliIo,
+): Promise<number> {
+  const tty = (io.stdin as { isTTY?: boolean }).isTTY === true;
+  const lines = createInterface({ input: io.stdin, terminal: false });
+  let history: ChatMessage[] = [];
+  let sessionId: string | undefined;
+  let controller: AbortController | undefined;
+  const onSigint = () => {
+    if (controller && !controller.signal.aborted) controller.abort();
+    else lines.close();
+  };
+  process.on("SIGINT", onSigint);
+  const prompt = () => {
+    if (tty) io.stderr.write("you> ");
+  };
+  try {
+    prompt();
+    for await (const line of lines) {
+      const text = line.trim();
+      if (text === "/exit" || text === "/quit") break;
+      if (text === "") {
+        prompt();
+        continue;
+      }
+      controller = new AbortController();
+      const result = await runtime.runTurn({
+        ...turn,
+        prompt: text,
+        history,
+        signal: controller.signal,
+        emit: (event) => show(event, io),
+        ...(sessionId ? { sessionId } : {}),
+      });
+      controller = undefined;
+      history = result.messages;
+      sessionId = result.sessionId;
+      io.stdout.write("\n");
+      if (result.error) println(io.stderr, `[${result.error.code}] ${result.error.message}`);
+      else if (result.stopReason !== "stop") println(io.stderr, `[stopped: ${result.stopReason}]`);
+      prompt();
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+    lines.close();
+  }
+  return 0;
+}
+
+function show(event: AgentEvent, io: CliIo): void {
+  if (event.type === "text_delta") io.stdout.write(event.delta);
+  else if (event.type === "tool_call")
+    println(io.stderr, `\n[tool ${event.call.name}] ${event.call.arguments}`);
+  else if (event.type === "tool_result") {
+    const first = event.result.content.split("\n")[0] ?? "";
+    println(io.stderr, `[${event.call.name} ${event.result.outcome}] ${first.slice(0, 200)}`);
+  }
+}
+
+interface ToolCallSummary {
+  tool: string;
+  outcome: string;
+  is_error: boolean;
+}
+
+function toJson(result: TurnResult, calls: ToolCallSummary[]): Record<string, unknown> {
+  return {
+    session_id: result.sessionId,
+    agent: result.agent,
+    provider: result.provider,
+    model: result.model,
+    text: result.text,
+    stop_reason: result.stopReason,
+    steps: result.steps,
+    usage: result.usage,
+    tool_calls: calls,
+    ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+  };
+}

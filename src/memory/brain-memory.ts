@@ -1,0 +1,190 @@
+import { statSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { createLogger, type Logger } from "../core/index.js";
+import { loadMemorySettings, type MemorySettings } from "./brain-config.js";
+import { BrainLayout } from "./brain-layout.js";
+import { type CompactionInput, type CompactionOutcome, flushBeforeCompaction } from "./compaction.js";
+import { CompactionLog } from "./compaction-log.js";
+import { type Embedder, embedderKey } from "./embedders/embedder.js";
+import { createEmbedder } from "./embedders/embedder-factory.js";
+import { HybridSearch, type SearchHit, type SearchOptions } from "./hybrid-search.js";
+import { IndexQueue, type IndexRequest } from "./index-queue.js";
+import { IndexStore } from "./index-store.js";
+import { Indexer, type IndexReport, type PassOptions } from "./indexer.js";
+import { appendEntry, type Remembered, type RememberOptions } from "./remember.js";
+import type { VectorIndexTuning } from "./vector-index.js";
+import { type BrainWatcher, watchBrain } from "./watcher.js";
+
+export interface BrainMemoryOptions {
+  /** Overrides the embedder `[indexing]` would create. */
+  embedder?: Embedder;
+  /** Where the built-in embedder's word table is cached (default: IRONCLAW_HOME). */
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Whose `[retrieval]` settings apply (default: the config's default_agent). */
+  agent?: string;
+  tuning?: Partial<VectorIndexTuning>;
+  logger?: Logger;
+}
+
+export interface MemoryStatus {
+  brain: string;
+  database: string;
+  databaseBytes: number;
+  files: number;
+  chunks: number;
+  embedder: string | null;
+  /** True when the configured embedder differs from the one that built the vectors (an index pass re-embeds). */
+  embedderStale: boolean;
+  vectorLists: number;
+  compactions: number;
+  lastIndexedAt: string | null;
+}
+
+/**
+ * One brain's memory (seed 003 §5–8): the index, hybrid search, `remember`/`recall`, the watcher and the
+ * pre-compaction flush, wired to the brain's config. Indexing runs through one queue, so `recall` first waits
+ * for whatever `remember` queued and always sees it.
+ */
+export class BrainMemory {
+  readonly indexer: Indexer;
+  readonly searcher: HybridSearch;
+  readonly compactions: CompactionLog;
+  private readonly queue: IndexQueue;
+  private watcher: BrainWatcher | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly brain: BrainLayout,
+    readonly store: IndexStore,
+    readonly embedder: Embedder,
+    readonly settings: MemorySettings,
+    private readonly logger: Logger,
+  ) {
+    this.indexer = new Indexer(brain, store, embedder, { maxBytes: settings.indexing.chunk_max_bytes });
+    this.searcher = new HybridSearch(store, embedder, settings.retrieval);
+    this.compactions = new CompactionLog(store.db);
+    this.queue = new IndexQueue(
+      (request) => this.runPass(request),
+      (error) => this.logger.error({ err: error }, "indexing failed; the files stay as last indexed"),
+    );
+  }
+
+  static async open(dir: string, options: BrainMemoryOptions = {}): Promise<BrainMemory> {
+    const brain = BrainLayout.open(dir);
+    const settings = loadMemorySettings(brain, options.agent);
+    const env = options.env ?? process.env;
+    const embedder =
+      options.embedder ??
+      (await createEmbedder(settings, {
+        env,
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        configFile: brain.resolve("config/irowclaw.toml"),
+      }));
+    await mkdir(dirname(brain.databaseFile), { recursive: true });
+    const store = IndexStore.open(brain.databaseFile, options.tuning ? { tuning: options.tuning } : {});
+    const logger = options.logger ?? createLogger("memory");
+    return new BrainMemory(brain, store, embedder, settings, logger);
+  }
+
+  /** Indexes the brain now (incrementally) and returns what changed. */
+  index(options: PassOptions = {}): Promise<IndexReport> {
+    return this.exclusive(() => this.indexer.indexAll(options));
+  }
+
+  /** Rebuilds the index from the markdown (vectors come from the cache where the text is unchanged). */
+  reindex(options: PassOptions = {}): Promise<IndexReport> {
+    return this.exclusive(() => this.indexer.rebuild(options));
+  }
+
+  search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    return this.searcher.search(query, options);
+  }
+
+  /** memorytool `remember(text)`: appends to the daily log or memory.md and queues the file for indexing. */
+  async remember(text: string, options: RememberOptions = {}): Promise<Remembered> {
+    const remembered = await appendEntry(this.brain, text, options);
+    this.queue.request([remembered.path]);
+    return remembered;
+  }
+
+  /** memorytool `recall(query)`: hybrid retrieval, after indexing whatever is queued. */
+  async recall(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    await this.queue.flush();
+    return this.search(query, options);
+  }
+
+  /** Seed 003 §7: summarise the oldest slice into memory.md when the session nears its context limit. */
+  compact(input: CompactionInput): Promise<CompactionOutcome> {
+    return flushBeforeCompaction(input, {
+      brain: this.brain,
+      log: this.compactions,
+      onWritten: (path) => this.queue.request([path]),
+    });
+  }
+
+  /** Keeps the index fresh while the brain is edited; returns immediately. Idempotent. */
+  watch(): void {
+    if (this.watcher) return;
+    this.watcher = watchBrain(this.brain, (request) => this.queue.request(request), {
+      debounceMs: this.settings.indexing.watch_debounce_ms,
+      onError: (error) => this.logger.warn({ err: error }, "brain watcher error; rescanning"),
+    });
+    this.queue.request("all");
+  }
+
+  /** Waits for queued indexing to finish. */
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  status(): MemoryStatus {
+    const indexed = this.store.indexedEmbedder();
+    const last = this.store.db.prepare("SELECT max(indexed_at) AS at FROM files").get() as {
+      at: string | null;
+    };
+    return {
+      brain: this.brain.root,
+      database: this.store.file,
+      databaseBytes: fileBytes(this.store.file) + fileBytes(`${this.store.file}-wal`),
+      files: this.store.fileRecords().length,
+      chunks: this.store.chunkCount(),
+      embedder: indexed?.key ?? null,
+      embedderStale: indexed !== undefined && indexed.key !== embedderKey(this.embedder),
+      vectorLists: this.store.embedderMatches(this.embedder)
+        ? this.store.vectors(this.embedder).listCount()
+        : 0,
+      compactions: this.compactions.list().length,
+      lastIndexedAt: last.at,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.watcher?.close();
+    this.watcher = undefined;
+    await this.queue.flush();
+    this.store.close();
+  }
+
+  private runPass(request: IndexRequest): Promise<IndexReport> {
+    return this.exclusive(() =>
+      request === "all" ? this.indexer.indexAll() : this.indexer.indexPaths(request),
+    );
+  }
+
+  /** Runs index passes of this process one at a time; other processes are kept apart by SQLite's write lock. */
+  private exclusive<T>(pass: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(pass, pass);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

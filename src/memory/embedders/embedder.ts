@@ -1,0 +1,34 @@
+/**
+ * Turns texts into unit-length vectors of one embedding space. `id` + `model` + `dimensions` name that space:
+ * the index stores them and re-embeds everything when they change, because vectors of two spaces cannot be
+ * compared.
+ */
+export interface Embedder {
+  /** The implementation and, for remote embedders, the endpoint: `builtin`, `openai-compatible@host`. */
+  readonly id: string;
+  readonly model: string;
+  readonly dimensions: number;
+  /** One vector per text, in order. Rejects (never returns partial results) when any text fails. */
+  embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+}
+
+/** The identity of an embedding space, as stored in the index meta table. */
+export function embedderKey(embedder: Pick<Embedder, "id" | "model" | "dimensions">): string {
+  return `${embedder.id}/${embedder.model}/${embedder.dimensions}`;
+}
+
+/** Scales a vector to unit length in place; a zero vector stays zero. */
+export function normaliseVector(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) ** 2;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) / norm;
+  return vector;
+}
+
+/** Dot product, which is the cosine for unit-length vectors. */
+export function dotProduct(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}

@@ -1,0 +1,210 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
+import { ConflictError } from "../core/index.js";
+import { type Embedder, embedderKey } from "./embedders/embedder.js";
+import { EmbeddingCache } from "./embedding-cache.js";
+import { applyFileUpdate, type FileChange, type FileUpdate, removeFileChunks } from "./file-writes.js";
+import { migrateIndex } from "./index-schema.js";
+
+export { type FileChange, type FileUpdate, StalePlanError } from "./file-writes.js";
+
+import { statement } from "./statements.js";
+import { type ChunkRow, type StoredChunk, storedChunk } from "./stored-chunk.js";
+import { DEFAULT_VECTOR_TUNING, VectorIndex, type VectorIndexTuning } from "./vector-index.js";
+
+export interface FileRecord {
+  path: string;
+  hash: string;
+  mtimeMs: number;
+  size: number;
+  chunkMaxBytes: number;
+  chunkCount: number;
+  indexedAt: string;
+}
+
+type EmbeddingSpace = Pick<Embedder, "id" | "model" | "dimensions">;
+
+/**
+ * The brain database (`db/ironclaw.db`): chunks, FTS5, vectors, files, embedding cache, compactions. Every write
+ * that changes what a search can see is one transaction per file, so a reader never sees half a file.
+ */
+export class IndexStore {
+  private vectorIndex: VectorIndex | undefined;
+
+  private constructor(
+    readonly db: Database.Database,
+    readonly file: string,
+    private readonly tuning: VectorIndexTuning,
+  ) {}
+
+  static open(file: string, options: { tuning?: Partial<VectorIndexTuning> } = {}): IndexStore {
+    mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      sqliteVec.load(db);
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("busy_timeout = 10000");
+      db.pragma("cache_size = -65536");
+      db.pragma("mmap_size = 268435456");
+      migrateIndex(db, file);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new IndexStore(db, file, { ...DEFAULT_VECTOR_TUNING, ...options.tuning });
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** The embedding space the stored vectors belong to, or undefined for a new index. */
+  indexedEmbedder(): { key: string; dimensions: number } | undefined {
+    const key = this.meta("embedder");
+    const dims = this.meta("embedder_dimensions");
+    return key === undefined || dims === undefined ? undefined : { key, dimensions: Number(dims) };
+  }
+
+  embedderMatches(embedder: EmbeddingSpace): boolean {
+    return this.indexedEmbedder()?.key === embedderKey(embedder);
+  }
+
+  /**
+   * Makes `embedder` the index's embedder. A different one than before means every vector is meaningless, so
+   * chunks, vectors and file records are cleared (the cache stays: switching back is free). Returns true when
+   * vectors of another embedder were dropped.
+   */
+  useEmbedder(embedder: EmbeddingSpace): boolean {
+    if (this.embedderMatches(embedder)) return false;
+    const previous = this.indexedEmbedder();
+    this.db
+      .transaction(() => {
+        VectorIndex.drop(this.db);
+        this.db.exec("DELETE FROM chunks; DELETE FROM files;");
+        VectorIndex.create(this.db, embedder.dimensions);
+        this.setMeta("embedder", embedderKey(embedder));
+        this.setMeta("embedder_dimensions", String(embedder.dimensions));
+      })
+      .immediate();
+    this.vectorIndex = undefined;
+    return previous !== undefined;
+  }
+
+  /** Empties chunks, FTS, vectors and file records in one transaction; the embedding cache stays. */
+  clear(): void {
+    const indexed = this.indexedEmbedder();
+    this.db
+      .transaction(() => {
+        VectorIndex.drop(this.db);
+        this.db.exec("DELETE FROM chunks; DELETE FROM files;");
+        if (indexed) VectorIndex.create(this.db, indexed.dimensions);
+      })
+      .immediate();
+    this.vectorIndex = undefined;
+  }
+
+  /** The semantic leg; throws when the index was built by another embedder than the one searching it. */
+  vectors(embedder: EmbeddingSpace): VectorIndex {
+    if (!this.embedderMatches(embedder)) {
+      const indexed = this.indexedEmbedder()?.key ?? "nothing (the index is empty)";
+      throw new ConflictError(
+        `the index holds vectors of ${indexed}, not ${embedderKey(embedder)}: run \`ironclaw memory index\` to re-embed`,
+      );
+    }
+    this.vectorIndex ??= new VectorIndex(this.db, embedder.dimensions, this.tuning);
+    return this.vectorIndex;
+  }
+
+  cache(embedder: EmbeddingSpace): EmbeddingCache {
+    return new EmbeddingCache(this.db, embedder);
+  }
+
+  fileRecord(path: string): FileRecord | undefined {
+    const row = statement(this.db, `${FILE_SELECT} WHERE path = ?`).get(path) as FileRecord | undefined;
+    return row;
+  }
+
+  fileRecords(): FileRecord[] {
+    return statement(this.db, `${FILE_SELECT} ORDER BY path`).all() as FileRecord[];
+  }
+
+  /** Records a new mtime for a file whose content hash did not change. */
+  touchFile(path: string, mtimeMs: number, size: number): void {
+    statement(this.db, "UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?").run(mtimeMs, size, path);
+  }
+
+  /** id → (rowid, embed hash) of the chunks stored for a file. */
+  chunkKeys(
+    path: string,
+  ): Map<string, { rowid: number; embedHash: string; startLine: number; endLine: number }> {
+    const rows = statement(
+      this.db,
+      "SELECT rowid, id, embed_hash, start_line, end_line FROM chunks WHERE path = ?",
+    ).all(path) as Array<{
+      rowid: number;
+      id: string;
+      embed_hash: string;
+      start_line: number;
+      end_line: number;
+    }>;
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { rowid: r.rowid, embedHash: r.embed_hash, startLine: r.start_line, endLine: r.end_line },
+      ]),
+    );
+  }
+
+  /** One file's new chunks, in one transaction; see `applyFileUpdate`. */
+  applyFile(update: FileUpdate, embedder: Embedder): FileChange {
+    return applyFileUpdate(this, update, embedder);
+  }
+
+  /** Everything indexed for a file, in one transaction; see `removeFileChunks`. */
+  removeFile(path: string, embedder: Embedder): number {
+    return removeFileChunks(this, path, embedder);
+  }
+
+  chunkCount(): number {
+    return (statement(this.db, "SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+  }
+
+  /** Stored chunks by rowid, in the order asked. */
+  chunksByRowid(rowids: readonly number[]): StoredChunk[] {
+    const rows = statement(
+      this.db,
+      "SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(rowids)) as ChunkRow[];
+    const byRowid = new Map(rows.map((r) => [r.rowid, storedChunk(r)]));
+    return rowids.flatMap((r) => byRowid.get(r) ?? []);
+  }
+
+  chunksOfFile(path: string): StoredChunk[] {
+    const rows = statement(
+      this.db,
+      "SELECT rowid, * FROM chunks WHERE path = ? ORDER BY start_line, ordinal",
+    ).all(path) as ChunkRow[];
+    return rows.map(storedChunk);
+  }
+
+  meta(key: string): string | undefined {
+    const row = statement(this.db, "SELECT value FROM meta WHERE key = ?").get(key) as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    statement(
+      this.db,
+      "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(key, value);
+  }
+}
+
+const FILE_SELECT =
+  "SELECT path, hash, mtime_ms AS mtimeMs, size, chunk_max_bytes AS chunkMaxBytes, chunk_count AS chunkCount, " +
+  "indexed_at AS indexedAt FROM files";

@@ -1,0 +1,197 @@
+import { symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
+import { HybridSearch } from "./hybrid-search.js";
+import { IndexStore } from "./index-store.js";
+import { Indexer } from "./indexer.js";
+import { CountingEmbedder, loadTestEmbedder, makeTempBrain, type TempBrain } from "./test-support.js";
+
+let base: BuiltinEmbedder;
+beforeAll(async () => {
+  base = await loadTestEmbedder();
+});
+
+const garden =
+  "# Garden\n\n## Tomatoes\n\nWater deeply.\n\n## Herbs\n\nBasil hates cold.\n\n## Compost\n\nTurn monthly.\n";
+const car = "# Car\n\n## Brakes\n\nPads replaced at 80,000 km.\n\n## Tyres\n\nRotate every spring.\n";
+
+let temp: TempBrain;
+let store: IndexStore;
+afterEach(async () => {
+  store?.close();
+  await temp?.cleanup();
+});
+
+async function setup(files: Record<string, string>) {
+  temp = await makeTempBrain(files);
+  store = IndexStore.open(temp.brain.databaseFile);
+  const embedder = new CountingEmbedder(base);
+  return { embedder, indexer: new Indexer(temp.brain, store, embedder) };
+}
+
+const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+
+describe("indexer", () => {
+  it("indexes every markdown file into chunks, FTS, vectors and file records", async () => {
+    const { indexer, embedder } = await setup({
+      "garden.md": garden,
+      "logs/car.md": car,
+      "notes.txt": "ignored",
+    });
+    const report = await indexer.indexAll();
+    expect(report).toMatchObject({ files: 2, updated: 2, chunksAdded: 5, embedded: 5, reembedded: false });
+    expect(embedder.texts).toHaveLength(5);
+    expect(count("SELECT count(*) AS n FROM chunks")).toBe(5);
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'basil'")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(5);
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(5);
+    expect(store.fileRecords().map((f) => [f.path, f.chunkCount])).toEqual([
+      ["garden.md", 3],
+      ["logs/car.md", 2],
+    ]);
+  });
+
+  it("skips unchanged files without reading them, and touched-but-equal files without re-chunking", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden });
+    await indexer.indexAll();
+    embedder.reset();
+    expect(await indexer.indexAll()).toMatchObject({ unchanged: 1, updated: 0, embedded: 0 });
+    await writeFile(join(temp.brain.root, "garden.md"), garden); // new mtime, same bytes
+    expect(await indexer.indexAll()).toMatchObject({ unchanged: 1, updated: 0, embedded: 0 });
+    expect(embedder.calls).toBe(0);
+  });
+
+  it("rewrites only the changed chunks and embeds only the new text", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden });
+    await indexer.indexAll();
+    const before = new Map(store.chunksOfFile("garden.md").map((c) => [c.id, c.rowid]));
+    embedder.reset();
+    await temp.write("garden.md", garden.replace("Basil hates cold.", "Basil hates cold and wind."));
+    const report = await indexer.indexAll();
+    expect(report).toMatchObject({
+      updated: 1,
+      chunksAdded: 1,
+      chunksRemoved: 1,
+      chunksMoved: 0,
+      embedded: 1,
+    });
+    expect(embedder.texts).toEqual(["Garden › Herbs\n\n## Herbs\n\nBasil hates cold and wind."]);
+    const after = store.chunksOfFile("garden.md");
+    const kept = after.filter((c) => before.get(c.id) === c.rowid);
+    expect(kept.map((c) => c.headings.at(-1))).toEqual(["Tomatoes", "Compost"]);
+  });
+
+  it("moves line ranges of unchanged chunks without rewriting them", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden });
+    await indexer.indexAll();
+    embedder.reset();
+    await temp.write("garden.md", garden.replace("Water deeply.", "Water deeply.\n\nMulch in July."));
+    const report = await indexer.indexAll();
+    expect(report).toMatchObject({ chunksAdded: 1, chunksRemoved: 1, chunksMoved: 2, embedded: 1 });
+    const compost = store.chunksOfFile("garden.md").find((c) => c.headings.at(-1) === "Compost");
+    expect(compost?.startLine).toBe(13);
+  });
+
+  it("leaves nothing behind for a deleted file", async () => {
+    const { indexer } = await setup({ "garden.md": garden, "car.md": car });
+    await indexer.indexAll();
+    await temp.remove("garden.md");
+    expect(await indexer.indexAll()).toMatchObject({ removed: 1, chunksRemoved: 3 });
+    expect(count("SELECT count(*) AS n FROM chunks WHERE path = 'garden.md'")).toBe(0);
+    expect(
+      count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'basil OR compost OR tomatoes'"),
+    ).toBe(0);
+    expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(2);
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(2);
+    expect(store.fileRecord("garden.md")).toBeUndefined();
+  });
+
+  it("reuses vectors when a file is renamed", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden });
+    await indexer.indexAll();
+    embedder.reset();
+    await temp.write("archive/garden-2024.md", garden);
+    await temp.remove("garden.md");
+    const report = await indexer.indexAll();
+    expect(report).toMatchObject({ chunksAdded: 3, chunksRemoved: 3, embedded: 0, cacheHits: 3 });
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(3);
+  });
+
+  it("re-embeds everything when the embedder changes", async () => {
+    const { indexer } = await setup({ "garden.md": garden, "car.md": car });
+    await indexer.indexAll();
+    const other = new CountingEmbedder(base, { model: "another-model" });
+    const report = await new Indexer(temp.brain, store, other).indexAll();
+    expect(report).toMatchObject({ reembedded: true, chunksAdded: 5, embedded: 5 });
+    expect(other.texts).toHaveLength(5);
+    expect(store.indexedEmbedder()?.key).toBe("builtin/another-model/128");
+    const search = new HybridSearch(store, new CountingEmbedder(base));
+    await expect(search.search("basil")).rejects.toThrow(/run `ironclaw memory index`/);
+  });
+
+  it("never shows half a file when a write fails midway, and recovers on the next pass", async () => {
+    const { indexer } = await setup({ "garden.md": garden });
+    await indexer.indexAll();
+    const edited = garden.replace("Water deeply.", "Water daily.").replace("Turn monthly.", "Turn weekly.");
+    await temp.write("garden.md", edited);
+    // The second inserted chunk of the pass aborts the transaction after the first one was written.
+    store.db.exec(`CREATE TEMP TRIGGER fail_second AFTER INSERT ON chunks
+      WHEN (SELECT count(*) FROM chunks WHERE content LIKE '%weekly%') > 0
+      BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+    await expect(indexer.indexAll()).rejects.toThrow(/disk on fire/);
+    const texts = store.chunksOfFile("garden.md").map((c) => c.text);
+    expect(texts.join("\n")).toContain("Water deeply.");
+    expect(texts.join("\n")).toContain("Turn monthly.");
+    expect(texts.join("\n")).not.toContain("Water daily.");
+    expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(3);
+    store.db.exec("DROP TRIGGER fail_second");
+    await indexer.indexAll();
+    expect(
+      store
+        .chunksOfFile("garden.md")
+        .map((c) => c.text)
+        .join("\n"),
+    ).toContain("Turn weekly.");
+  });
+
+  it("keeps completed files when the embedder fails partway through a pass", async () => {
+    const { embedder } = await setup({});
+    for (let i = 0; i < 6; i++) await temp.write(`notes/${i}.md`, `# Note ${i}\n\nBody ${i}.\n`);
+    embedder.failWhen = (t) => t.includes("Body 4");
+    const small = new Indexer(temp.brain, store, embedder, { embedBatch: 2 });
+    await expect(small.indexAll()).rejects.toThrow(/embedder failed/);
+    const indexed = store.fileRecords().map((f) => f.path);
+    expect(indexed).toEqual(["notes/0.md", "notes/1.md", "notes/2.md", "notes/3.md"]);
+    for (const path of indexed) expect(store.chunksOfFile(path)).toHaveLength(1);
+    embedder.failWhen = undefined;
+    expect(await small.indexAll()).toMatchObject({ updated: 2, unchanged: 4 });
+  });
+
+  it("refuses paths that escape the brain and skips symlinks that point out of it", async () => {
+    const { indexer } = await setup({ "garden.md": garden });
+    await writeFile(join(temp.dir, "secret.md"), "# Secret\n\nlaunch codes\n");
+    await symlink(join(temp.dir, "secret.md"), join(temp.brain.root, "leak.md"));
+    const report = await indexer.indexAll();
+    expect(report.skipped.map((s) => s.path)).toEqual(["leak.md"]);
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'launch'")).toBe(0);
+    await expect(indexer.indexPaths(["../secret.md"])).rejects.toThrow(/path/);
+    await expect(indexer.indexPaths(["/etc/hosts"])).rejects.toThrow(/absolute/);
+  });
+
+  it("indexes and removes single paths on request", async () => {
+    const { indexer } = await setup({ "garden.md": garden });
+    await temp.write("car.md", car);
+    expect(await indexer.indexPaths(["car.md"])).toMatchObject({ chunksAdded: 2 });
+    await temp.remove("car.md");
+    expect(await indexer.indexPaths(["car.md"])).toMatchObject({ removed: 1, chunksRemoved: 2 });
+  });
+
+  it("rebuilds from the markdown using cached vectors", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden });
+    await indexer.indexAll();
+    embedder.reset();
+    const report = await indexer.rebuild();
+    expect(report).toMatchObject({ chunksAdded: 3, embedded: 0, cacheHits: 3 });
+  });
+});

@@ -1,0 +1,73 @@
+// Helpers shared by the memory test suites; not part of the memory surface (index.ts does not export them).
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { BrainLayout } from "./brain-layout.js";
+import { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
+import type { Embedder } from "./embedders/embedder.js";
+
+/** One word table for every test run on this machine: building it takes seconds, loading it milliseconds. */
+export const TEST_DATA_DIR = join(tmpdir(), "ironclaw-test-home");
+
+export function loadTestEmbedder(): Promise<BuiltinEmbedder> {
+  return BuiltinEmbedder.load({ dataDir: TEST_DATA_DIR });
+}
+
+/** Wraps an embedder to count what is sent to it, and to fail on chosen texts. */
+export class CountingEmbedder implements Embedder {
+  readonly id: string;
+  readonly model: string;
+  readonly dimensions: number;
+  texts: string[] = [];
+  calls = 0;
+  failWhen: ((text: string) => boolean) | undefined;
+
+  constructor(
+    private readonly inner: Embedder,
+    overrides: { id?: string; model?: string } = {},
+  ) {
+    this.id = overrides.id ?? inner.id;
+    this.model = overrides.model ?? inner.model;
+    this.dimensions = inner.dimensions;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    this.calls++;
+    const failing = this.failWhen && texts.find(this.failWhen);
+    if (failing !== undefined) throw new Error(`embedder failed on ${JSON.stringify(failing.slice(0, 40))}`);
+    this.texts.push(...texts);
+    return this.inner.embed(texts);
+  }
+
+  reset(): void {
+    this.texts = [];
+    this.calls = 0;
+  }
+}
+
+export interface TempBrain {
+  dir: string;
+  brain: BrainLayout;
+  write(path: string, text: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** A brain in a fresh temp directory holding `files` (brain-relative path → markdown). */
+export async function makeTempBrain(files: Record<string, string> = {}): Promise<TempBrain> {
+  const dir = await mkdtemp(join(tmpdir(), "ironclaw-brain-"));
+  await mkdir(join(dir, "brain", "db"), { recursive: true });
+  const root = join(dir, "brain");
+  const write = async (path: string, text: string) => {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  };
+  for (const [path, text] of Object.entries(files)) await write(path, text);
+  return {
+    dir,
+    brain: BrainLayout.open(root),
+    write,
+    remove: (path) => rm(join(root, path), { force: true }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,43 @@
+export {
+  type AssistantMessage,
+  type ChatMessage,
+  type ChatRequest,
+  emptyAssistantMessage,
+  type SystemMessage,
+  type TokenUsage,
+  type ToolCall,
+  type ToolMessage,
+  type ToolSpec,
+  type UserMessage,
+  zeroUsage,
+} from "./chat-message.js";
+export { errorDetail, httpFailure } from "./http-failure.js";
+export { MessageAccumulator, type ToolCallDelta } from "./message-accumulator.js";
+export { createOpenAiProvider, type OpenAiProviderOptions } from "./openai-chat.js";
+export {
+  createProviderRegistry,
+  OPENROUTER_BASE_URL,
+  OPENROUTER_KEY_ENV,
+  type ProviderFactory,
+  ProviderRegistry,
+  type ProviderTuning,
+  UnknownProviderError,
+} from "./provider-registry.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfterMs,
+  type RetryPolicy,
+  retryDelayMs,
+  sleep,
+} from "./retry-policy.js";
+export { SseParser } from "./sse-parser.js";
+export {
+  type FinishReason,
+  PROVIDER_ERROR_CODES,
+  type Provider,
+  type ProviderErrorCode,
+  type ProviderFailure,
+  type StreamEvent,
+  type StreamFunction,
+  type StreamOptions,
+} from "./stream-event.js";

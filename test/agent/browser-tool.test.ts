@@ -1,0 +1,164 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBrowserTool, type HostPolicy, isPrivateAddress } from "../../src/agent/index.js";
+import { toolHarness } from "../support/tool-harness.js";
+
+const ARTICLE = `<!doctype html><html><head><title>Sovereign memory</title><script>var tracking = 1;</script></head>
+<body><nav><a href="/">Home</a> · <a href="/about">About</a></nav>
+<article><h1>Sovereign memory</h1>
+<p>Markdown files are the canonical truth of an agent's memory, and the database is only a derived index that can
+be rebuilt at any time from those files, which the user can read and edit with any text editor they like.</p>
+<p>Hybrid retrieval fuses a lexical score with a semantic score, weighting them seven to three, and returns each
+passage together with the path of its file and the trail of headings above it, so answers can cite their source.</p>
+</article><footer>Cookie settings</footer></body></html>`;
+
+let server: Server;
+let origin: string;
+let port: number;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === "/article") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(ARTICLE);
+    } else if (req.url === "/gzip") {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+      res.end(gzipSync("compressed hello"));
+    } else if (req.url === "/big") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("y".repeat(100_000));
+    } else if (req.url === "/slow") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("start");
+    } else if (req.url === "/redirect-out") {
+      res.writeHead(302, { location: "http://forbidden.example/" });
+      res.end();
+    } else if (req.url === "/image") {
+      res.writeHead(200, { "content-type": "image/png" });
+      res.end(Buffer.from([0x89, 0x50]));
+    } else {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not here");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const open: HostPolicy = { egress: "allow", allowHosts: [], denyHosts: [], allowPrivate: true };
+
+function browser(policy: Partial<HostPolicy>, limits: { maxBytes?: number; timeoutMs?: number } = {}) {
+  return toolHarness([createBrowserTool({ policy: { ...open, ...policy }, ...limits })], ["/tmp"]);
+}
+
+describe("the browser tool", () => {
+  it("returns the readable text of a page without navigation, scripts or footer", async () => {
+    const result = await browser({}).call("browser", { url: `${origin}/article` });
+    expect(result).toMatchObject({ isError: false, outcome: "ok" });
+    expect(result.content).toContain("Title: Sovereign memory");
+    expect(result.content).toContain("Markdown files are the canonical truth");
+    expect(result.content).toContain("weighting them seven to three");
+    expect(result.content).not.toContain("tracking");
+    expect(result.content).not.toContain("Cookie settings");
+  });
+
+  it("decompresses gzip bodies", async () => {
+    const result = await browser({}).call("browser", { url: `${origin}/gzip` });
+    expect(result.content).toContain("compressed hello");
+  });
+
+  it("stops downloading at the size cap and says so", async () => {
+    const result = await browser({}, { maxBytes: 1000 }).call("browser", { url: `${origin}/big` });
+    expect(result.content).toContain(`${"y".repeat(1000)}\n[download cut at 1000 bytes]`);
+  });
+
+  it("gives up on a page slower than the time cap", async () => {
+    const started = Date.now();
+    const result = await browser({}, { timeoutMs: 300 }).call("browser", { url: `${origin}/slow` });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result).toMatchObject({ isError: true, outcome: "error" });
+    expect(result.content).toContain("took longer than 300 ms");
+  });
+
+  it("reports HTTP errors and content it cannot read as errors", async () => {
+    expect(await browser({}).call("browser", { url: `${origin}/missing` })).toMatchObject({ isError: true });
+    const image = await browser({}).call("browser", { url: `${origin}/image` });
+    expect(image.content).toContain("image/png");
+  });
+});
+
+describe("the browser tool refuses", () => {
+  it("hosts missing from the allow list when egress is deny, which is the default", async () => {
+    const result = await browser({ egress: "deny" }).call("browser", { url: `${origin}/article` });
+    expect(result).toMatchObject({ isError: true, outcome: "refused" });
+    expect(result.content).toContain("not on the allow list");
+  });
+
+  it("hosts on the deny list, whatever the egress mode", async () => {
+    const result = await browser({
+      egress: "deny",
+      allowHosts: ["127.0.0.1"],
+      denyHosts: ["127.0.0.1"],
+    }).call("browser", { url: `${origin}/article` });
+    expect(result.content).toContain("on the deny list");
+  });
+
+  it("loopback addresses unless private targets are allowed", async () => {
+    const result = await browser({ allowPrivate: false }).call("browser", { url: `${origin}/article` });
+    expect(result).toMatchObject({ isError: true, outcome: "refused" });
+    expect(result.content).toContain("127.0.0.1 is a private, loopback or link-local address");
+  });
+
+  it("a host name that resolves to a loopback address", async () => {
+    const result = await browser({ allowPrivate: false }).call("browser", {
+      url: `http://localhost:${port}/article`,
+    });
+    expect(result).toMatchObject({ outcome: "refused" });
+    expect(result.content).toMatch(/localhost resolves to the private address/);
+  });
+
+  it("a redirect to a host the policy does not allow", async () => {
+    const result = await browser({ egress: "deny", allowHosts: ["127.0.0.1"] }).call("browser", {
+      url: `${origin}/redirect-out`,
+    });
+    expect(result).toMatchObject({ outcome: "refused" });
+    expect(result.content).toContain("forbidden.example is not on the allow list");
+  });
+
+  it("schemes other than http and https", async () => {
+    const result = await browser({}).call("browser", { url: "file:///etc/passwd" });
+    expect(result).toMatchObject({ outcome: "refused" });
+  });
+});
+
+describe("private address detection", () => {
+  it.each([
+    "127.0.0.1",
+    "10.1.2.3",
+    "172.16.0.9",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "::1",
+    "::",
+    "fe80::1",
+    "fd12:3456::1",
+    "::ffff:127.0.0.1",
+    "::ffff:7f00:1",
+    "64:ff9b::10.0.0.1",
+  ])("%s is private", (address) => {
+    expect(isPrivateAddress(address)).toBe(true);
+  });
+
+  it.each(["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("%s is public", (address) => {
+    expect(isPrivateAddress(address)).toBe(false);
+  });
+});

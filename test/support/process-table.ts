@@ -1,0 +1,21 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Pids of live (not zombie) processes in a process group, read from /proc. */
+export function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the command name, which is in parentheses and may itself contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const state = fields[0];
+    const group = Number(fields[2]);
+    if (group === pgid && state !== "Z" && state !== "X") members.push(Number(entry));
+  }
+  return members;
+}
