@@ -116,3 +116,28 @@ export async function probeAccelerator(accel: "kvm" | "tcg", timeoutMs = 3_000):
 export function firstLine(text: string): string {
   return text.trim().split("\n")[0] ?? "";
 }
+
+/** Whether bubblewrap can really build a sandbox here (a binary without user namespaces is useless). */
+export async function probeBwrap(): Promise<{ usable: boolean; detail: string }> {
+  const version = await runProgram("bwrap", ["--version"]);
+  if (!version.ok) return { usable: false, detail: "bwrap not found" };
+  const sandbox = await runProgram("bwrap", [
+    ...["--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev"],
+    ...["--proc", "/proc", "--", "/bin/true"],
+  ]);
+  return sandbox.ok
+    ? { usable: true, detail: `${version.stdout.trim()}, namespaces work` }
+    : {
+        usable: false,
+        detail: `${version.stdout.trim()} cannot create a sandbox: ${firstLine(sandbox.stderr) || `exit ${sandbox.code}`}`,
+      };
+}
+
+/** Whether QEMU is installed with the microvm machine type. */
+export async function probeQemuMicrovm(): Promise<{ binary: boolean; microvm: boolean; detail: string }> {
+  const version = await runProgram(QEMU_BINARY, ["--version"]);
+  if (!version.ok) return { binary: false, microvm: false, detail: `${QEMU_BINARY} not found` };
+  const machines = await runProgram(QEMU_BINARY, ["-M", "help"]);
+  const microvm = /^microvm\s/m.test(machines.stdout);
+  return { binary: true, microvm, detail: firstLine(version.stdout) };
+}

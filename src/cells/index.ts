@@ -4,13 +4,76 @@ export {
   chooseCellBackend,
   type HostAbilities,
 } from "./backend-choice.js";
+export { configuredImage, createConfiguredBackend, loadHostConfig, usersDir } from "./backend-factory.js";
+export { type BwrapBackendOptions, createBwrapBackend } from "./backends/bwrap.js";
+export { type BwrapLimits, DEFAULT_BWRAP_LIMITS } from "./backends/bwrap-args.js";
+export { createMicrovmBackend, type MicrovmBackendOptions, TCG_WARNING } from "./backends/microvm.js";
+export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } from "./backends/process.js";
+export { type BootProbe, probeKernelBoot } from "./boot-probe.js";
+export {
+  assertUserId,
+  type CellBackend,
+  type CellExit,
+  type CellHandle,
+  CellStartError,
+  type CellStartSpec,
+  type CellStats,
+} from "./cell.js";
+export { type KeptCell, keeperFiles, listKeptCells, runCellKeeper } from "./cell-keeper.js";
+export { type CellEvent, type CellInfo, CellManager, type CellManagerOptions } from "./cell-manager.js";
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  encodeFrame,
+  FrameDecoder,
+  type FrameEvent,
+  FrameTooLargeError,
+} from "./frame-codec.js";
+export { runFileOp } from "./guest/brain-file-ops.js";
+export type {
+  CellHandler,
+  FileOpOutcome,
+  GuestContext,
+  JobProgress,
+  TurnEvent,
+} from "./guest/cell-handler.js";
+export { serveCell } from "./guest/cell-server.js";
+export { createEchoDevHandler, createShellTestHandler, type ShellOutcome } from "./guest/dev-handlers.js";
+export {
+  defaultRuntime,
+  distRuntime,
+  type GuestRuntime,
+  PACKAGE_ROOT,
+  sourceRuntime,
+} from "./guest-runtime.js";
 export {
   type AccelProbe,
   DEBUG_EXIT_STATUS,
   debugExitFirmware,
   firstLine,
   probeAccelerator,
+  probeBwrap,
+  probeQemuMicrovm,
   QEMU_BINARY,
   type RunOutcome,
   runProgram,
 } from "./host-probe.js";
+export {
+  type BuildOptions,
+  type BuildProgress,
+  buildImage,
+  type ImageManifest,
+} from "./image/image-builder.js";
+export { type ImagePaths, imagePaths, ironclawHome } from "./image/image-paths.js";
+export { type ImageStatus, readImageStatus } from "./image/image-status.js";
+export { treeRssBytes } from "./process-tree.js";
+export {
+  ChannelClosedError,
+  type CloseInfo,
+  isFinalReply,
+  type MessageBody,
+  type PeerOptions,
+  type PeerStats,
+  ProtocolPeer,
+  ReplyTimeoutError,
+} from "./protocol-peer.js";
+export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";

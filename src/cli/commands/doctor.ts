@@ -1,10 +1,16 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
+  type BootProbe,
   chooseCellBackend,
+  configuredImage,
   firstLine,
+  imagePaths,
+  loadHostConfig,
   probeAccelerator,
+  probeKernelBoot,
   QEMU_BINARY,
+  readImageStatus,
   runProgram,
 } from "../../cells/index.js";
 import { type CliCommand, println } from "../command.js";
@@ -55,6 +61,9 @@ export async function runDoctor(): Promise<{
   const [kvm, tcg] = qemu.binary
     ? await Promise.all([probeAccelerator("kvm"), probeAccelerator("tcg")])
     : [null, null];
+  const image = await readImageStatus(configuredImageSafe());
+  const imageReady = image.ready;
+  const kernelBoot = kvm?.usable && imageReady ? await probeKernelBoot(image.paths, "kvm") : null;
   const checks: DoctorCheck[] = [
     checkNode(),
     sqlite.sqlite.ok
@@ -79,14 +88,16 @@ export async function runDoctor(): Promise<{
     git,
     bwrap.check,
     qemu.check,
-    kvmCheck(kvm),
+    withKernelBoot(kvmCheck(kvm), kernelBoot, imageReady),
     tcgCheck(tcg),
     existsSync("/dev/vhost-vsock")
       ? { name: "vhost-vsock", status: "ok", detail: "/dev/vhost-vsock present: vsock channel to microVMs" }
       : { name: "vhost-vsock", status: "warn", detail: "absent: microVMs talk over virtio-serial instead" },
   ];
   const cellBackend = chooseCellBackend({
-    kvmUsable: kvm?.usable === true,
+    // A vCPU probe can pass where a real kernel still hangs (nested PVM): when an image exists, its kernel
+    // must boot under KVM too.
+    kvmUsable: kvm?.usable === true && (kernelBoot === null || kernelBoot.booted),
     tcgUsable: tcg?.usable === true,
     qemuMicrovm: qemu.microvm,
     bwrapUsable: bwrap.usable,
@@ -192,6 +203,30 @@ function kvmCheck(probe: Awaited<ReturnType<typeof probeAccelerator>> | null): D
         name: "kvm",
         status: "missing",
         detail: probe.detail,
+        disables: "fast microVM boots (microvm falls back to TCG, opt-in)",
+      };
+}
+
+/** The image ironclawd.toml names; the default one when the config cannot be read (validate reports that). */
+function configuredImageSafe() {
+  try {
+    return configuredImage(loadHostConfig());
+  } catch {
+    return imagePaths();
+  }
+}
+
+/** Folds the kernel-boot probe into the kvm check: a vCPU that runs is not yet a kernel that boots. */
+function withKernelBoot(check: DoctorCheck, probe: BootProbe | null, imageReady: boolean): DoctorCheck {
+  if (check.status !== "ok") return check;
+  if (!imageReady) return { ...check, detail: `${check.detail}; kernel boot not tried (no cell image yet)` };
+  if (!probe) return check;
+  return probe.booted
+    ? { ...check, detail: `${check.detail}; the cell kernel boots under KVM (${probe.ms} ms)` }
+    : {
+        ...check,
+        status: "missing",
+        detail: `the vCPU runs but the cell kernel does not boot under KVM: ${probe.detail}`,
         disables: "fast microVM boots (microvm falls back to TCG, opt-in)",
       };
 }

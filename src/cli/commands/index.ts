@@ -1,8 +1,10 @@
 import type { CliCommand } from "../command.js";
 import { agentCommand } from "./agent.js";
 import { brainCommand } from "./brain.js";
+import { cellCommand } from "./cell.js";
 import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
+import { imageCommand } from "./image.js";
 import { memoryCommand } from "./memory.js";
 import { schemaCommand } from "./schema.js";
 import { validateCommand } from "./validate.js";
@@ -16,4 +18,6 @@ export const commands: CliCommand[] = [
   memoryCommand,
   agentCommand,
   cronCommand,
+  cellCommand,
+  imageCommand,
 ];

@@ -1,0 +1,185 @@
+// Cell benchmarks: cold start to first protocol reply, warm-pool hand-out, frame round trip and throughput,
+// idle host memory per cell, per backend, each against a plain `node -e` spawn measured in the same run.
+// Usage: npm run bench:cells [-- --backends process,bwrap,microvm]
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  type CellBackend,
+  type CellHandle,
+  CellManager,
+  createBwrapBackend,
+  createMicrovmBackend,
+  createProcessBackend,
+  distRuntime,
+  imagePaths,
+  PACKAGE_ROOT,
+  sourceRuntime,
+  treeRssBytes,
+  WarmPool,
+} from "../../src/cells/index.js";
+
+const { values } = parseArgs({ options: { backends: { type: "string" }, image: { type: "string" } } });
+const imageDir = values.image ?? join(PACKAGE_ROOT, "node_modules/.cache/ironclaw-test-image");
+const runtime = existsSync(join(PACKAGE_ROOT, "dist/cells/guest/irowclaw.js"))
+  ? distRuntime()
+  : sourceRuntime();
+const wanted = (
+  values.backends ?? `process,bwrap${existsSync(imagePaths(imageDir).manifest) ? ",microvm" : ""}`
+).split(",");
+
+interface Figures {
+  backend: string;
+  coldStartMs: number;
+  warmHandOutMs: number;
+  roundTripMs: { p50: number; p99: number };
+  throughput: { requestsPerS: number; mbPerS: number };
+  idleRssMiB: number;
+  runs: number;
+}
+
+const median = (xs: number[]) => percentile(xs, 50);
+function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** Baseline: spawn `node -e` and wait for its first byte on stdout; and the RSS of an idle node. */
+async function nodeBaseline(runs: number): Promise<{ spawnMs: number; idleRssMiB: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      const child = spawn(process.execPath, ["-e", "process.stdout.write('x')"], {
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      child.stdout.once("data", () => {
+        times.push(performance.now() - started);
+        child.kill();
+        resolve();
+      });
+    });
+  }
+  const idle = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+  await new Promise((r) => setTimeout(r, 1500));
+  const rss = idle.pid ? await treeRssBytes(idle.pid) : 0;
+  idle.kill();
+  return { spawnMs: median(times), idleRssMiB: rss / 1048576 };
+}
+
+function makeBackend(name: string): CellBackend {
+  if (name === "process") return createProcessBackend({ runtime, onWarning: () => {} });
+  if (name === "bwrap") return createBwrapBackend({ runtime });
+  if (name === "microvm")
+    return createMicrovmBackend({ paths: imagePaths(imageDir), allowTcg: true, onWarning: () => {} });
+  throw new Error(`unknown backend ${name}`);
+}
+
+async function firstReply(cell: CellHandle): Promise<void> {
+  await cell.call({ type: "FileOpRequest", op: "list", path: "." }, { timeoutMs: 120_000 });
+}
+
+async function measure(name: string, home: string): Promise<Figures> {
+  const backend = makeBackend(name);
+  const slow = name === "microvm";
+  const runs = slow ? 2 : 7;
+  const spec = { handler: "echo" as const, startTimeoutMs: 180_000 };
+  const usersDir = join(home, name);
+  const cold: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const cell = await backend.start({ ...spec, userId: `cold${i}`, userDir: join(usersDir, `cold${i}`) });
+    await firstReply(cell);
+    cold.push(performance.now() - started);
+    await cell.stop();
+  }
+
+  const pool = new WarmPool({ backend, usersDir, size: 1, spec });
+  const manager = new CellManager({ backend, usersDir, warmPool: pool, spec, idleStopMs: 0 });
+  const handOut: number[] = [];
+  for (let i = 0; i < (slow ? 1 : 5); i++) {
+    await pool.prewarm([`warm${i}`]);
+    const started = performance.now();
+    const cell = await manager.get(`warm${i}`);
+    handOut.push(performance.now() - started);
+    await firstReply(cell);
+  }
+
+  const cell = await manager.get("warm0");
+  const rtt: number[] = [];
+  for (let i = 0; i < (slow ? 100 : 500); i++) {
+    const started = performance.now();
+    await cell.call({ type: "FileOpRequest", op: "list", path: "." });
+    rtt.push(performance.now() - started);
+  }
+  const text = "x".repeat(4096);
+  const total = slow ? 300 : 2000;
+  const before = { ...cell.peer.stats };
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < total) {
+        next++;
+        await cell.call({ type: "UserMessage", text });
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = cell.peer.stats.bytesIn - before.bytesIn + cell.peer.stats.bytesOut - before.bytesOut;
+
+  await new Promise((r) => setTimeout(r, 2000));
+  const rss = await Promise.all(
+    manager.list().map(async (c) => (await manager.cell(c.userId)?.stats())?.hostRssBytes ?? 0),
+  );
+  await manager.stopAll();
+  return {
+    backend: name,
+    coldStartMs: median(cold),
+    warmHandOutMs: median(handOut),
+    roundTripMs: { p50: median(rtt), p99: percentile(rtt, 99) },
+    throughput: { requestsPerS: total / seconds, mbPerS: bytes / 1048576 / seconds },
+    idleRssMiB: median(rss) / 1048576,
+    runs,
+  };
+}
+
+const home = await mkdtemp(join(tmpdir(), "ironclaw-bench-cells-"));
+await chmod(home, 0o755);
+try {
+  const baseline = await nodeBaseline(10);
+  const results: Figures[] = [];
+  for (const name of wanted) {
+    process.stderr.write(`measuring ${name}…\n`);
+    results.push(await measure(name, home));
+  }
+  const f = (n: number, d = 1) => n.toFixed(d);
+  console.log(
+    `baseline: plain node -e spawn to first byte ${f(baseline.spawnMs)} ms; idle node RSS ${f(baseline.idleRssMiB)} MiB`,
+  );
+  console.log(
+    "backend  | cold→1st reply     | warm hand-out | RTT p50/p99 ms | throughput          | idle RSS",
+  );
+  for (const r of results) {
+    console.log(
+      `${r.backend.padEnd(8)} | ${f(r.coldStartMs).padStart(7)} ms (${f(r.coldStartMs / baseline.spawnMs)}×) | ` +
+        `${f(r.warmHandOutMs, 2).padStart(8)} ms  | ${f(r.roundTripMs.p50, 2)}/${f(r.roundTripMs.p99, 2)}`.padEnd(
+          14,
+        ) +
+        ` | ${f(r.throughput.requestsPerS, 0)} req/s ${f(r.throughput.mbPerS)} MB/s | ${f(r.idleRssMiB)} MiB (${f(r.idleRssMiB / baseline.idleRssMiB)}×)`,
+    );
+  }
+  const out = join(PACKAGE_ROOT, "bench/results");
+  await mkdir(out, { recursive: true });
+  const file = join(out, `cells-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+  await writeFile(
+    file,
+    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, baseline, results }, null, 2)}\n`,
+  );
+  console.log(`wrote ${file}`);
+} finally {
+  await rm(home, { recursive: true, force: true });
+}

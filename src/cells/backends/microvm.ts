@@ -1,0 +1,190 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger, type Logger } from "../../core/index.js";
+import { probeKernelBoot } from "../boot-probe.js";
+import { ensureBrainDisk } from "../brain-disk.js";
+import {
+  assertUserId,
+  type CellBackend,
+  type CellHandle,
+  CellStartError,
+  type CellStartSpec,
+} from "../cell.js";
+import { launchChildCell } from "../child-cell.js";
+import { tcgClockParams } from "../guest-clock.js";
+import { probeAccelerator, QEMU_BINARY } from "../host-probe.js";
+import { type ImagePaths, imagePaths } from "../image/image-paths.js";
+import { BRAIN_DISK_SERIAL, CHANNEL_PORT_NAME, ROOT_DISK_SERIAL } from "../image/init-scripts.js";
+
+export interface MicrovmBackendOptions {
+  paths?: ImagePaths;
+  /** `auto` uses KVM when a guest really runs under it, else TCG if allowed. */
+  accel?: "auto" | "kvm" | "tcg";
+  /** TCG (software emulation) is slow; `auto` only falls back to it when this is set. */
+  allowTcg?: boolean;
+  memoryMiB?: number;
+  cpus?: number;
+  /** Size of a new user's brain.ext4: the user's disk quota. */
+  brainDiskMiB?: number;
+  /** Write each guest's full kernel console to <dir>/<user>.console.log instead of keeping a quiet tail. */
+  consoleDir?: string;
+  /** Where the channel sockets live; unix socket paths are limited to 107 bytes. */
+  runDir?: string;
+  logger?: Logger;
+  onWarning?: (warning: string) => void;
+}
+
+export const TCG_WARNING =
+  "KVM is not usable here: the microVM runs under TCG software emulation (boots take seconds)";
+
+/** QEMU `-M microvm`: a kernel of its own, a read-only rootfs, the brain as a disk, virtio-serial channel. */
+export function createMicrovmBackend(
+  options: MicrovmBackendOptions = {},
+): CellBackend & { accel(): Promise<"kvm" | "tcg"> } {
+  const paths = options.paths ?? imagePaths();
+  const logger = options.logger ?? createLogger("cells");
+  const runDir = options.runDir ?? join(tmpdir(), `ironclaw-cells-${process.getuid?.() ?? 0}`);
+  const consoleDir = options.consoleDir ?? process.env.IRONCLAW_CELL_CONSOLE_DIR;
+  let chosen: Promise<"kvm" | "tcg"> | undefined;
+  const accel = () => {
+    chosen ??= chooseAccel(options.accel ?? "auto", options.allowTcg === true, paths);
+    return chosen;
+  };
+  return {
+    name: "microvm",
+    isolated: true,
+    accel,
+    async start(spec: CellStartSpec): Promise<CellHandle> {
+      assertUserId(spec.userId);
+      for (const part of [paths.kernel, paths.initramfs, paths.rootfs]) {
+        if (!existsSync(part))
+          throw new CellStartError(`microVM image part ${part} is missing: run ironclaw image build`);
+      }
+      if (spec.allowNetwork)
+        throw new CellStartError("network egress for microVM cells is not implemented yet");
+      const mode = await accel();
+      if (mode === "tcg") {
+        logger.warn({ user: spec.userId }, TCG_WARNING);
+        options.onWarning?.(TCG_WARNING);
+      }
+      await mkdir(spec.userDir, { recursive: true });
+      await mkdir(runDir, { recursive: true, mode: 0o700 });
+      const brain = await ensureBrainDisk(spec.userDir, options.brainDiskMiB ?? 256);
+      // One VM per brain disk: two writers would corrupt the ext4 file system.
+      const lockFile = join(spec.userDir, "brain.lock");
+      await takeBrainLock(lockFile, spec.userId);
+      const socketPath = join(runDir, `${spec.userId.slice(0, 32)}-${randomBytes(4).toString("hex")}.sock`);
+      const server = createServer();
+      let connection: Socket | undefined;
+      const channel = new Promise<Socket>((resolve) => {
+        server.once("connection", (socket) => {
+          connection = socket;
+          server.close();
+          resolve(socket);
+        });
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(socketPath, resolve);
+      });
+      const append = [
+        "console=ttyS0",
+        ...(consoleDir ? [] : ["quiet"]),
+        "panic=-1",
+        ...(mode === "tcg" ? tcgClockParams() : []),
+        `ironclaw.user=${spec.userId}`,
+        `ironclaw.handler=${spec.handler ?? "agent"}`,
+        ...(spec.maxFrameBytes ? [`ironclaw.maxframe=${spec.maxFrameBytes}`] : []),
+      ].join(" ");
+      const child = spawn(
+        QEMU_BINARY,
+        [
+          ...[
+            "-accel",
+            mode,
+            "-M",
+            "microvm",
+            "-m",
+            String(options.memoryMiB ?? 256),
+            "-smp",
+            String(options.cpus ?? 1),
+          ],
+          ...["-nodefaults", "-no-user-config", "-display", "none", "-no-reboot"],
+          ...["-serial", consoleDir ? `file:${join(consoleDir, `${spec.userId}.console.log`)}` : "stdio"],
+          ...["-kernel", paths.kernel, "-initrd", paths.initramfs, "-append", append],
+          ...["-drive", `id=root,file=${paths.rootfs},format=raw,if=none,readonly=on`],
+          ...["-device", `virtio-blk-device,drive=root,serial=${ROOT_DISK_SERIAL}`],
+          ...["-drive", `id=brain,file=${brain.file},format=raw,if=none`],
+          ...["-device", `virtio-blk-device,drive=brain,serial=${BRAIN_DISK_SERIAL}`],
+          ...["-object", "rng-random,id=rng,filename=/dev/urandom", "-device", "virtio-rng-device,rng=rng"],
+          ...["-device", "virtio-serial-device", "-chardev", `socket,id=chan,path=${socketPath}`],
+          ...["-device", `virtserialport,chardev=chan,name=${CHANNEL_PORT_NAME}`],
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      return launchChildCell({
+        backend: "microvm",
+        isolated: true,
+        spec: { ...spec, startTimeoutMs: spec.startTimeoutMs ?? (mode === "tcg" ? 90_000 : 30_000) },
+        child,
+        channel,
+        consoleOnStdout: true,
+        stopTimeoutMs: 20_000,
+        cleanup: async () => {
+          connection?.destroy();
+          server.close();
+          await rm(socketPath, { force: true });
+          await rm(lockFile, { force: true });
+        },
+      });
+    },
+  };
+}
+
+/** An exclusive lock file holding the warden's pid; a lock whose process is gone is stale and taken over. */
+async function takeBrainLock(lockFile: string, userId: string): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const lock = await open(lockFile, "wx");
+      await lock.write(String(process.pid));
+      await lock.close();
+      return;
+    } catch {
+      const owner = Number(await readFile(lockFile, "utf8").catch(() => "0"));
+      if (owner > 0 && owner !== process.pid && isAlive(owner)) break;
+      if (owner === process.pid) break;
+      await rm(lockFile, { force: true });
+    }
+  }
+  throw new CellStartError(`the brain of ${userId} is in use by another cell (${lockFile})`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function chooseAccel(
+  setting: "auto" | "kvm" | "tcg",
+  allowTcg: boolean,
+  paths: ImagePaths,
+): Promise<"kvm" | "tcg"> {
+  if (setting !== "auto") return setting;
+  const kvm = await probeAccelerator("kvm");
+  // The vCPU probe is cheap but not enough: nested hypervisors pass it and still hang a real kernel.
+  const boots = kvm.usable ? await probeKernelBoot(paths, "kvm") : undefined;
+  if (boots?.booted) return "kvm";
+  if (allowTcg) return "tcg";
+  throw new CellStartError(
+    `KVM is not usable (${boots?.detail ?? kvm.detail}) and TCG is not allowed ([cells] allow_tcg)`,
+  );
+}

@@ -1,0 +1,171 @@
+import { join } from "node:path";
+import type { ProtocolMessage } from "../contracts/cell/index.js";
+import type { CellBackend, CellExit, CellHandle, CellStartSpec } from "./cell.js";
+import type { MessageBody } from "./protocol-peer.js";
+import type { WarmPool } from "./warm-pool.js";
+
+export type CellEvent =
+  | { kind: "started"; userId: string; warm: boolean }
+  | { kind: "stopped"; userId: string; why: "requested" | "idle" }
+  | { kind: "crashed"; userId: string; exit: CellExit }
+  | { kind: "restarted"; userId: string; attempt: number }
+  | { kind: "gave_up"; userId: string; error: string };
+
+export interface CellManagerOptions {
+  backend: CellBackend;
+  /** IRONCLAW_HOME/users: each user's cell keeps its brain under users/<uid>/. */
+  usersDir: string;
+  spec?: Partial<CellStartSpec>;
+  warmPool?: WarmPool;
+  /** Stop a cell after this long without traffic; 0 keeps cells running. */
+  idleStopMs?: number;
+  /** Crash restarts allowed within restartWindowMs before the manager gives up on a user. */
+  maxRestarts?: number;
+  restartWindowMs?: number;
+}
+
+export interface CellInfo {
+  userId: string;
+  backend: string;
+  restarts: number;
+}
+
+interface Entry {
+  cell: CellHandle;
+  idle: NodeJS.Timeout | undefined;
+  crashes: number[];
+  stopping: boolean;
+}
+
+/**
+ * The warden's view of cells: one per user, started on demand (from the warm pool when one is waiting),
+ * stopped when idle, restarted after a crash with the brain as it was on disk, stopped gracefully on shutdown.
+ */
+export class CellManager {
+  private readonly entries = new Map<string, Entry>();
+  private readonly starting = new Map<string, Promise<CellHandle>>();
+  private readonly listeners = new Set<(event: CellEvent) => void>();
+  private closing = false;
+
+  constructor(private readonly options: CellManagerOptions) {}
+
+  onEvent(listener: (event: CellEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The user's running cell, starting it when there is none. Concurrent callers share one start. */
+  async get(userId: string): Promise<CellHandle> {
+    const entry = this.entries.get(userId);
+    if (entry && !entry.stopping) {
+      this.touch(userId);
+      return entry.cell;
+    }
+    const pending = this.starting.get(userId);
+    if (pending) return pending;
+    const start = this.launch(userId, []).finally(() => this.starting.delete(userId));
+    this.starting.set(userId, start);
+    return start;
+  }
+
+  /** Sends a request to the user's cell (started if needed) and yields its replies. */
+  async *request(
+    userId: string,
+    body: MessageBody,
+    options: { timeoutMs?: number } = {},
+  ): AsyncGenerator<ProtocolMessage> {
+    const cell = await this.get(userId);
+    for await (const reply of cell.request(body, options)) {
+      this.touch(userId);
+      yield reply;
+    }
+  }
+
+  list(): CellInfo[] {
+    return [...this.entries.entries()].map(([userId, e]) => ({
+      userId,
+      backend: e.cell.backend,
+      restarts: e.crashes.length,
+    }));
+  }
+
+  cell(userId: string): CellHandle | undefined {
+    return this.entries.get(userId)?.cell;
+  }
+
+  /** Graceful stop: the guest flushes its brain database before it exits. No restart follows. */
+  async stop(userId: string, why: "requested" | "idle" = "requested"): Promise<CellExit | undefined> {
+    const entry = this.entries.get(userId);
+    if (!entry) return undefined;
+    entry.stopping = true;
+    if (entry.idle) clearTimeout(entry.idle);
+    const exit = await entry.cell.stop();
+    if (this.entries.get(userId) === entry) this.entries.delete(userId);
+    this.emit({ kind: "stopped", userId, why });
+    return exit;
+  }
+
+  async stopAll(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.starting.values()]);
+    await Promise.allSettled([...this.entries.keys()].map((u) => this.stop(u)));
+    await this.options.warmPool?.drain();
+  }
+
+  private async launch(userId: string, crashes: number[]): Promise<CellHandle> {
+    const warm = crashes.length === 0 ? this.options.warmPool?.take(userId) : undefined;
+    const cell =
+      warm ??
+      (await this.options.backend.start({
+        ...this.options.spec,
+        userId,
+        userDir: join(this.options.usersDir, userId),
+      }));
+    const entry: Entry = { cell, idle: undefined, crashes, stopping: false };
+    this.entries.set(userId, entry);
+    this.touch(userId);
+    cell.onEvent(() => this.touch(userId));
+    void cell.exited.then((exit) => this.exited(userId, entry, exit));
+    this.emit({ kind: "started", userId, warm: warm !== undefined });
+    return cell;
+  }
+
+  private exited(userId: string, entry: Entry, exit: CellExit): void {
+    if (entry.idle) clearTimeout(entry.idle);
+    if (entry.stopping || exit.requested || this.closing) return;
+    if (this.entries.get(userId) === entry) this.entries.delete(userId);
+    this.emit({ kind: "crashed", userId, exit });
+    const window = this.options.restartWindowMs ?? 60_000;
+    const now = Date.now();
+    const recent = [...entry.crashes.filter((t) => now - t < window), now];
+    if (recent.length > (this.options.maxRestarts ?? 3)) {
+      this.emit({
+        kind: "gave_up",
+        userId,
+        error: `${recent.length} crashes within ${window} ms: ${exit.reason}`,
+      });
+      return;
+    }
+    const restart = this.launch(userId, recent)
+      .then(() => this.emit({ kind: "restarted", userId, attempt: recent.length }))
+      .catch((error: Error) => this.emit({ kind: "gave_up", userId, error: error.message }))
+      .finally(() => this.starting.delete(userId));
+    this.starting.set(
+      userId,
+      restart.then(() => this.get(userId)),
+    );
+  }
+
+  private touch(userId: string): void {
+    const entry = this.entries.get(userId);
+    const idleMs = this.options.idleStopMs ?? 15 * 60_000;
+    if (!entry || idleMs <= 0) return;
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = setTimeout(() => void this.stop(userId, "idle"), idleMs);
+    entry.idle.unref();
+  }
+
+  private emit(event: CellEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

@@ -1,0 +1,82 @@
+import type { ProtocolMessage } from "../contracts/cell/index.js";
+import type { CellBackendName } from "./backend-choice.js";
+import type { GuestHandlerName } from "./guest/irowclaw.js";
+import type { MessageBody, PeerStats, ProtocolPeer } from "./protocol-peer.js";
+
+/** What a backend needs to start one user's cell. */
+export interface CellStartSpec {
+  userId: string;
+  /** The user's host directory (IRONCLAW_HOME/users/<uid>); the backend keeps the brain inside it. */
+  userDir: string;
+  /** Which guest handler serves the cell: `agent` in production, `echo`/`shell` for development and tests. */
+  handler?: GuestHandlerName;
+  /** Egress is denied unless the policy allows it (seed 003 §11). */
+  allowNetwork?: boolean;
+  /**
+   * Environment for the inmate, such as the provider key variables its irowclaw.toml names: the bwrap
+   * sandbox starts from an empty environment, so nothing of the warden's leaks in unless listed here.
+   */
+  env?: Record<string, string>;
+  maxFrameBytes?: number;
+  heartbeatMs?: number;
+  /** How long to wait for the guest's first Heartbeat. */
+  startTimeoutMs?: number;
+}
+
+export interface CellExit {
+  code: number | null;
+  signal: string | null;
+  /** True when the cell stopped because it was asked to. */
+  requested: boolean;
+  reason: string;
+}
+
+export interface CellStats {
+  backend: CellBackendName;
+  userId: string;
+  pid: number | undefined;
+  startedAt: string;
+  uptimeMs: number;
+  /** Resident memory of the cell's host processes (the QEMU process for a microVM). */
+  hostRssBytes: number;
+  channel: PeerStats;
+}
+
+/** A running cell. Requests go through the protocol peer; events are every message the guest sends. */
+export interface CellHandle {
+  readonly userId: string;
+  readonly backend: CellBackendName;
+  readonly isolated: boolean;
+  readonly peer: ProtocolPeer;
+  /** Resolves once the cell has exited, for whatever reason. */
+  readonly exited: Promise<CellExit>;
+  send(body: MessageBody): ProtocolMessage;
+  request(body: MessageBody, options?: { timeoutMs?: number }): AsyncGenerator<ProtocolMessage>;
+  call(body: MessageBody, options?: { timeoutMs?: number }): Promise<ProtocolMessage>;
+  onEvent(listener: (message: ProtocolMessage) => void): () => void;
+  /** Graceful: closes the channel so the guest flushes its brain, then waits; forceful after the timeout. */
+  stop(options?: { timeoutMs?: number }): Promise<CellExit>;
+  stats(): Promise<CellStats>;
+}
+
+export interface CellBackend {
+  readonly name: CellBackendName;
+  /** False only for `process`: nothing stands between the agent and the host. */
+  readonly isolated: boolean;
+  start(spec: CellStartSpec): Promise<CellHandle>;
+}
+
+export class CellStartError extends Error {
+  override readonly name = "CellStartError";
+}
+
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** User ids become directory and socket names, so they are held to the same rule as other names. */
+export function assertUserId(userId: string): void {
+  if (!USER_ID.test(userId)) {
+    throw new CellStartError(
+      `user id ${JSON.stringify(userId)} must start with a letter or digit and use only letters, digits, - and _`,
+    );
+  }
+}

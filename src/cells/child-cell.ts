@@ -1,0 +1,157 @@
+import type { ChildProcess } from "node:child_process";
+import { Duplex } from "node:stream";
+import type { ProtocolMessage } from "../contracts/cell/index.js";
+import type { CellBackendName } from "./backend-choice.js";
+import {
+  type CellExit,
+  type CellHandle,
+  CellStartError,
+  type CellStartSpec,
+  type CellStats,
+} from "./cell.js";
+import { treeRssBytes } from "./process-tree.js";
+import { ProtocolPeer } from "./protocol-peer.js";
+
+export interface ChildCellInit {
+  backend: CellBackendName;
+  isolated: boolean;
+  spec: CellStartSpec;
+  child: ChildProcess;
+  /** The protocol stream; a promise when it only exists once the guest connects (microVM sockets). */
+  channel: Duplex | Promise<Duplex>;
+  /** Runs once after the cell's processes are gone: sockets, locks, temporary files. */
+  cleanup?: () => Promise<void>;
+  /** The guest's console is on stdout (QEMU): keep its tail for errors and keep the pipe drained. */
+  consoleOnStdout?: boolean;
+  /** Grace before a stop turns forceful; a booted VM also has to sync and power off. */
+  stopTimeoutMs?: number;
+}
+
+const TAIL_BYTES = 8 * 1024;
+
+/**
+ * The lifecycle every backend shares once it has spawned its host process: wait for the guest's first
+ * Heartbeat, watch the process and the channel, stop gracefully then forcefully, report memory.
+ */
+export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> {
+  const { child, spec } = init;
+  let tail = "";
+  const keepTail = (data: Buffer) => {
+    tail = (tail + data.toString()).slice(-TAIL_BYTES);
+  };
+  child.stderr?.on("data", keepTail);
+  if (init.consoleOnStdout) child.stdout?.on("data", keepTail);
+  let requested = false;
+  let exitReason = "the cell process exited";
+  const exited = new Promise<CellExit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      const done = () => resolve({ code, signal, requested, reason: requested ? "stopped" : exitReason });
+      (init.cleanup ? init.cleanup() : Promise.resolve()).then(done, done);
+    });
+  });
+  const spawnFailed = new Promise<Error>((resolve) =>
+    child.once("error", (error) => {
+      // A program that never started emits no exit: release what the backend prepared for it here.
+      if (child.pid === undefined) void init.cleanup?.();
+      resolve(error);
+    }),
+  );
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+
+  const timeoutMs = spec.startTimeoutMs ?? 30_000;
+  let timer: NodeJS.Timeout | undefined;
+  const fail = (why: string): never => {
+    kill();
+    throw new CellStartError(
+      `${init.backend} cell for ${spec.userId} did not start: ${why}\n${tail.trim()}`.trim(),
+    );
+  };
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  const channel = await Promise.race([Promise.resolve(init.channel), exited, spawnFailed, timeout]);
+  if (channel === "timeout") fail(`no channel within ${timeoutMs} ms`);
+  if (channel instanceof Error) fail(channel.message);
+  if (!("pipe" in (channel as object))) fail("the process exited before opening its channel");
+  const peer = new ProtocolPeer(channel as Duplex, {
+    userId: spec.userId,
+    sessionId: "warden",
+    ...(spec.maxFrameBytes === undefined ? {} : { maxFrameBytes: spec.maxFrameBytes }),
+    heartbeatMs: spec.heartbeatMs ?? 5_000,
+  });
+  const ready = new Promise<"ready">((resolve) => {
+    const off = peer.onMessage(() => {
+      off();
+      resolve("ready");
+    });
+  });
+  const first = await Promise.race([ready, exited, peer.closed, timeout]);
+  clearTimeout(timer);
+  if (first !== "ready") {
+    peer.close();
+    const why =
+      first === "timeout"
+        ? `no Heartbeat within ${timeoutMs} ms`
+        : "reason" in first && "clean" in first
+          ? `the channel closed before the first Heartbeat (${first.reason})`
+          : `the process exited (${first.code ?? first.signal}) before the first Heartbeat`;
+    fail(why);
+  }
+
+  // A channel that dies (missed heartbeats, unrecoverable garbage) means the cell is lost: end the process.
+  void peer.closed.then((info) => {
+    if (!requested) {
+      exitReason = `channel lost: ${info.reason}`;
+      setTimeout(kill, 2_000).unref();
+    }
+  });
+
+  const startedAt = Date.now();
+  const handle: CellHandle = {
+    userId: spec.userId,
+    backend: init.backend,
+    isolated: init.isolated,
+    peer,
+    exited,
+    send: (body) => peer.send(body),
+    request: (body, options) => peer.request(body, options),
+    call: (body, options) => peer.call(body, options),
+    onEvent: (listener: (message: ProtocolMessage) => void) => peer.onMessage(listener),
+    async stop(options = {}) {
+      requested = true;
+      peer.close("stopping");
+      const grace = options.timeoutMs ?? init.stopTimeoutMs ?? 10_000;
+      const waited = await Promise.race([exited, sleep(grace)]);
+      if (waited) return waited;
+      child.kill("SIGTERM");
+      const termed = await Promise.race([exited, sleep(2_000)]);
+      if (termed) return termed;
+      kill();
+      return exited;
+    },
+    async stats(): Promise<CellStats> {
+      return {
+        backend: init.backend,
+        userId: spec.userId,
+        pid: child.pid,
+        startedAt: new Date(startedAt).toISOString(),
+        uptimeMs: Date.now() - startedAt,
+        hostRssBytes: child.pid ? await treeRssBytes(child.pid) : 0,
+        channel: { ...peer.stats },
+      };
+    },
+  };
+  return handle;
+}
+
+function sleep(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
+}
+
+/** The child's stdin/stdout as one duplex stream: the channel of the process and bwrap backends. */
+export function duplexOf(child: ChildProcess): Duplex {
+  if (!child.stdin || !child.stdout) throw new Error("the cell process has no stdio pipes");
+  return Duplex.from({ readable: child.stdout, writable: child.stdin });
+}

@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Where the IronClaw package (src/, dist/, node_modules/) lives on the host. */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * How a cell starts the inmate: `dist` runs the compiled runtime (production, benchmarks, the microVM image);
+ * `source` runs the TypeScript through tsx, so tests exercise the code as it is, without a build.
+ */
+export interface GuestRuntime {
+  kind: "dist" | "source";
+  /** The package root on the host, bound read-only into sandboxes. */
+  packageRoot: string;
+  /** Node arguments that start irowclaw, for a package mounted at `rootInCell`. */
+  nodeArgs(rootInCell: string): string[];
+}
+
+export function sourceRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
+  const loader = join(packageRoot, "node_modules/tsx/dist/loader.mjs");
+  return {
+    kind: "source",
+    packageRoot,
+    nodeArgs: (root) => [
+      "--import",
+      `file://${join(root, relative(packageRoot, loader))}`,
+      join(root, "src/cells/guest/irowclaw.ts"),
+    ],
+  };
+}
+
+export function distRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
+  return { kind: "dist", packageRoot, nodeArgs: (root) => [join(root, "dist/cells/guest/irowclaw.js")] };
+}
+
+/** The compiled runtime when it has been built, otherwise the sources. */
+export function defaultRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
+  return existsSync(join(packageRoot, "dist/cells/guest/irowclaw.js"))
+    ? distRuntime(packageRoot)
+    : sourceRuntime(packageRoot);
+}

@@ -1,0 +1,53 @@
+import type {
+  FileOpRequest,
+  FileOpResult,
+  JobStatus,
+  JobTrigger,
+  TokenUsage,
+  UserMessage,
+} from "../../contracts/cell/index.js";
+
+/** One step of a turn as the handler produces it; the server turns these into protocol messages. */
+export type TurnEvent =
+  | { kind: "delta"; delta: string }
+  | { kind: "tool"; callId: string; tool: string; isError: boolean; content: string }
+  | {
+      kind: "final";
+      text: string;
+      usage?: TokenUsage;
+      stopReason?: "stop" | "length" | "aborted" | "error";
+      error?: string;
+    };
+
+/** A job's progress as the handler reports it. */
+export type JobProgress = Pick<JobStatus, "status" | "result_ref" | "error">;
+
+/** The fields of a FileOpResult that the handler decides; the server adds the header and reply_to. */
+export type FileOpOutcome = Pick<FileOpResult, "entries" | "content" | "error">;
+
+export interface GuestContext {
+  userId: string;
+  brainRoot: string;
+  /** Aborted when the channel closes or the cell is stopping. */
+  signal: AbortSignal;
+  /** Writes raw bytes to the channel; only the test handlers use it, to prove the host survives garbage. */
+  writeRaw(bytes: Uint8Array): void;
+}
+
+/**
+ * What the inmate runtime plugs into the protocol server. Kept this small so the agent runtime, a job runner
+ * or a test double can serve a cell without knowing about frames.
+ */
+export interface CellHandler {
+  readonly name: string;
+  onUserMessage(message: UserMessage, context: GuestContext): AsyncIterable<TurnEvent>;
+  onFileOp(request: FileOpRequest, context: GuestContext): Promise<FileOpOutcome>;
+  onJobTrigger(trigger: JobTrigger, context: GuestContext): AsyncIterable<JobProgress>;
+  /**
+   * Called once when the channel is up, with a way to send messages nobody asked for: the scheduler's own
+   * runs report their JobStatus this way (seed 003 §8.2: an optional notification for the warden to relay).
+   */
+  attach?(notify: (status: JobProgress & { job_id: string }) => void): void;
+  /** Called once before the cell exits: flush and close the brain database here. */
+  close?(): Promise<void>;
+}

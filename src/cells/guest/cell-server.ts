@@ -1,0 +1,178 @@
+import { randomUUID } from "node:crypto";
+import type { Duplex } from "node:stream";
+import type { FileOpRequest, JobTrigger, ProtocolMessage, UserMessage } from "../../contracts/cell/index.js";
+import { type CloseInfo, ProtocolPeer } from "../protocol-peer.js";
+import type { CellHandler, GuestContext } from "./cell-handler.js";
+
+export interface CellServerOptions {
+  userId: string;
+  brainRoot: string;
+  maxFrameBytes?: number;
+  heartbeatMs?: number;
+}
+
+/**
+ * The inmate's side of the channel: announces itself with a Heartbeat (the host's readiness signal), then
+ * dispatches each request to the handler. A handler that throws becomes an Error reply, never a dead cell.
+ * Resolves when the channel closes, after the handler has flushed.
+ */
+export async function serveCell(
+  stream: Duplex,
+  handler: CellHandler,
+  options: CellServerOptions,
+): Promise<CloseInfo> {
+  const peer = new ProtocolPeer(stream, {
+    userId: options.userId,
+    sessionId: "cell",
+    enforceUserId: true,
+    ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+    heartbeatMs: options.heartbeatMs ?? 5_000,
+    // The warden may be busy or paused in a debugger: the cell keeps serving until the channel really closes.
+    missedHeartbeats: Number.POSITIVE_INFINITY,
+  });
+  const abort = new AbortController();
+  const context: GuestContext = {
+    userId: options.userId,
+    brainRoot: options.brainRoot,
+    signal: abort.signal,
+    writeRaw: (bytes) => peer.writeRaw(bytes),
+  };
+  const running = new Set<Promise<void>>();
+  peer.onMessage((message) => {
+    const task = dispatch(peer, handler, context, message).catch((error: unknown) => {
+      peer.send({
+        type: "Error",
+        user_id: message.user_id,
+        session_id: message.session_id,
+        code: "internal",
+        message: String((error as Error).message ?? error).slice(0, 500) || "handler failed",
+        reply_to: message.msg_id,
+      });
+    });
+    running.add(task);
+    void task.finally(() => running.delete(task));
+  });
+  peer.send({ type: "Heartbeat" });
+  handler.attach?.((status) => peer.send({ type: "JobStatus", ...status }));
+  const info = await peer.closed;
+  abort.abort();
+  await Promise.allSettled([...running]);
+  await handler.close?.();
+  return info;
+}
+
+async function dispatch(
+  peer: ProtocolPeer,
+  handler: CellHandler,
+  context: GuestContext,
+  message: ProtocolMessage,
+): Promise<void> {
+  switch (message.type) {
+    case "UserMessage":
+      return answerTurn(peer, handler, context, message);
+    case "FileOpRequest":
+      return answerFileOp(peer, handler, context, message);
+    case "JobTrigger":
+      return answerJob(peer, handler, context, message);
+    case "Heartbeat":
+    case "Error":
+      return;
+    default:
+      peer.send({
+        type: "Error",
+        user_id: message.user_id,
+        session_id: message.session_id,
+        code: "unknown_type",
+        message: `the inmate does not accept ${message.type}`,
+        reply_to: message.msg_id,
+      });
+  }
+}
+
+async function answerTurn(
+  peer: ProtocolPeer,
+  handler: CellHandler,
+  context: GuestContext,
+  message: UserMessage,
+) {
+  const head = { user_id: message.user_id, session_id: message.session_id, reply_to: message.msg_id };
+  const turnId = randomUUID();
+  let text = "";
+  for await (const event of handler.onUserMessage(message, context)) {
+    if (event.kind === "delta") {
+      text += event.delta;
+      peer.send({ type: "StreamDelta", ...head, turn_id: turnId, delta: event.delta });
+    } else if (event.kind === "tool") {
+      peer.send({
+        type: "ToolResult",
+        ...head,
+        turn_id: turnId,
+        call_id: event.callId,
+        tool: event.tool,
+        isError: event.isError,
+        content: event.content,
+      });
+    } else {
+      peer.send({
+        type: "TurnComplete",
+        ...head,
+        turn_id: turnId,
+        text: event.text,
+        usage: event.usage ?? { input_tokens: 0, output_tokens: 0 },
+        stop_reason: event.stopReason ?? "stop",
+        ...(event.error ? { error: event.error } : {}),
+      });
+      return;
+    }
+  }
+  // A handler that ends without a final event still owes the warden the end of the turn.
+  peer.send({
+    type: "TurnComplete",
+    ...head,
+    turn_id: turnId,
+    text,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    stop_reason: context.signal.aborted ? "aborted" : "error",
+    error: "the turn ended without a final answer",
+  });
+}
+
+async function answerFileOp(
+  peer: ProtocolPeer,
+  handler: CellHandler,
+  context: GuestContext,
+  request: FileOpRequest,
+) {
+  const outcome = await handler.onFileOp(request, context);
+  peer.send({
+    type: "FileOpResult",
+    user_id: request.user_id,
+    session_id: request.session_id,
+    reply_to: request.msg_id,
+    op: request.op,
+    path: request.path,
+    ...outcome,
+  });
+}
+
+async function answerJob(
+  peer: ProtocolPeer,
+  handler: CellHandler,
+  context: GuestContext,
+  trigger: JobTrigger,
+) {
+  const head = { user_id: trigger.user_id, session_id: trigger.session_id, reply_to: trigger.msg_id };
+  let finished = false;
+  for await (const progress of handler.onJobTrigger(trigger, context)) {
+    peer.send({ type: "JobStatus", ...head, job_id: trigger.job_id, ...progress });
+    finished = progress.status === "succeeded" || progress.status === "failed";
+    if (finished) return;
+  }
+  peer.send({
+    type: "JobStatus",
+    ...head,
+    job_id: trigger.job_id,
+    status: "failed",
+    error: "the job ended without a result",
+  });
+}

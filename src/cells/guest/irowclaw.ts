@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// irowclaw: the inmate runtime's entry inside a cell. It speaks the framed protocol on one channel and hands
+// each request to a handler; the host starts it through a cell backend, never directly.
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import type { CellHandler } from "./cell-handler.js";
+import { serveCell } from "./cell-server.js";
+import { openGuestChannel } from "./guest-channel.js";
+
+export const GUEST_HANDLERS = ["agent", "echo", "shell"] as const;
+export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
+
+async function loadHandler(name: string, brainRoot: string): Promise<CellHandler> {
+  if (name === "echo") return (await import("./dev-handlers.js")).createEchoDevHandler();
+  if (name === "shell") return (await import("./dev-handlers.js")).createShellTestHandler();
+  if (name === "agent") {
+    const { createAgentHandler } = await import("./agent-handler.js");
+    return createAgentHandler({ brainRoot });
+  }
+  throw new Error(`unknown handler ${name}: use one of ${GUEST_HANDLERS.join(", ")}`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      channel: { type: "string", default: "stdio" },
+      brain: { type: "string", default: "/mnt/brain" },
+      user: { type: "string" },
+      handler: { type: "string", default: "agent" },
+      "max-frame-bytes": { type: "string" },
+      "heartbeat-ms": { type: "string" },
+      "run-as": { type: "string" },
+    },
+  });
+  if (!values.user) {
+    process.stderr.write("irowclaw: --user is required\n");
+    return 2;
+  }
+  const handler = await loadHandler(values.handler, values.brain);
+  const stream = await openGuestChannel(values.channel);
+  // In a microVM the channel device belongs to root: open it first, then give up root for good.
+  if (values["run-as"]) dropPrivileges(values["run-as"]);
+  // Signals end the channel like a host-side close would; the server then flushes the handler and returns.
+  const stopping = () => stream.end(() => stream.destroy());
+  process.once("SIGTERM", stopping);
+  process.once("SIGINT", stopping);
+  const info = await serveCell(stream, handler, {
+    userId: values.user,
+    brainRoot: values.brain,
+    ...(values["max-frame-bytes"] ? { maxFrameBytes: Number(values["max-frame-bytes"]) } : {}),
+    ...(values["heartbeat-ms"] ? { heartbeatMs: Number(values["heartbeat-ms"]) } : {}),
+  });
+  process.stderr.write(`irowclaw: channel closed (${info.reason}); ${handler.name} flushed\n`);
+  return 0;
+}
+
+function dropPrivileges(spec: string): void {
+  const [uid, gid] = spec.split(":").map(Number);
+  if (uid === undefined || gid === undefined || !Number.isInteger(uid) || !Number.isInteger(gid)) {
+    throw new Error(`--run-as wants uid:gid, got ${spec}`);
+  }
+  process.setgroups?.([]);
+  process.setgid?.(gid);
+  process.setuid?.(uid);
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`irowclaw: ${(error as Error).stack ?? String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,184 @@
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../guest-runtime.js";
+import { runProgram } from "../host-probe.js";
+import { buildInitramfs, type CpioEntry } from "./cpio-archive.js";
+import { type ImagePaths, imagePaths } from "./image-paths.js";
+import { INITRAMFS_APPLETS, initramfsInit } from "./init-scripts.js";
+import { GUEST_MODULES, resolveModules } from "./kernel-modules.js";
+import { fetchKernel, resolveKernelPackage } from "./kernel-package.js";
+import { stageRootfs } from "./rootfs-stage.js";
+
+export interface ImageManifest {
+  built_at: string;
+  kernel_package: string;
+  kernel_version: string;
+  modules: string[];
+  node_version: string;
+  runtime_packages: number;
+  rootfs_bytes: number;
+  initramfs_bytes: number;
+}
+
+export interface BuildProgress {
+  step: number;
+  total: number;
+  title: string;
+  detail?: string;
+}
+
+export interface BuildOptions {
+  paths?: ImagePaths;
+  packageRoot?: string;
+  /** Compile the runtime (tsc -p tsconfig.build.json) first; off when dist/ is known to be fresh. */
+  compile?: boolean;
+  onProgress?: (progress: BuildProgress) => void;
+  /** tmpfs size inside the guest (/tmp and the workspace share it) and the guest's process limit. */
+  workspaceMiB?: number;
+  maxProcesses?: number;
+}
+
+const STEPS = [
+  "resolve the kernel package",
+  "download and unpack the kernel",
+  "pick the virtio modules",
+  "write the initramfs",
+  "compile the runtime",
+  "stage the root file system",
+  "make the read-only ext4 image",
+  "write the manifest",
+];
+
+/**
+ * `ironclaw image build`: kernel from Debian's cloud kernel package, an initramfs with busybox and the virtio
+ * modules, and a read-only ext4 rootfs with node and the compiled runtime. Each part is written to a temporary
+ * name and renamed into place, so a failed build never leaves a half image where a cell would boot it.
+ */
+export async function buildImage(options: BuildOptions = {}): Promise<ImageManifest> {
+  const paths = options.paths ?? imagePaths();
+  const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
+  let step = 0;
+  const progress = (detail?: string) =>
+    options.onProgress?.({
+      step,
+      total: STEPS.length,
+      title: STEPS[step - 1] ?? "",
+      ...(detail ? { detail } : {}),
+    });
+  const next = (detail?: string) => {
+    step++;
+    progress(detail);
+  };
+  await mkdir(paths.cache, { recursive: true });
+  const busybox = await requireTool(
+    "busybox",
+    ["/bin/busybox", "/usr/bin/busybox"],
+    "apt-get install busybox-static",
+  );
+  await requireProgram("mkfs.ext4", ["-V"], "apt-get install e2fsprogs");
+
+  next();
+  const packageName = await resolveKernelPackage();
+  next(packageName);
+  const kernel = await fetchKernel(paths.cache, packageName);
+  next(kernel.version);
+  const modules = await resolveModules(kernel.modulesDir, GUEST_MODULES);
+
+  next(`${modules.length} modules`);
+  const entries: CpioEntry[] = ["bin", "dev", "proc", "sys", "lib", "lib/modules", "newroot"].map((path) => ({
+    kind: "dir",
+    path,
+  }));
+  entries.push({ kind: "file", path: "bin/busybox", data: await readFile(busybox), mode: 0o755 });
+  for (const applet of INITRAMFS_APPLETS)
+    entries.push({ kind: "symlink", path: `bin/${applet}`, target: "busybox" });
+  for (const m of modules)
+    entries.push({ kind: "file", path: `lib/modules/${m.name}.ko`, data: await readFile(m.file) });
+  entries.push({
+    kind: "file",
+    path: "init",
+    data: Buffer.from(initramfsInit(modules.map((m) => m.name))),
+    mode: 0o755,
+  });
+  await writeFile(`${paths.initramfs}.tmp`, buildInitramfs(entries));
+
+  next(options.compile === false ? "skipped" : "tsc -p tsconfig.build.json");
+  if (options.compile !== false) {
+    const tsc = await runProgram(
+      process.execPath,
+      [join(packageRoot, "node_modules/typescript/bin/tsc"), "-p", join(packageRoot, "tsconfig.build.json")],
+      600_000,
+    );
+    // tsc still emits when other modules have type errors; only a missing entry is fatal here.
+    if (!existsSync(join(packageRoot, "dist/cells/guest/irowclaw.js"))) {
+      throw new Error(`compiling the runtime failed:\n${tsc.stdout.slice(0, 2000)}`);
+    }
+  }
+
+  next();
+  const stageDir = await mkdtemp(join(paths.cache, "stage-"));
+  try {
+    const packages = await stageRootfs({
+      stageDir,
+      packageRoot,
+      nodeBinary: process.execPath,
+      busybox,
+      workspaceMiB: options.workspaceMiB ?? 64,
+      maxProcesses: options.maxProcesses ?? 256,
+    });
+    next(`${packages.length} packages`);
+    const du = await runProgram("du", ["-sk", stageDir]);
+    const usedKiB = Number(du.stdout.split("\t")[0]) || 512 * 1024;
+    const sizeKiB = Math.ceil((usedKiB * 1.2 + 32 * 1024) / 4) * 4;
+    await rm(`${paths.rootfs}.tmp`, { force: true });
+    const mkfs = await runProgram(
+      "mkfs.ext4",
+      [
+        "-q",
+        "-F",
+        "-L",
+        "irc-root",
+        "-O",
+        "^has_journal",
+        "-m",
+        "0",
+        "-d",
+        stageDir,
+        `${paths.rootfs}.tmp`,
+        `${sizeKiB}k`,
+      ],
+      600_000,
+    );
+    if (!mkfs.ok) throw new Error(`mkfs.ext4 failed: ${mkfs.stderr.trim()}`);
+
+    next();
+    await copyFile(kernel.vmlinuz, `${paths.kernel}.tmp`);
+    for (const part of [paths.kernel, paths.initramfs, paths.rootfs]) await rename(`${part}.tmp`, part);
+    const manifest: ImageManifest = {
+      built_at: new Date().toISOString(),
+      kernel_package: packageName,
+      kernel_version: kernel.version,
+      modules: modules.map((m) => m.name),
+      node_version: process.version,
+      runtime_packages: packages.length,
+      rootfs_bytes: (await stat(paths.rootfs)).size,
+      initramfs_bytes: (await stat(paths.initramfs)).size,
+    };
+    await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+    return manifest;
+  } finally {
+    await rm(stageDir, { recursive: true, force: true });
+  }
+}
+
+async function requireTool(name: string, candidates: string[], hint: string): Promise<string> {
+  const found = candidates.find((c) => existsSync(c));
+  if (!found) throw new Error(`${name} not found (${candidates.join(", ")}): ${hint}`);
+  return found;
+}
+
+async function requireProgram(name: string, args: string[], hint: string): Promise<void> {
+  const run = await runProgram(name, args);
+  if (run.error) throw new Error(`${name} not found: ${hint}`);
+}

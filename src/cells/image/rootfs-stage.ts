@@ -1,0 +1,82 @@
+import { chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { runProgram } from "../host-probe.js";
+import { type CellInitOptions, cellInit } from "./init-scripts.js";
+import { runtimePackages } from "./runtime-closure.js";
+
+export interface StageOptions extends CellInitOptions {
+  stageDir: string;
+  packageRoot: string;
+  nodeBinary: string;
+  busybox: string;
+}
+
+/**
+ * Lays out the cell's root file system in a directory (mkfs.ext4 -d turns it into the image): merged /usr,
+ * node with the shared libraries ldd names, busybox as the shell and tools, the compiled runtime with the
+ * packages it loads (native modules included), and the cell init. Returns the packages it copied.
+ */
+export async function stageRootfs(options: StageOptions): Promise<string[]> {
+  const root = options.stageDir;
+  for (const dir of [
+    "usr/bin",
+    "usr/lib",
+    "usr/lib64",
+    "usr/sbin",
+    "etc",
+    "proc",
+    "sys",
+    "dev",
+    "tmp",
+    "root",
+  ]) {
+    await mkdir(join(root, dir), { recursive: true });
+  }
+  await mkdir(join(root, "mnt/brain"), { recursive: true });
+  for (const link of ["bin", "lib", "lib64", "sbin"]) await symlink(`usr/${link}`, join(root, link));
+  await copyFile(options.nodeBinary, join(root, "usr/bin/node"));
+  await copyFile(options.busybox, join(root, "usr/bin/busybox"));
+  await chmod(join(root, "usr/bin/busybox"), 0o755);
+  const applets = (await runProgram(options.busybox, ["--list"])).stdout.split("\n").filter(Boolean);
+  for (const applet of applets) {
+    if (applet === "busybox" || applet === "node" || applet.includes("/")) continue;
+    await symlink("busybox", join(root, "usr/bin", applet)).catch(() => undefined);
+  }
+  const app = join(root, "opt/ironclaw");
+  await mkdir(app, { recursive: true });
+  await copyFile(join(options.packageRoot, "package.json"), join(app, "package.json"));
+  await cp(join(options.packageRoot, "dist"), join(app, "dist"), { recursive: true });
+  const packages = await runtimePackages(options.packageRoot);
+  for (const dir of packages) {
+    await cp(dir, join(app, relative(options.packageRoot, dir)), { recursive: true, dereference: false });
+  }
+  const natives = [options.nodeBinary, ...(await findNative(app))];
+  for (const binary of natives) await copySharedLibraries(binary, root);
+  await writeFile(
+    join(root, "etc/passwd"),
+    "root:x:0:0:root:/root:/bin/sh\ncell:x:1000:1000:cell:/tmp/workspace:/bin/sh\n",
+  );
+  await writeFile(join(root, "etc/group"), "root:x:0:\ncell:x:1000:\n");
+  await writeFile(join(root, "sbin/cell-init"), cellInit(options), { mode: 0o755 });
+  return packages.map((p) => relative(options.packageRoot, p));
+}
+
+async function findNative(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && /\.(node|so)$/.test(entry.name)) found.push(join(entry.parentPath, entry.name));
+  }
+  return found;
+}
+
+/** Copies every library ldd lists for a binary to the same path under the stage (merged /usr). */
+async function copySharedLibraries(binary: string, root: string): Promise<void> {
+  const ldd = await runProgram("ldd", [binary]);
+  for (const line of ldd.stdout.split("\n")) {
+    const path = /(?:=>\s*)?(\/\S+)\s+\(0x/.exec(line)?.[1];
+    if (!path) continue;
+    const target = join(root, path.replace(/^\/(lib|lib64|bin|sbin)\//, "/usr/$1/"));
+    await mkdir(dirname(target), { recursive: true });
+    await copyFile(await realpath(path), target);
+  }
+}

@@ -1,0 +1,104 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CellBackend,
+  createBwrapBackend,
+  createProcessBackend,
+  sourceRuntime,
+} from "../../src/cells/index.js";
+import type { ProtocolMessage } from "../../src/contracts/index.js";
+import { initBrain } from "../../src/memory/index.js";
+import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
+
+let server: ModelServer;
+let home = "";
+
+/** A user's brain whose agent talks to the local model server; embeddings come from it too. */
+async function seedBrain(user: string): Promise<string> {
+  const userDir = join(home, user);
+  const brain = join(userDir, "brain");
+  await initBrain(brain);
+  await writeFile(
+    join(brain, "config/irowclaw.toml"),
+    `default_agent = "assistant"\n\n[providers.local]\nbase_url = "${server.url}"\n\n` +
+      '[tools]\nallow = ["file", "memory"]\n\n' +
+      '[indexing]\nembedder = "provider"\nembedding_provider = "local"\nembedding_model = "test-embed"\n',
+  );
+  await writeFile(
+    join(brain, "config/agents/assistant.toml"),
+    'name = "assistant"\nprovider = "local"\nmodel = "test-model"\n',
+  );
+  await writeFile(
+    join(brain, "cron/jobs.toml"),
+    '[[jobs]]\nid = "morning-brief"\nschedule = "0 7 * * *"\nprompt = "Brief me."\n',
+  );
+  return userDir;
+}
+
+beforeAll(async () => {
+  server = await startModelServer();
+  home = await mkdtemp(join(tmpdir(), "ironclaw-agent-cell-"));
+  await chmod(home, 0o755);
+});
+afterAll(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+const backends: Array<[string, () => CellBackend]> = [
+  ["process", () => createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} })],
+  // The agent calls its model provider over the network, so this cell is started with egress allowed.
+  ["bwrap", () => createBwrapBackend({ runtime: sourceRuntime() })],
+];
+
+describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
+  it("streams a model's answer as StreamDelta frames and ends the turn with TurnComplete", async () => {
+    const userDir = await seedBrain(`agent-${name}`);
+    const cell = await make().start({
+      userId: `agent-${name}`,
+      userDir,
+      handler: "agent",
+      allowNetwork: true,
+      startTimeoutMs: 90_000,
+    });
+    try {
+      server.enqueue(reply.text("Tea is on your list.", { chunks: 3 }));
+      const replies: ProtocolMessage[] = [];
+      for await (const m of cell.request(
+        { type: "UserMessage", text: "Add tea to my list" },
+        { timeoutMs: 60_000 },
+      )) {
+        replies.push(m);
+      }
+      const deltas = replies
+        .filter((m) => m.type === "StreamDelta")
+        .map((m) => (m.type === "StreamDelta" ? m.delta : ""));
+      expect(deltas.join("")).toBe("Tea is on your list.");
+      expect(replies.at(-1)).toMatchObject({
+        type: "TurnComplete",
+        text: "Tea is on your list.",
+        stop_reason: "stop",
+      });
+
+      server.enqueue(reply.text("Good morning."));
+      const statuses: ProtocolMessage[] = [];
+      for await (const m of cell.request(
+        { type: "JobTrigger", job_id: "morning-brief" },
+        { timeoutMs: 60_000 },
+      )) {
+        statuses.push(m);
+      }
+      expect(statuses.map((m) => (m.type === "JobStatus" ? m.status : m.type))).toEqual([
+        "running",
+        "succeeded",
+      ]);
+      expect(statuses.at(-1)).toMatchObject({
+        result_ref: expect.stringMatching(/^logs\/\d{4}-\d{2}-\d{2}\.md#L/),
+      });
+    } finally {
+      await cell.stop();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,98 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type CellBackend,
+  createBwrapBackend,
+  createMicrovmBackend,
+  createProcessBackend,
+  imagePaths,
+  sourceRuntime,
+} from "../../src/cells/index.js";
+import type { EscapeScene } from "./escape-attempts.js";
+
+/** One backend as the shared suite runs it. */
+export interface SuiteBackend {
+  name: string;
+  /** Why it cannot run on this host, or undefined when it can. */
+  unavailable: string | undefined;
+  make(home: string): CellBackend;
+  caps: EscapeScene["caps"];
+  brainHostPath(userDir: string): string;
+  startTimeoutMs: number;
+}
+
+const BWRAP_LIMITS = { memoryMiB: 256, maxProcesses: 128, maxFileMiB: 32, workspaceMiB: 32 };
+
+function bwrapProblem(): string | undefined {
+  const run = spawnSync("bwrap", [
+    "--unshare-all",
+    "--unshare-user",
+    "--ro-bind",
+    "/",
+    "/",
+    "--",
+    "/bin/true",
+  ]);
+  return run.status === 0
+    ? undefined
+    : `bubblewrap cannot create a sandbox here: ${run.stderr?.toString().trim() || run.error?.message}`;
+}
+
+const silent = { onWarning: () => {} };
+
+export const SUITE_BACKENDS: Record<string, () => SuiteBackend> = {
+  process: () => ({
+    name: "process",
+    unavailable: undefined,
+    make: () => createProcessBackend({ runtime: sourceRuntime(), ...silent }),
+    caps: { brainFileMiB: 0, workspaceMiB: 0, memoryMiB: 0, processes: 0 },
+    brainHostPath: (userDir) => join(userDir, "brain"),
+    startTimeoutMs: 60_000,
+  }),
+  bwrap: () => ({
+    name: "bwrap",
+    unavailable: bwrapProblem(),
+    make: () => createBwrapBackend({ runtime: sourceRuntime(), limits: BWRAP_LIMITS }),
+    caps: {
+      brainFileMiB: BWRAP_LIMITS.maxFileMiB,
+      workspaceMiB: BWRAP_LIMITS.workspaceMiB,
+      memoryMiB: BWRAP_LIMITS.memoryMiB,
+      processes: BWRAP_LIMITS.maxProcesses,
+    },
+    brainHostPath: (userDir) => join(userDir, "brain"),
+    startTimeoutMs: 60_000,
+  }),
+};
+
+/** The image the microvm suite boots: IRONCLAW_IMAGE_DIR, else the one `npm run test:microvm` builds. */
+export const TEST_IMAGE_DIR =
+  process.env.IRONCLAW_IMAGE_DIR ?? join(process.cwd(), "node_modules/.cache/ironclaw-test-image");
+const MICROVM = { memoryMiB: 256, brainDiskMiB: 64, workspaceMiB: 64, processes: 256 };
+
+SUITE_BACKENDS.microvm = () => {
+  const paths = imagePaths(TEST_IMAGE_DIR);
+  return {
+    name: "microvm",
+    unavailable: existsSync(paths.manifest)
+      ? undefined
+      : `no cell image in ${paths.dir}: run npm run test:microvm`,
+    make: () =>
+      createMicrovmBackend({
+        paths,
+        accel: "auto",
+        allowTcg: true,
+        memoryMiB: MICROVM.memoryMiB,
+        brainDiskMiB: MICROVM.brainDiskMiB,
+        onWarning: () => {},
+      }),
+    caps: {
+      brainFileMiB: MICROVM.brainDiskMiB,
+      workspaceMiB: MICROVM.workspaceMiB,
+      memoryMiB: MICROVM.memoryMiB,
+      processes: MICROVM.processes,
+    },
+    brainHostPath: (userDir) => join(userDir, "brain.ext4"),
+    startTimeoutMs: 120_000,
+  };
+};
