@@ -5,6 +5,7 @@ import { cellCommand } from "./cell.js";
 import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
 import { imageCommand } from "./image.js";
+import { ledgerCommand } from "./ledger.js";
 import { memoryCommand } from "./memory.js";
 import { schemaCommand } from "./schema.js";
 import { validateCommand } from "./validate.js";
@@ -18,6 +19,7 @@ export const commands: CliCommand[] = [
   memoryCommand,
   agentCommand,
   cronCommand,
+  ledgerCommand,
   cellCommand,
   imageCommand,
 ];

@@ -1,0 +1,81 @@
+import { checkValue, type LedgerEvent, ledgerEventInputContract } from "../contracts/index.js";
+import { canonicalJson, type Issue, newId, nowIso, ValidationError } from "../core/index.js";
+
+/** A validated event ready to store, with a note of which fields the writer chose and which the ledger did. */
+export interface PreparedEvent {
+  event: LedgerEvent;
+  /** The writer sent its own event_id, so a retry may hit an earlier copy (idempotency). */
+  givenId: boolean;
+  /** The writer sent its own ts; when it did not, a retry's fresh time must not count as a different body. */
+  givenTs: boolean;
+}
+
+const ID_FIELDS = ["event_id", "garrison_id", "theater_id", "run_id", "order_id", "unit_id"] as const;
+
+/** The contract's idString allows control characters; PostgreSQL text cannot hold NUL, and no id needs any. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * Validates events against the seed-000 input contract, normalises the typo spellings of their types and
+ * fills event_id (ULID) and ts (now, one instant for the whole batch). Every problem of every event is
+ * reported at once; in a batch each path starts at the event's index (`$[2].run_id`).
+ */
+export function prepareEvents(inputs: readonly unknown[], options: { batch: boolean }): PreparedEvent[] {
+  if (inputs.length === 0) {
+    throw new ValidationError(ledgerEventInputContract.kind, [
+      { path: "$", message: "must hold at least one event", code: "too_small" },
+    ]);
+  }
+  const now = nowIso();
+  const issues: Issue[] = [];
+  const prepared: PreparedEvent[] = [];
+  inputs.forEach((input, index) => {
+    const at = options.batch ? `$[${index}]` : "$";
+    const result = checkValue(ledgerEventInputContract, input);
+    if (!result.ok) {
+      for (const issue of result.issues) issues.push({ ...issue, path: at + issue.path.slice(1) });
+      return;
+    }
+    const value = result.value;
+    const event: LedgerEvent = {
+      event_id: value.event_id ?? newId(),
+      ts: value.ts ?? now,
+      type: value.type,
+      garrison_id: value.garrison_id,
+      theater_id: value.theater_id,
+      run_id: value.run_id,
+      order_id: value.order_id ?? null,
+      unit_id: value.unit_id ?? null,
+      payload: value.payload,
+    };
+    for (const field of ID_FIELDS) {
+      const id = event[field];
+      if (id !== null && hasControlCharacter(id))
+        issues.push({
+          path: `${at}.${field}`,
+          message: "must not contain control characters",
+          code: "custom",
+        });
+    }
+    prepared.push({ event, givenId: value.event_id !== undefined, givenTs: value.ts !== undefined });
+  });
+  if (issues.length > 0) throw new ValidationError(ledgerEventInputContract.kind, issues);
+  return prepared;
+}
+
+/**
+ * Whether a re-posted event is the one already stored. Bodies are compared as canonical JSON, so key order and
+ * number spelling do not matter; a ts the ledger filled in for the first copy is not held against a retry
+ * that again left it out.
+ */
+export function isSameEvent(stored: LedgerEvent & { position?: number }, incoming: PreparedEvent): boolean {
+  const { position: _position, ...event } = stored;
+  const ts = incoming.givenTs ? incoming.event.ts : event.ts;
+  return canonicalJson(event) === canonicalJson({ ...incoming.event, ts });
+}

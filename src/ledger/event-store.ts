@@ -1,0 +1,77 @@
+import type { LedgerEvent, LedgerEventType } from "../contracts/index.js";
+import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
+
+/** A stored event and the global position the ledger gave it (1, 2, 3, … in commit order). */
+export type RecordedEvent = LedgerEvent & { position: number };
+
+/** A run's or an order's events: every event that names that run_id or order_id. */
+export interface StreamRef {
+  kind: "run" | "order";
+  id: string;
+}
+
+/**
+ * A writer's optimistic-concurrency check: append only if the stream still holds exactly `version` events
+ * (0 for a stream that does not exist yet). Checked inside the append transaction.
+ */
+export interface StreamExpectation extends StreamRef {
+  version: number;
+}
+
+export interface AppendOptions {
+  expect?: readonly StreamExpectation[];
+}
+
+export interface EventQuery {
+  /** Only events after this global position (default 0: from the start). */
+  after?: number;
+  /** Only events up to and including this position; a subscription reads up to the head it observed. */
+  through?: number;
+  /** At most this many events (default 1000). */
+  limit?: number;
+  runId?: string;
+  orderId?: string;
+  types?: readonly LedgerEventType[];
+}
+
+/** Every snapshot as its stored canonical JSON, ordered by id: equal dumps mean byte-identical projections. */
+export interface SnapshotDump {
+  runs: Array<[runId: string, json: string]>;
+  orders: Array<[orderId: string, json: string]>;
+}
+
+export interface RebuildReport {
+  events: number;
+  runs: number;
+  orders: number;
+  millis: number;
+}
+
+/**
+ * The ledger: an append-only event store with run and order projections kept in the same transaction as the
+ * events they derive from. SQLite (embedded) and PostgreSQL (scale-out) implement it and pass one shared
+ * conformance suite (test/ledger).
+ *
+ * append and appendBatch validate their input against the seed-000 contract, refuse illegal transitions and
+ * conflicting event_ids, and are atomic: a batch is stored whole or not at all.
+ */
+export interface EventStore {
+  readonly kind: "sqlite" | "postgres";
+  append(input: unknown, options?: AppendOptions): Promise<AppendResult>;
+  appendBatch(inputs: readonly unknown[], options?: AppendOptions): Promise<AppendResult[]>;
+  read(query?: EventQuery): Promise<RecordedEvent[]>;
+  /** The highest committed position; every position at or below it is committed or never will be. */
+  head(): Promise<number>;
+  streamVersion(stream: StreamRef): Promise<number>;
+  getRun(runId: string): Promise<RunSnapshot | undefined>;
+  getOrder(orderId: string): Promise<OrderSnapshot | undefined>;
+  dumpSnapshots(): Promise<SnapshotDump>;
+  /** Recomputes every snapshot from the events, replacing the stored ones, while appends wait. */
+  rebuild(): Promise<RebuildReport>;
+  /**
+   * Resolves once the head may have moved past `after` (an append here, a notification from another writer)
+   * or after `timeoutMs`, whichever is first; callers re-check the head. Never rejects.
+   */
+  waitForAppend(after: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,148 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { ledgerEventBatchSchema, ok } from "../contracts/index.js";
+import { issuesFromZod, NotFoundError, nowIso, ValidationError } from "../core/index.js";
+import type { EventStore } from "./event-store.js";
+import { type EventStreamOptions, writeEventStream } from "./event-stream.js";
+import { BadRequestError, errorReply } from "./http-errors.js";
+import { expectationsFor, parseQuery, readQuerySchema } from "./http-query.js";
+
+export interface LedgerRoutesOptions {
+  store: EventStore;
+  /** Largest accepted request body in bytes (default 1 MiB); larger bodies get 413 payload_too_large. */
+  bodyLimit?: number;
+  /** For GET /events?follow: how often a stream re-checks the head without a wake-up (default 200 ms). */
+  pollIntervalMs?: number;
+  heartbeatMs?: number;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The ledger service of seed 000 §3.3 as a fastify plugin, so the warden can mount it under a prefix and the
+ * standalone server (ledger-server.ts) can serve it alone. Its body parser and error handler are encapsulated:
+ * every answer of these routes is the { ok, data, error } envelope, whatever the rest of the server does.
+ */
+export const ledgerRoutes: FastifyPluginAsync<LedgerRoutesOptions> = async (app, options) => {
+  const { store } = options;
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const streams = new Set<AbortController>();
+
+  // Every body is read as JSON whatever its content type: curl's default form type is a mistake to forgive,
+  // and one parser gives one set of error messages.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(new BadRequestError("request body is empty: send a JSON object"));
+    try {
+      done(null, JSON.parse(text));
+    } catch (cause) {
+      done(new BadRequestError(`request body is not valid JSON: ${(cause as Error).message}`, { cause }));
+    }
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body } = errorReply(error);
+    if (status >= 500) request.log.error({ err: error }, "ledger request failed");
+    return reply.code(status).send(body);
+  });
+  app.addHook("preClose", async () => {
+    for (const stream of streams) stream.abort();
+  });
+
+  app.post("/events", { bodyLimit }, async (request, reply) => {
+    const body = requireBody(request);
+    const result = await store.append(body, { expect: expectationsFor(request.query, body) });
+    return reply.code(result.duplicate ? 200 : 201).send(ok({ appended: [result] }));
+  });
+
+  app.post("/events/batch", { bodyLimit }, async (request, reply) => {
+    // Checked as a whole first, so that paths read $.events[2].run_id as the writer sent them.
+    const checked = ledgerEventBatchSchema.safeParse(requireBody(request));
+    if (!checked.success) throw new ValidationError("ledger-event-batch", issuesFromZod(checked.error));
+    const events = checked.data.events;
+    const results = await store.appendBatch(events, { expect: expectationsFor(request.query, events[0]) });
+    return reply.code(results.every((r) => r.duplicate) ? 200 : 201).send(ok({ appended: results }));
+  });
+
+  app.get("/events", async (request, reply) => {
+    const query = parseQuery(readQuerySchema, request.query, "ledger-read-query");
+    const filter = {
+      ...(query.run_id === undefined ? {} : { runId: query.run_id }),
+      ...(query.order_id === undefined ? {} : { orderId: query.order_id }),
+      ...(query.type === undefined ? {} : { types: query.type }),
+    };
+    if (query.follow ?? wantsEventStream(request)) {
+      return streamEvents(reply, { after: lastEventId(request) ?? query.after ?? 0, filter });
+    }
+    const head = await store.head();
+    const events = await store.read({
+      ...filter,
+      after: query.after ?? 0,
+      through: head,
+      limit: query.limit ?? 100,
+    });
+    const full = events.length === (query.limit ?? 100);
+    // next_after lets a filtered reader skip what it has scanned even when nothing matched.
+    const nextAfter = full ? (events.at(-1)?.position ?? head) : head;
+    return ok({ events, head, next_after: nextAfter });
+  });
+
+  app.get<{ Params: { run_id: string } }>("/runs/:run_id", async (request) => {
+    const run = await store.getRun(request.params.run_id);
+    if (!run) throw new NotFoundError("run", request.params.run_id);
+    return ok(run);
+  });
+
+  app.get<{ Params: { order_id: string } }>("/orders/:order_id", async (request) => {
+    const order = await store.getOrder(request.params.order_id);
+    if (!order) throw new NotFoundError("order", request.params.order_id);
+    return ok(order);
+  });
+
+  app.get("/health", async (_request, reply) => {
+    try {
+      await store.head();
+      return ok({ service: "ledger", status: "ok", ts: nowIso() });
+    } catch {
+      return reply.code(503).send(ok({ service: "ledger", status: "degraded", ts: nowIso() }));
+    }
+  });
+
+  async function streamEvents(
+    reply: FastifyReply,
+    from: Pick<EventStreamOptions, "after" | "filter">,
+  ): Promise<void> {
+    const controller = new AbortController();
+    streams.add(controller);
+    reply.raw.once("close", () => controller.abort());
+    reply.hijack();
+    try {
+      await writeEventStream(reply.raw, store, {
+        ...from,
+        signal: controller.signal,
+        ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      });
+    } finally {
+      streams.delete(controller);
+    }
+  }
+};
+
+function requireBody(request: FastifyRequest): unknown {
+  if (request.body === undefined) throw new BadRequestError("request body is required: send a JSON object");
+  return request.body;
+}
+
+function wantsEventStream(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? "").includes("text/event-stream");
+}
+
+/** An EventSource reconnecting sends the id of the last event it got; that wins over ?after. */
+function lastEventId(request: FastifyRequest): number | undefined {
+  const header = request.headers["last-event-id"];
+  if (header === undefined) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,15}$/.test(value))
+    throw new BadRequestError("Last-Event-ID must be the position of the last event received");
+  return Number(value);
+}
