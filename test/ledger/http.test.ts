@@ -2,8 +2,10 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  checkValue,
   type ErrorBody,
   errorBodySchema,
+  findContract,
   genericEnvelopeSchema,
   healthDataSchema,
 } from "../../src/contracts/index.js";
@@ -193,6 +195,22 @@ describe.each(stores)("$name ledger over HTTP", (kind) => {
       expect(errorOf(missing).code).toBe("not_found");
     }
     expect(errorOf(await call("GET", "/runs/nope")).message).toBe("run nope not found");
+  });
+
+  it("answers in exactly the shapes `ironclaw validate` checks for seed 000's responses", async () => {
+    const answers: Array<[string, Reply]> = [
+      ["ledger-append-response", await call("POST", "/events/batch", { events: fullLifecycle("r1", "o1") })],
+      ["run-snapshot-response", await call("GET", "/runs/r1")],
+      ["order-snapshot-response", await call("GET", "/orders/o1")],
+      ["run-snapshot-response", await call("GET", "/runs/nope")],
+      ["health-response", await call("GET", "/health")],
+    ];
+    for (const [kind, reply] of answers) {
+      const contract = findContract(kind);
+      if (!contract) throw new Error(`no contract ${kind}`);
+      const result = checkValue(contract, reply.body);
+      expect([kind, result.ok ? [] : result.issues]).toEqual([kind, []]);
+    }
   });
 
   it("reports health", async () => {

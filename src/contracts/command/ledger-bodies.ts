@@ -2,7 +2,7 @@ import { z } from "zod";
 import { idString, isoUtc, nonEmptyString, oneOf } from "../common.js";
 import { type Contract, defineContract } from "../registry.js";
 import { defineResponseContract } from "./envelope.js";
-import { flag } from "./fields.js";
+import { flag, positiveInt } from "./fields.js";
 import { ledgerEventInputSchema } from "./ledger-event.js";
 
 /**
@@ -32,7 +32,8 @@ export const ledgerEventBatchSchema = z.strictObject(
  */
 export const ledgerAppendDataSchema = z.strictObject({
   appended: z
-    .array(z.strictObject({ event_id: idString, ts: isoUtc, duplicate: flag }))
+    // position: where the event is stored in the global order (the original one for a duplicate).
+    .array(z.strictObject({ event_id: idString, ts: isoUtc, duplicate: flag, position: positiveInt }))
     .min(1, "must hold at least one event"),
 });
 
@@ -62,7 +63,8 @@ export const ledgerBodyContracts: Contract[] = [
   defineResponseContract({
     kind: "ledger-append-response",
     title: "Ledger append response (POST /events, POST /events/batch)",
-    description: "The stored event_id and ts of each appended event and whether it was a duplicate.",
+    description:
+      "The stored event_id, ts and global position of each appended event and whether it was a duplicate.",
     data: ledgerAppendDataSchema,
   }),
   defineResponseContract({

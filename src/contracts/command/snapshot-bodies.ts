@@ -1,24 +1,34 @@
 import { z } from "zod";
-import { idString, isoUtc, nonEmptyString } from "../common.js";
+import { idString, isoUtc, nonEmptyString, oneOf } from "../common.js";
 import type { Contract } from "../registry.js";
 import { aarArtifactSchema } from "./aar-file.js";
 import { orderStatusSchema, runStatusSchema } from "./enums.js";
 import { defineResponseContract } from "./envelope.js";
-import { absolutePath, count, worktreePath } from "./fields.js";
+import { ledgerEventPayloadSchemas } from "./event-payloads.js";
+import { absolutePath, count, positiveInt, worktreePath } from "./fields.js";
+
+export const WORKTREE_STATES = ["CREATED", "READY", "ARCHIVED", "REMOVED"] as const;
+export const INTEGRATION_STATES = ["READY", "STARTED", "PASSED", "FAILED", "INTEGRATED"] as const;
+
+// Every snapshot says how many events named its stream (the version expected-version writers compare against)
+// and the global position of the last of them, so a reader knows how fresh it is.
+const streamFields = { version: count, position: positiveInt };
 
 /**
  * GET /runs/{run_id} (seed 000 §3.1, §3.3): the run's state derived from its events. summary is null until
- * the run is synthesized.
+ * the run is synthesized; objective is null when RUN_CREATED carried none (its payload is free-form).
  */
 export const runSnapshotDataSchema = z.strictObject({
   run_id: idString,
   theater_id: idString,
   status: runStatusSchema,
-  objective: nonEmptyString,
+  objective: nonEmptyString.nullable(),
   summary: nonEmptyString.nullable(),
   orders: z.array(z.strictObject({ order_id: idString, status: orderStatusSchema })),
   created_at: isoUtc,
   updated_at: isoUtc,
+  finished_at: isoUtc.nullable(),
+  ...streamFields,
 });
 
 /**
@@ -35,11 +45,21 @@ export const orderSnapshotDataSchema = z.strictObject({
   worktree_path: absolutePath.nullable(),
   aar_path: worktreePath.nullable(),
   artifacts: z.array(aarArtifactSchema),
+  branch: ledgerEventPayloadSchemas.WORKTREE_CREATED.shape.branch.nullable(),
+  worktree_state: z.enum(WORKTREE_STATES, { error: oneOf(WORKTREE_STATES) }).nullable(),
+  integration_state: z.enum(INTEGRATION_STATES, { error: oneOf(INTEGRATION_STATES) }).nullable(),
+  commit_sha: ledgerEventPayloadSchemas.INTEGRATED.shape.commit_sha.nullable(),
+  created_at: isoUtc,
+  started_at: isoUtc.nullable(),
+  finished_at: isoUtc.nullable(),
   updated_at: isoUtc,
+  ...streamFields,
 });
 
 export type RunSnapshotData = z.output<typeof runSnapshotDataSchema>;
 export type OrderSnapshotData = z.output<typeof orderSnapshotDataSchema>;
+export type WorktreeState = (typeof WORKTREE_STATES)[number];
+export type IntegrationState = (typeof INTEGRATION_STATES)[number];
 
 export const snapshotContracts: Contract[] = [
   defineResponseContract({
