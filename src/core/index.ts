@@ -12,5 +12,6 @@ export {
 } from "./errors.js";
 export { isUlid, newId, nowIso, ulidTime } from "./ids.js";
 export { createLogger, type Logger } from "./logger.js";
+export { isWithin, realpathOfDeepestExisting } from "./real-path.js";
 export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
 export { issuesFromZod } from "./zod-issues.js";

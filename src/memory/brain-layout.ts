@@ -1,7 +1,7 @@
-import { readlinkSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { brainPath } from "../contracts/index.js";
-import { InvalidInputError, NotFoundError } from "../core/index.js";
+import { InvalidInputError, NotFoundError, realpathOfDeepestExisting } from "../core/index.js";
 
 /** The fixed places of a brain (seed 003 §5.1), relative to its root. */
 export const BRAIN_PATHS = {
@@ -94,32 +94,4 @@ export function isIndexablePath(relativePath: string): boolean {
   const segments = relativePath.split("/");
   if (segments[0] === BRAIN_PATHS.db) return false;
   return !segments.some((s) => s.startsWith("."));
-}
-
-function realpathOfDeepestExisting(path: string, hops = 0): string {
-  let current = path;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...rest);
-    } catch {
-      // realpath fails on a dangling symlink too; follow it by hand, or `ln -s /etc/x brain/a.md` would pass.
-      const link = readLink(current);
-      if (link !== undefined && hops < 40) {
-        return realpathOfDeepestExisting(join(resolve(dirname(current), link), ...rest), hops + 1);
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      rest.unshift(basename(current));
-      current = parent;
-    }
-  }
-}
-
-function readLink(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
 }

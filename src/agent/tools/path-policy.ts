@@ -1,5 +1,6 @@
-import { mkdirSync, readlinkSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { mkdirSync, realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { InvalidInputError, realpathOfDeepestExisting, isWithin as within } from "../../core/index.js";
 import { ToolRefusal } from "./tool-definition.js";
 
 /**
@@ -37,7 +38,7 @@ export class PathPolicy {
       this.roots.some((r) => within(r, absolute)) || this.realRoots.some((r) => within(r, absolute));
     if (!lexicallyInside)
       throw new ToolRefusal(`${path} is outside the allowed roots (${this.roots.join(", ")})`);
-    const real = realpathOfDeepestExisting(absolute);
+    const real = realOrRefuse(absolute);
     if (!this.realRoots.some((r) => within(r, real))) {
       throw new ToolRefusal(`${path} leads outside the allowed roots through a symlink`);
     }
@@ -54,36 +55,11 @@ export class PathPolicy {
   }
 }
 
-function within(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-function realpathOfDeepestExisting(path: string, hops = 0): string {
-  let current = path;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...rest);
-    } catch {
-      // realpath fails on a dangling symlink too: follow it by hand, or writing through it would escape.
-      const link = readLink(current);
-      if (link !== undefined) {
-        if (hops >= 40) throw new ToolRefusal(`${path}: too many levels of symlinks`);
-        return realpathOfDeepestExisting(join(resolve(dirname(current), link), ...rest), hops + 1);
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      rest.unshift(basename(current));
-      current = parent;
-    }
-  }
-}
-
-function readLink(path: string): string | undefined {
+function realOrRefuse(path: string): string {
   try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
+    return realpathOfDeepestExisting(path);
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new ToolRefusal(error.rule);
+    throw error;
   }
 }

@@ -44,6 +44,14 @@ describe("brain file operations", () => {
     expect(await readFile(join(base, "outside.md"), "utf8")).toBe("secret");
   });
 
+  it("refuses to write through a dangling symlink that points out of the brain", async () => {
+    await symlink(join(base, "planted.md"), join(brain, "notes.md"));
+    expect(await op({ op: "write", path: "notes.md", content: "x" })).toMatchObject({
+      error: { code: "forbidden" },
+    });
+    await expect(readFile(join(base, "planted.md"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
   it("never writes or deletes in the database folder, nor files that are not markdown or TOML", async () => {
     expect(await op({ op: "write", path: "db/notes.md", content: "x" })).toMatchObject({
       error: { code: "forbidden" },

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { BrainEntry, FileOpRequest } from "../../contracts/cell/index.js";
+import { isWithin, realpathOfDeepestExisting } from "../../core/index.js";
 import type { FileOpOutcome } from "./cell-handler.js";
 
 /** Read and write replies must fit one frame with room for the JSON escaping of the content. */
@@ -20,7 +21,7 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
   const root = await realpath(brainRoot);
   const target = await locate(root, request.path);
   if ("error" in target) return target;
-  const { absolute, inside } = target;
+  const { absolute } = target;
   const rel = relative(root, absolute).split(sep).join("/");
   const inDb = rel === "db" || rel.startsWith("db/");
   try {
@@ -40,7 +41,7 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
         const content = request.content ?? "";
         if (Buffer.byteLength(content) > MAX_FILE_OP_BYTES)
           return refuse("too_large", `content is over ${MAX_FILE_OP_BYTES} bytes`);
-        if (!inside) await mkdir(dirname(absolute), { recursive: true });
+        await mkdir(dirname(absolute), { recursive: true });
         await writeFile(absolute, content);
         return {};
       }
@@ -59,25 +60,18 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
   }
 }
 
-/** The absolute path, after following symlinks of the deepest part that exists. */
-async function locate(root: string, path: string): Promise<{ absolute: string; inside: boolean } | Refusal> {
+/** The absolute path, after following every symlink on the way, dangling ones included. */
+async function locate(root: string, path: string): Promise<{ absolute: string } | Refusal> {
   const absolute = resolve(root, path);
-  if (!contains(root, absolute)) return refuse("forbidden", `${path} escapes the brain`);
-  let probe = absolute;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = join(await realpath(probe), ...rest);
-      if (!contains(root, real))
-        return refuse("forbidden", `${path} leads outside the brain through a symlink`);
-      return { absolute: real, inside: rest.length === 0 };
-    } catch {
-      const parent = dirname(probe);
-      if (parent === probe) return refuse("forbidden", `${path} cannot be resolved`);
-      rest.unshift(probe.slice(parent.length + 1));
-      probe = parent;
-    }
+  if (!isWithin(root, absolute)) return refuse("forbidden", `${path} escapes the brain`);
+  let real: string;
+  try {
+    real = realpathOfDeepestExisting(absolute);
+  } catch {
+    return refuse("forbidden", `${path} cannot be resolved`);
   }
+  if (!isWithin(root, real)) return refuse("forbidden", `${path} leads outside the brain through a symlink`);
+  return { absolute: real };
 }
 
 async function listDir(root: string, dir: string): Promise<BrainEntry[]> {
@@ -93,10 +87,6 @@ async function listDir(root: string, dir: string): Promise<BrainEntry[]> {
     }
   }
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-function contains(root: string, absolute: string): boolean {
-  return absolute === root || absolute.startsWith(root + sep);
 }
 
 function refuse(code: "not_found" | "forbidden" | "too_large" | "io_error", message: string): Refusal {
