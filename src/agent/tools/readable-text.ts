@@ -1,8 +1,10 @@
-import { Readability } from "@mozilla/readability";
-import { parseHTML } from "linkedom";
-
-/** The main text of an HTML page (Readability over a linkedom DOM), or all body text when that finds nothing. */
-export function readableText(html: string): { title: string; text: string } {
+/**
+ * The main text of an HTML page (Readability over a linkedom DOM), or all body text when that finds nothing.
+ * The DOM is loaded on first use: it is the heaviest import of the runtime and most turns never browse, while
+ * every cell start would pay for it.
+ */
+export async function readableText(html: string): Promise<{ title: string; text: string }> {
+  const [{ parseHTML }, { Readability }] = await Promise.all([import("linkedom"), import("@mozilla/readability")]);
   const { document } = parseHTML(html);
   const title = String(document.title ?? "").trim();
   // Readability rewrites the tree it reads, so the fallback text is taken first.
