@@ -36,7 +36,8 @@ export function createBrowserTool(options: BrowserToolOptions) {
       const raw = decode(page.body, page.contentType);
       let title = "";
       let text: string;
-      if (type === "text/html" || type === "application/xhtml+xml") ({ title, text } = await readableText(raw));
+      if (type === "text/html" || type === "application/xhtml+xml")
+        ({ title, text } = await readableText(raw));
       else if (
         type.startsWith("text/") ||
         type === "application/json" ||

@@ -4,7 +4,10 @@
  * every cell start would pay for it.
  */
 export async function readableText(html: string): Promise<{ title: string; text: string }> {
-  const [{ parseHTML }, { Readability }] = await Promise.all([import("linkedom"), import("@mozilla/readability")]);
+  const [{ parseHTML }, { Readability }] = await Promise.all([
+    import("linkedom"),
+    import("@mozilla/readability"),
+  ]);
   const { document } = parseHTML(html);
   const title = String(document.title ?? "").trim();
   // Readability rewrites the tree it reads, so the fallback text is taken first.
