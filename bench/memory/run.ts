@@ -13,9 +13,10 @@ import {
   IndexStore,
   ironclawHome,
   loadWordTable,
+  seededRandom,
 } from "../../src/memory/index.js";
 import { chunkKeys, editOneSection, loadMatrix, topByScan } from "./baseline.js";
-import { seededRandom, writeCorpus } from "./corpus.js";
+import { writeCorpus } from "./corpus.js";
 import { formatTable, percentile, timeEach } from "./stats.js";
 
 const sizes = process.argv

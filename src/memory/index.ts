@@ -45,6 +45,7 @@ export {
   type IndexReport,
   type PassOptions,
 } from "./indexer.js";
+export { seededRandom } from "./kmeans.js";
 export { appendEntry, type Remembered, type RememberOptions, type RememberTarget } from "./remember.js";
 export type { StoredChunk } from "./stored-chunk.js";
 export {

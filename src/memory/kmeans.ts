@@ -1,7 +1,7 @@
 import { normaliseVector } from "./embedders/embedder.js";
 
-/** A deterministic PRNG, so the same corpus always trains the same lists. */
-function mulberry32(seed: number): () => number {
+/** A deterministic PRNG (mulberry32), so the same corpus always trains the same lists. */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -24,7 +24,7 @@ export function trainCentroids(
   options: { iterations?: number; sampleSize?: number; seed?: number } = {},
 ): Float32Array {
   const rows = data.length / dims;
-  const random = mulberry32(options.seed ?? 42);
+  const random = seededRandom(options.seed ?? 42);
   const sampleSize = Math.min(rows, options.sampleSize ?? k * 32);
   const sample = sampleRows(rows, sampleSize, random);
   const centroids = new Float32Array(k * dims);

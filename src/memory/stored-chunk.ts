@@ -1,14 +1,7 @@
+import type { Chunk } from "./chunker.js";
 /** A chunk as stored in the index, with its rowid (the key shared by the FTS and vector tables). */
-export interface StoredChunk {
+export interface StoredChunk extends Chunk {
   rowid: number;
-  id: string;
-  path: string;
-  headings: string[];
-  ordinal: number;
-  startLine: number;
-  endLine: number;
-  text: string;
-  contentHash: string;
   embedHash: string;
 }
 
