@@ -5,13 +5,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { ironclawHome } from "../../src/core/index.js";
 import {
   BrainLayout,
   BuiltinEmbedder,
   HybridSearch,
   Indexer,
   IndexStore,
-  ironclawHome,
   loadWordTable,
   seededRandom,
 } from "../../src/memory/index.js";

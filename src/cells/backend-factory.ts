@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type IronclawdConfig, ironclawdConfigSchema } from "../contracts/cell/index.js";
-import { loadTomlConfig } from "../core/index.js";
+import { ironclawHome, loadTomlConfig } from "../core/index.js";
 import { type BackendChoice, chooseCellBackend } from "./backend-choice.js";
 import { createBwrapBackend } from "./backends/bwrap.js";
 import { createMicrovmBackend } from "./backends/microvm.js";
@@ -9,7 +9,7 @@ import { createProcessBackend } from "./backends/process.js";
 import { probeKernelBoot } from "./boot-probe.js";
 import type { CellBackend } from "./cell.js";
 import { probeAccelerator, probeBwrap, probeQemuMicrovm } from "./host-probe.js";
-import { type ImagePaths, imagePaths, ironclawHome } from "./image/image-paths.js";
+import { type ImagePaths, imagePaths } from "./image/image-paths.js";
 
 /** IRONCLAW_HOME/ironclawd.toml, or the defaults when there is none. */
 export function loadHostConfig(home = ironclawHome()): IronclawdConfig {

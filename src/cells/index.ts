@@ -63,7 +63,7 @@ export {
   buildImage,
   type ImageManifest,
 } from "./image/image-builder.js";
-export { type ImagePaths, imagePaths, ironclawHome } from "./image/image-paths.js";
+export { type ImagePaths, imagePaths } from "./image/image-paths.js";
 export { type ImageStatus, readImageStatus } from "./image/image-status.js";
 export { treeRssBytes } from "./process-tree.js";
 export {

@@ -10,6 +10,7 @@ export {
   NotFoundError,
   ValidationError,
 } from "./errors.js";
+export { ironclawHome } from "./home.js";
 export { isUlid, newId, nowIso, ulidTime } from "./ids.js";
 export { createLogger, type Logger } from "./logger.js";
 export { isWithin, realpathOfDeepestExisting } from "./real-path.js";

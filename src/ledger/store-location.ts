@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
+import { ironclawHome } from "../core/index.js";
 import type { EventStore } from "./event-store.js";
 import { PostgresEventStore } from "./postgres-store.js";
 import type { SqliteSynchronous } from "./sqlite-schema.js";
@@ -23,7 +23,7 @@ export function locateStore(
   if (flags.db !== undefined) return { kind: "sqlite", path: resolve(cwd, flags.db) };
   const url = flags.postgres ?? env.IRONCLAW_LEDGER_URL;
   if (url !== undefined && url !== "") return { kind: "postgres", url };
-  const home = env.IRONCLAW_HOME ?? join(homedir(), ".ironclaw");
+  const home = ironclawHome(env);
   return { kind: "sqlite", path: resolve(cwd, home, "ledger.db") };
 }
 

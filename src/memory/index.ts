@@ -22,7 +22,6 @@ export {
 } from "./embedders/openai-embedder.js";
 export {
   buildWordTableFile,
-  ironclawHome,
   loadWordTable,
   wordTableFile,
 } from "./embedders/word-table-cache.js";

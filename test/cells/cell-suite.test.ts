@@ -113,6 +113,18 @@ describe.each(backends)("$name cell", (entry) => {
       expect(new Set(all.map((m) => m.reply_to)).size).toBe(1);
     });
 
+    it.runIf(entry.name === "microvm")(
+      "embeds text offline inside the VM with the word table the image carries",
+      async () => {
+        const script =
+          "import('/opt/ironclaw/dist/memory/index.js')" +
+          ".then((m) => m.BuiltinEmbedder.load({ dataDir: process.env.IRONCLAW_HOME }))" +
+          ".then((e) => e.embed(['sovereign memory'])).then(([v]) => console.log('dims=' + v.length))";
+        const run = await shellIn(await liveInmate(), `node -e "${script}"`);
+        expect(run.stdout.trim()).toMatch(/^dims=\d+$/);
+      },
+    );
+
     it("writes, lists and reads markdown in the brain", async () => {
       const cell = await liveInmate();
       const text = "# Today\n\n- wrote through the protocol\n";

@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { ironclawHome } from "../../core/index.js";
 
 export interface ImagePaths {
   dir: string;
@@ -9,11 +9,6 @@ export interface ImagePaths {
   manifest: string;
   /** Downloads and unpacked packages, kept between builds. */
   cache: string;
-}
-
-/** IRONCLAW_HOME (default ~/.ironclaw), as the architecture lays it out. */
-export function ironclawHome(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.IRONCLAW_HOME ?? join(homedir(), ".ironclaw"));
 }
 
 export function imagePaths(dir = join(ironclawHome(), "images")): ImagePaths {

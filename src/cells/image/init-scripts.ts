@@ -76,7 +76,7 @@ ulimit -u ${options.maxProcesses}
 ulimit -c 0
 cd /tmp/workspace
 # irowclaw opens the root-owned channel device, then drops to uid 1000 itself (--run-as).
-HOME=/tmp/workspace IRONCLAW_LOG=warn /usr/bin/node /opt/ironclaw/dist/cells/guest/irowclaw.js \\
+HOME=/tmp/workspace IRONCLAW_HOME=/opt/ironclaw IRONCLAW_LOG=warn /usr/bin/node /opt/ironclaw/dist/cells/guest/irowclaw.js \\
   --channel port:${CHANNEL_PORT_NAME} --brain /mnt/brain --run-as 1000:1000 \\
   --user "$user" --handler "$handler" \${maxframe:+--max-frame-bytes "$maxframe"}
 echo "cell init: irowclaw exited with status $?"

@@ -1,11 +1,15 @@
 import { chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
+import { ironclawHome } from "../../core/index.js";
+import { loadWordTable } from "../../memory/index.js";
 import { runProgram } from "../host-probe.js";
 import { type CellInitOptions, cellInit } from "./init-scripts.js";
 import { runtimePackages } from "./runtime-closure.js";
 
 export interface StageOptions extends CellInitOptions {
   stageDir: string;
+  /** Where the host keeps (or builds) the built-in embedder's word table; default IRONCLAW_HOME. */
+  embeddingsHome?: string;
   packageRoot: string;
   nodeBinary: string;
   busybox: string;
@@ -14,7 +18,7 @@ export interface StageOptions extends CellInitOptions {
 /**
  * Lays out the cell's root file system in a directory (mkfs.ext4 -d turns it into the image): merged /usr,
  * node with the shared libraries ldd names, busybox as the shell and tools, the compiled runtime with the
- * packages it loads (native modules included), and the cell init. Returns the packages it copied.
+ * packages it loads (native modules included), the built-in embedder's word table, and the cell init. Returns the packages it copied.
  */
 export async function stageRootfs(options: StageOptions): Promise<string[]> {
   const root = options.stageDir;
@@ -50,6 +54,11 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   for (const dir of packages) {
     await cp(dir, join(app, relative(options.packageRoot, dir)), { recursive: true, dereference: false });
   }
+  // The built-in embedder's compact word table, converted on the host: the cell has no copy of the 300 MB
+  // source JSON, and cell-init sets IRONCLAW_HOME=/opt/ironclaw so the guest's memory finds the table here.
+  const { file: wordTable } = await loadWordTable(options.embeddingsHome ?? ironclawHome());
+  await mkdir(join(app, "embeddings"), { recursive: true });
+  await copyFile(wordTable, join(app, "embeddings", basename(wordTable)));
   const natives = [options.nodeBinary, ...(await findNative(app))];
   for (const binary of natives) await copySharedLibraries(binary, root);
   await writeFile(

@@ -8,7 +8,6 @@ import { parseArgs } from "node:util";
 import {
   type CellHandle,
   createConfiguredBackend,
-  ironclawHome,
   keeperFiles,
   listKeptCells,
   loadHostConfig,
@@ -18,6 +17,7 @@ import {
   usersDir,
 } from "../../cells/index.js";
 import type { ProtocolMessage } from "../../contracts/cell/index.js";
+import { ironclawHome } from "../../core/index.js";
 import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
 
 const usage = `Usage: ironclaw cell start --user <uid> [--foreground] [--handler agent|echo|shell]

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildImage, imagePaths, ironclawHome, readImageStatus } from "../../cells/index.js";
+import { buildImage, imagePaths, readImageStatus } from "../../cells/index.js";
+import { ironclawHome } from "../../core/index.js";
 import { type CliCommand, println, UsageError } from "../command.js";
 
 const usage = `Usage: ironclaw image build [--dir <dir>] [--no-compile]

@@ -1,13 +1,12 @@
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { createLogger } from "../../core/index.js";
+import { createLogger, ironclawHome } from "../../core/index.js";
 import {
   BrainMemory,
   buildWordTableFile,
   type IndexProgress,
   type IndexReport,
-  ironclawHome,
   type SearchHit,
   type SearchMode,
   wordTableFile,

@@ -1,8 +1,9 @@
+import { ironclawHome } from "../../core/index.js";
 import { type Embedder, normaliseVector } from "./embedder.js";
 import { stemCandidates, tokenizeText } from "./text-tokens.js";
 import type { WordTable } from "./word-table.js";
 import { DEFAULT_RECIPE, type WordTableRecipe } from "./word-table-build.js";
-import { ironclawHome, loadWordTable } from "./word-table-cache.js";
+import { loadWordTable } from "./word-table-cache.js";
 
 /** Dimensions after the word-vector block that hold hashed character n-grams of out-of-vocabulary words. */
 const NGRAM_DIMENSIONS = 28;

@@ -1,9 +1,8 @@
 import type { IrowclawConfig } from "../../contracts/index.js";
-import { ConfigError } from "../../core/index.js";
+import { ConfigError, ironclawHome } from "../../core/index.js";
 import { BuiltinEmbedder } from "./builtin-embedder.js";
 import type { Embedder } from "./embedder.js";
 import { OpenAiEmbedder } from "./openai-embedder.js";
-import { ironclawHome } from "./word-table-cache.js";
 
 /**
  * The embedder `[indexing]` asks for: `local` is the built-in one; `provider` is the OpenAI-compatible endpoint

@@ -1,15 +1,9 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../../core/index.js";
 import { findWinkVectorFile, readWinkVectors } from "./wink-vector-source.js";
 import { WORD_TABLE_FORMAT, WordTable } from "./word-table.js";
 import { buildWordTable, DEFAULT_RECIPE, type WordTableRecipe } from "./word-table-build.js";
-
-/** IronClaw's data directory: `IRONCLAW_HOME`, or `~/.ironclaw`. */
-export function ironclawHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.IRONCLAW_HOME && env.IRONCLAW_HOME !== "" ? env.IRONCLAW_HOME : join(homedir(), ".ironclaw");
-}
 
 /** Where the table for a recipe is cached; the name changes whenever the bytes would. */
 export function wordTableFile(dataDir: string, recipe: WordTableRecipe = DEFAULT_RECIPE): string {
