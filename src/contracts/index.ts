@@ -16,3 +16,4 @@ export {
   toJsonSchema,
   type ValidationResult,
 } from "./registry.js";
+export * from "./warden/index.js";

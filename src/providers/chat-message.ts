@@ -1,45 +1,21 @@
-import type { TokenUsage } from "../contracts/index.js";
+import type { z } from "zod";
+import type { chatMessageSchema, TokenUsage, toolCallSchema, toolSpecSchema } from "../contracts/index.js";
+
+// The message shapes are the protocol contracts' (src/contracts/cell/protocol-model.ts): the model proxy sends
+// them over the cell channel as they are.
 
 /** One tool call the model asked for; `arguments` is the raw JSON text, parsed and validated by the caller. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
+export type ToolCall = z.output<typeof toolCallSchema>;
 
-export interface SystemMessage {
-  role: "system";
-  content: string;
-}
-
-export interface UserMessage {
-  role: "user";
-  content: string;
-}
-
-export interface AssistantMessage {
-  role: "assistant";
-  content: string;
-  toolCalls: ToolCall[];
-}
-
+export type ChatMessage = z.output<typeof chatMessageSchema>;
+export type SystemMessage = Extract<ChatMessage, { role: "system" }>;
+export type UserMessage = Extract<ChatMessage, { role: "user" }>;
+export type AssistantMessage = Extract<ChatMessage, { role: "assistant" }>;
 /** The answer to one tool call, sent back to the model; `isError` tells it the call failed. */
-export interface ToolMessage {
-  role: "tool";
-  toolCallId: string;
-  name: string;
-  content: string;
-  isError: boolean;
-}
-
-export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+export type ToolMessage = Extract<ChatMessage, { role: "tool" }>;
 
 /** A tool as the model sees it: `parameters` is a JSON Schema object. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
+export type ToolSpec = z.output<typeof toolSpecSchema>;
 
 export interface ChatRequest {
   model: string;

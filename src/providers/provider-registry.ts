@@ -27,6 +27,12 @@ export class ProviderRegistry {
   private readonly factories = new Map<string, ProviderFactory>();
   private readonly built = new Map<string, Provider>();
 
+  /**
+   * `fallback` serves every name not registered: the model proxy in a cell, where the warden, not the cell,
+   * knows which providers exist.
+   */
+  constructor(private readonly fallback?: (name: string) => Provider) {}
+
   register(name: string, factory: ProviderFactory): this {
     this.factories.set(name, factory);
     this.built.delete(name);
@@ -45,8 +51,8 @@ export class ProviderRegistry {
     const cached = this.built.get(name);
     if (cached) return cached;
     const factory = this.factories.get(name);
-    if (!factory) throw new UnknownProviderError(name, this.names());
-    const provider = factory();
+    if (!factory && !this.fallback) throw new UnknownProviderError(name, this.names());
+    const provider = factory ? factory() : (this.fallback as (name: string) => Provider)(name);
     this.built.set(name, provider);
     return provider;
   }

@@ -18,17 +18,43 @@ function configProblems(text: string, schema: Parameters<typeof parseTomlConfig>
 describe("config defaults", () => {
   it("reads an empty ironclawd.toml as the complete default config", () => {
     expect(parseTomlConfig("", ironclawdConfigSchema)).toEqual({
-      server: { port: 7420, bind: "127.0.0.1" },
-      cells: { backend: "auto", allow_tcg: false, allow_process: false },
+      server: { port: 7410, bind: "127.0.0.1", body_limit: 1_048_576 },
+      cells: { backend: "auto", allow_tcg: false, allow_process: false, idle_stop_minutes: 15 },
       storage: { users_dir: "users" },
       integrations: {},
       ui: { enabled: true, path: "/ui" },
+      providers: {},
+      egress: {
+        policy: "allow",
+        allow_hosts: [],
+        deny_hosts: [],
+        allow_private: false,
+        max_bytes: 4_194_304,
+        timeout_ms: 20_000,
+      },
+      soul_guard: {
+        enabled: true,
+        max_change_ratio: 0.5,
+        protected_words: [
+          "never",
+          "must not",
+          "do not",
+          "don't",
+          "always",
+          "refuse",
+          "safety",
+          "privacy",
+          "secret",
+        ],
+      },
+      auth: { session_ttl_hours: 168, login_link_ttl_minutes: 60, login_attempts_per_minute: 10 },
+      new_brains: {},
     });
   });
 
   it("fills the defaults of a table that is only partly written", () => {
     const config = parseTomlConfig("[server]\nport = 9000\n", ironclawdConfigSchema);
-    expect(config.server).toEqual({ port: 9000, bind: "127.0.0.1" });
+    expect(config.server).toEqual({ port: 9000, bind: "127.0.0.1", body_limit: 1_048_576 });
   });
 
   it("gives irowclaw every tool, denied egress and local embeddings by default", () => {

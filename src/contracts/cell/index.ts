@@ -29,10 +29,14 @@ export {
   type ChannelCredential,
   channelCredentialSchema,
   DEFAULT_PORT,
+  type HostProviderConfig,
+  hostProviderSchema,
   type IronclawdConfig,
   type IronclawdConfigInput,
   ironclawdConfigContract,
   ironclawdConfigSchema,
+  type TelegramBotConfig,
+  telegramBotSchema,
 } from "./ironclawd-config.js";
 export {
   EMBEDDERS,
@@ -61,11 +65,17 @@ export {
 } from "./protocol-chat.js";
 export {
   type Heartbeat,
+  type Hello,
   heartbeatSchema,
+  helloSchema,
   PROTOCOL_ERROR_CODES,
   type ProtocolError,
   type ProtocolErrorCode,
   protocolErrorSchema,
+  type Ready,
+  readySchema,
+  type Shutdown,
+  shutdownSchema,
 } from "./protocol-control.js";
 export {
   type BrainEntry,
@@ -97,6 +107,29 @@ export {
   protocolMessageContract,
   protocolMessageSchema,
 } from "./protocol-message.js";
+export {
+  type Cancel,
+  cancelSchema,
+  chatMessageSchema,
+  type EmbedRequest,
+  type EmbedResult,
+  embedRequestSchema,
+  embedResultSchema,
+  type FetchRequest,
+  type FetchResult,
+  FINISH_REASONS,
+  fetchRequestSchema,
+  fetchResultSchema,
+  type ModelEvent,
+  type ModelRequest,
+  modelEventSchema,
+  modelRequestSchema,
+  PROVIDER_ERROR_CODES,
+  providerFailureSchema,
+  streamEventSchema,
+  toolCallSchema,
+  toolSpecSchema,
+} from "./protocol-model.js";
 
 /** Seed 003 (SPEC.md): warden ↔ inmate protocol messages and the TOML configs. */
 export const cellContracts: Contract[] = [

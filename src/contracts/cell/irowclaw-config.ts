@@ -144,32 +144,23 @@ const indexingSchema = z
   });
 
 /** `/mnt/brain/config/irowclaw.toml`, the agent runtime's config (seed 003 §10.2). */
-export const irowclawConfigSchema = z
-  .strictObject({
-    default_agent: agentName,
-    providers: z
-      .record(providerName, providerSchema, {
-        error: (issue) =>
-          issue.code === "invalid_key"
-            ? "provider names must start with a letter or digit and use only letters, digits, - and _"
-            : undefined,
-      })
-      .default({}),
-    tools: toolsSchema,
-    indexing: indexingSchema,
-    agent: agentLimitsSchema,
-  })
-  .superRefine((config, ctx) => {
-    const name = config.indexing.embedding_provider;
-    if (name !== undefined && !(name in config.providers)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["indexing", "embedding_provider"],
-        message: `must name a provider defined under [providers] (no [providers.${name}])`,
-        input: name,
-      });
-    }
-  });
+export const irowclawConfigSchema = z.strictObject({
+  default_agent: agentName,
+  providers: z
+    .record(providerName, providerSchema, {
+      error: (issue) =>
+        issue.code === "invalid_key"
+          ? "provider names must start with a letter or digit and use only letters, digits, - and _"
+          : undefined,
+    })
+    .default({}),
+  tools: toolsSchema,
+  indexing: indexingSchema,
+  agent: agentLimitsSchema,
+});
+// A profile's provider and the embedding provider may name a provider this file does not define: in a cell
+// every provider is the warden's (ironclawd.toml [providers]), and a brain outside a cell reports an undefined
+// one when it is used (UnknownProviderError, ConfigError from the embedder factory).
 export type IrowclawConfig = z.output<typeof irowclawConfigSchema>;
 export type IrowclawConfigInput = z.input<typeof irowclawConfigSchema>;
 

@@ -5,7 +5,7 @@ import { aString } from "../common.js";
  * Names that become file names or config table keys (agent profiles, providers, cron jobs, tools): a letter or
  * digit first, then letters, digits, `-` or `_`, at most 64 characters, so they are safe in paths and TOML keys.
  */
-function nameToken(what: string, example: string) {
+export function nameToken(what: string, example: string) {
   return aString()
     .min(1, `${what} must not be empty`)
     .max(64, "must be at most 64 characters")

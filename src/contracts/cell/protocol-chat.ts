@@ -3,12 +3,24 @@ import { aBoolean, aNumber, aString, idString } from "../common.js";
 import { agentName, toolName } from "./names.js";
 import { protocolHeader, turnId } from "./protocol-header.js";
 
-/** Warden → inmate: one chat input from the user; `agent` picks a profile other than the default. */
+/**
+ * Warden → inmate: one chat input from the user; `agent` picks a profile other than the default. `history` is
+ * the earlier conversation as a client holds it (the OpenAI-compatible endpoint is stateless): used only when
+ * the session has no stored history of its own.
+ */
 export const userMessageSchema = z.strictObject({
   type: z.literal("UserMessage"),
   ...protocolHeader,
   text: aString().min(1, "must not be empty"),
   agent: agentName.optional(),
+  history: z
+    .array(
+      z.strictObject({
+        role: z.enum(["user", "assistant"], "must be one of user, assistant"),
+        content: aString(),
+      }),
+    )
+    .optional(),
 });
 export type UserMessage = z.output<typeof userMessageSchema>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { aString } from "../common.js";
+import { aBoolean, aString } from "../common.js";
+import { agentName, providerName } from "./names.js";
 import { protocolHeader } from "./protocol-header.js";
 
 /**
@@ -28,6 +29,9 @@ export const protocolErrorSchema = z.strictObject({
   ...protocolHeader,
   code: z.enum(PROTOCOL_ERROR_CODES, `must be one of ${PROTOCOL_ERROR_CODES.join(", ")}`),
   message: aString().min(1, "must not be empty"),
+  // The sender cannot go on (its brain failed to open, the channel is corrupt): the other side should stop
+  // the cell and report this message instead of retrying.
+  fatal: aBoolean().optional(),
 });
 export type ProtocolError = z.output<typeof protocolErrorSchema>;
 
@@ -37,3 +41,38 @@ export const heartbeatSchema = z.strictObject({
   ...protocolHeader,
 });
 export type Heartbeat = z.output<typeof heartbeatSchema>;
+
+/** Warden → inmate, once the channel is up: the provider names this host offers to the cell's model calls. */
+export const helloSchema = z.strictObject({
+  type: z.literal("Hello"),
+  ...protocolHeader,
+  providers: z.array(providerName),
+});
+export type Hello = z.output<typeof helloSchema>;
+
+const agentSummarySchema = z.strictObject({
+  name: agentName,
+  provider: providerName,
+  model: aString(),
+});
+
+/**
+ * Inmate → warden, the answer to Hello once the handler can serve: what runs in the cell and which agent
+ * profiles its brain defines (the warden lists them as models on its OpenAI-compatible endpoint).
+ */
+export const readySchema = z.strictObject({
+  type: z.literal("Ready"),
+  ...protocolHeader,
+  handler: aString().min(1, "must not be empty"),
+  agents: z.array(agentSummarySchema),
+  default_agent: aString().optional(),
+});
+export type Ready = z.output<typeof readySchema>;
+
+/** Warden → inmate: finish the running work, flush the brain and exit; the channel closes after it. */
+export const shutdownSchema = z.strictObject({
+  type: z.literal("Shutdown"),
+  ...protocolHeader,
+  reason: aString().optional(),
+});
+export type Shutdown = z.output<typeof shutdownSchema>;

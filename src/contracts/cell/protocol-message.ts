@@ -6,9 +6,24 @@ import {
   turnCompleteSchema,
   userMessageSchema,
 } from "./protocol-chat.js";
-import { heartbeatSchema, protocolErrorSchema } from "./protocol-control.js";
+import {
+  heartbeatSchema,
+  helloSchema,
+  protocolErrorSchema,
+  readySchema,
+  shutdownSchema,
+} from "./protocol-control.js";
 import { fileOpRequestSchema, fileOpResultSchema } from "./protocol-files.js";
 import { jobStatusSchema, jobTriggerSchema } from "./protocol-jobs.js";
+import {
+  cancelSchema,
+  embedRequestSchema,
+  embedResultSchema,
+  fetchRequestSchema,
+  fetchResultSchema,
+  modelEventSchema,
+  modelRequestSchema,
+} from "./protocol-model.js";
 
 export const PROTOCOL_MESSAGE_TYPES = [
   "UserMessage",
@@ -21,6 +36,16 @@ export const PROTOCOL_MESSAGE_TYPES = [
   "FileOpResult",
   "Error",
   "Heartbeat",
+  "Hello",
+  "Ready",
+  "Shutdown",
+  "Cancel",
+  "ModelRequest",
+  "ModelEvent",
+  "EmbedRequest",
+  "EmbedResult",
+  "FetchRequest",
+  "FetchResult",
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
 
@@ -38,6 +63,16 @@ export const protocolMessageSchema = z.discriminatedUnion(
     fileOpResultSchema,
     protocolErrorSchema,
     heartbeatSchema,
+    helloSchema,
+    readySchema,
+    shutdownSchema,
+    cancelSchema,
+    modelRequestSchema,
+    modelEventSchema,
+    embedRequestSchema,
+    embedResultSchema,
+    fetchRequestSchema,
+    fetchResultSchema,
   ],
   {
     error: (issue) =>
