@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, lstat, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBrainDir } from "./brain-dir.js";
+import { CellStartError } from "./cell.js";
 import { runProgram } from "./host-probe.js";
 
 /**
@@ -14,11 +14,20 @@ export async function ensureBrainDisk(
   sizeMiB: number,
 ): Promise<{ file: string; created: boolean }> {
   const file = join(userDir, "brain.ext4");
-  if (existsSync(file)) return { file, created: false };
+  const existing = await lstat(file).catch(() => undefined);
+  // QEMU opens the disk read-write and follows links: a link here would hand the guest its target as a disk.
+  if (existing && !existing.isFile()) {
+    throw new CellStartError(
+      `${file} is ${existing.isSymbolicLink() ? "a symbolic link" : "not a regular file"}: a brain disk must be a real file; move it away and start again`,
+    );
+  }
+  if (existing) return { file, created: false };
   const seed = await mkdtemp(join(tmpdir(), "ironclaw-brain-seed-"));
   try {
     const brain = await ensureBrainDir(seed);
     const tmp = `${file}.tmp`;
+    // mkfs -F writes through a link; a leftover from an earlier attempt is removed, never followed.
+    await rm(tmp, { force: true });
     const mkfs = await runProgram(
       "mkfs.ext4",
       [
@@ -38,7 +47,8 @@ export async function ensureBrainDisk(
       120_000,
     );
     if (!mkfs.ok) throw new Error(`mkfs.ext4 for the brain disk failed: ${mkfs.stderr.trim()}`);
-    const { rename } = await import("node:fs/promises");
+    // The whole brain, readable by whoever can read the file: its owner (the warden) alone.
+    await chmod(tmp, 0o600);
     await rename(tmp, file);
     return { file, created: true };
   } finally {

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
-import type { CellBackend, CellStartSpec } from "./cell.js";
+import type { CellBackend, CellHandle, CellStartSpec } from "./cell.js";
 import { CellManager } from "./cell-manager.js";
 import { type MessageBody, ProtocolPeer } from "./protocol-peer.js";
 
@@ -33,6 +33,8 @@ export async function runCellKeeper(options: {
   userId: string;
   spec?: Partial<CellStartSpec>;
   log: (line: string) => void;
+  /** Called with every cell the keeper starts (restarts included): the host side serves its requests here. */
+  onCell?: (cell: CellHandle) => void;
 }): Promise<void> {
   const { userId, runDir } = options;
   await mkdir(runDir, { recursive: true, mode: 0o700 });
@@ -43,7 +45,11 @@ export async function runCellKeeper(options: {
     idleStopMs: 0,
     ...(options.spec ? { spec: options.spec } : {}),
   });
-  manager.onEvent((event) => options.log(`cell ${event.kind}: ${JSON.stringify(event)}`));
+  manager.onEvent((event) => {
+    options.log(`cell ${event.kind}: ${JSON.stringify(event)}`);
+    const cell = event.kind === "started" ? manager.cell(userId) : undefined;
+    if (cell) options.onCell?.(cell);
+  });
   await manager.get(userId);
   await rm(files.socket, { force: true });
   const server = createServer((socket) => relay(socket, manager, userId));

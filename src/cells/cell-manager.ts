@@ -16,6 +16,8 @@ export interface CellManagerOptions {
   /** IRONCLAW_HOME/users: each user's cell keeps its brain under users/<uid>/. */
   usersDir: string;
   spec?: Partial<CellStartSpec>;
+  /** Per-user additions to `spec`, such as the host uid the user's cell runs as. */
+  specFor?: (userId: string) => Partial<CellStartSpec>;
   warmPool?: WarmPool;
   /** Stop a cell after this long without traffic; 0 keeps cells running. */
   idleStopMs?: number;
@@ -118,6 +120,7 @@ export class CellManager {
       warm ??
       (await this.options.backend.start({
         ...this.options.spec,
+        ...this.options.specFor?.(userId),
         userId,
         userDir: join(this.options.usersDir, userId),
       }));

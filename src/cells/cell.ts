@@ -21,6 +21,12 @@ export interface CellStartSpec {
   heartbeatMs?: number;
   /** How long to wait for the guest's first Heartbeat. */
   startTimeoutMs?: number;
+  /**
+   * The host uid/gid this user's cell runs as when the warden is root (bwrap): one per user, so two users'
+   * cells never share an owner and a wrong bind mount still cannot expose one brain to another cell.
+   * Ignored where the warden is not root (the cell is then the warden's own uid in a user namespace).
+   */
+  runAs?: { uid: number; gid: number };
 }
 
 export interface CellExit {

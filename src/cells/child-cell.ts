@@ -121,6 +121,8 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     onEvent: (listener: (message: ProtocolMessage) => void) => peer.onMessage(listener),
     async stop(options = {}) {
       requested = true;
+      // Shutdown first, so the guest stops its running work on purpose; the close that follows is its EOF.
+      peer.send({ type: "Shutdown", reason: "the cell is stopping" });
       peer.close("stopping");
       const grace = options.timeoutMs ?? init.stopTimeoutMs ?? 10_000;
       const waited = await Promise.race([exited, sleep(grace)]);

@@ -1,5 +1,9 @@
-/** The default hard maximum size of one frame's JSON body (seed 003 §12). */
-export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * The default hard maximum size of one frame's JSON body (seed 003 §12): large enough for a model call with a
+ * long conversation and for a fetched page (base64) through the warden's proxies, small enough that a hostile
+ * guest cannot make the host buffer much per cell.
+ */
+export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 
 const HEADER_BYTES = 4;
 

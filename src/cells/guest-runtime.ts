@@ -34,8 +34,12 @@ export function distRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
   return { kind: "dist", packageRoot, nodeArgs: (root) => [join(root, "dist/cells/guest/irowclaw.js")] };
 }
 
-/** The compiled runtime when it has been built, otherwise the sources. */
+/**
+ * The runtime that matches the running host code: the sources when the host itself runs from them (tsx), so a
+ * stale dist/ never answers for edited code; otherwise the compiled runtime when it has been built.
+ */
 export function defaultRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
+  if (import.meta.url.endsWith(".ts")) return sourceRuntime(packageRoot);
   return existsSync(join(packageRoot, "dist/cells/guest/irowclaw.js"))
     ? distRuntime(packageRoot)
     : sourceRuntime(packageRoot);

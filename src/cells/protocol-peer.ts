@@ -57,7 +57,12 @@ export function isFinalReply(message: ProtocolMessage): boolean {
     case "TurnComplete":
     case "FileOpResult":
     case "Error":
+    case "Ready":
+    case "EmbedResult":
+    case "FetchResult":
       return true;
+    case "ModelEvent":
+      return message.event.type === "done" || message.event.type === "error";
     case "JobStatus":
       return message.status === "succeeded" || message.status === "failed";
     default:
@@ -153,7 +158,10 @@ export class ProtocolPeer {
   }
 
   /** Sends a request and yields every reply to it, ending after the final one (see isFinalReply). */
-  async *request(body: MessageBody, options: { timeoutMs?: number } = {}): AsyncGenerator<ProtocolMessage> {
+  async *request(
+    body: MessageBody,
+    options: { timeoutMs?: number; onSent?: (message: ProtocolMessage) => void } = {},
+  ): AsyncGenerator<ProtocolMessage> {
     const queue: ProtocolMessage[] = [];
     let failure: Error | undefined;
     let wake: (() => void) | undefined;
@@ -179,7 +187,8 @@ export class ProtocolPeer {
           )
         : undefined;
     try {
-      this.send(body);
+      const sent = this.send(body);
+      options.onSent?.(sent);
       for (;;) {
         const next = queue.shift();
         if (next) {

@@ -9,7 +9,9 @@ import {
   sourceRuntime,
 } from "../../src/cells/index.js";
 import type { ProtocolMessage } from "../../src/contracts/index.js";
+import { createLogger } from "../../src/core/index.js";
 import { initBrain } from "../../src/memory/index.js";
+import { HostProviders, serveCellRequests } from "../../src/warden/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
 
 let server: ModelServer;
@@ -49,7 +51,7 @@ afterAll(async () => {
 
 const backends: Array<[string, () => CellBackend]> = [
   ["process", () => createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} })],
-  // The agent calls its model provider over the network, so this cell is started with egress allowed.
+  // No network in the cell: the agent reaches its model and embeddings only through the warden's proxy.
   ["bwrap", () => createBwrapBackend({ runtime: sourceRuntime() })],
 ];
 
@@ -60,8 +62,22 @@ describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
       userId: `agent-${name}`,
       userDir,
       handler: "agent",
-      allowNetwork: true,
       startTimeoutMs: 90_000,
+    });
+    const audits: unknown[] = [];
+    const detach = serveCellRequests(cell, {
+      userId: `agent-${name}`,
+      providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
+      egress: {
+        policy: "allow",
+        allow_hosts: [],
+        deny_hosts: [],
+        allow_private: false,
+        max_bytes: 1 << 20,
+        timeout_ms: 5_000,
+      },
+      audit: (entry) => audits.push(entry),
+      logger: createLogger("test", { level: "silent" }),
     });
     try {
       server.enqueue(reply.text("Tea is on your list.", { chunks: 3 }));
@@ -97,7 +113,9 @@ describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
       expect(statuses.at(-1)).toMatchObject({
         result_ref: expect.stringMatching(/^logs\/\d{4}-\d{2}-\d{2}\.md#L/),
       });
+      expect(audits).toEqual([]);
     } finally {
+      detach();
       await cell.stop();
     }
   }, 180_000);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -34,13 +34,13 @@ afterAll(async () => {
 
 describe("ironclaw cell", () => {
   it("sends one message to a temporary cell and prints the streamed reply", async () => {
-    const result = await ironclaw("cell", "exec", "--user", "ada", "--handler", "echo", "hello cell");
+    const result = await ironclaw("cell", "exec", "--user", "ada", "--dev-handler", "echo", "hello cell");
     expect(result.stdout).toBe("hello cell\n");
     expect(result.stderr).toContain("does not isolate");
   });
 
   it("keeps a cell running between commands, lists it, relays exec and stops it", async () => {
-    expect((await ironclaw("cell", "start", "--user", "ada", "--handler", "echo")).code).toBe(0);
+    expect((await ironclaw("cell", "start", "--user", "ada", "--dev-handler", "echo")).code).toBe(0);
     const listed = JSON.parse((await ironclaw("cell", "list", "--json")).stdout) as Array<{ user: string }>;
     expect(listed.map((c) => c.user)).toEqual(["ada"]);
     const wrote = await ironclaw(
@@ -57,6 +57,22 @@ describe("ironclaw cell", () => {
     expect((await ironclaw("cell", "exec", "--user", "ada", "--read", "notes/a.md")).stdout).toBe("# A\n");
     expect((await ironclaw("cell", "stop", "--user", "ada")).stdout).toContain("stopped");
     expect((await ironclaw("cell", "list")).stdout).toContain("no cells running");
+  }, 180_000);
+
+  it("reports a cell that cannot start in one line, without a stack, and exits 1", async () => {
+    // A brain that is a link is refused before any cell runs (the host never follows it).
+    await mkdir(join(home, "elsewhere"), { recursive: true });
+    await mkdir(join(home, "users", "bob"), { recursive: true });
+    await symlink(join(home, "elsewhere"), join(home, "users", "bob", "brain"));
+    const brain = join(home, "users", "bob", "brain");
+    const expected = `ironclaw cell: ${brain} is a symbolic link: a brain must be a real directory; move it away and start again\n`;
+    const exec = await ironclaw("cell", "exec", "--user", "bob", "--dev-handler", "echo", "hello");
+    expect(exec.code).toBe(1);
+    expect(exec.stderr.endsWith(expected), exec.stderr).toBe(true);
+    expect(exec.stderr).not.toMatch(/\n\s+at /);
+    const start = await ironclaw("cell", "start", "--user", "bob", "--dev-handler", "echo");
+    expect(start.code).toBe(1);
+    expect(start.stderr).toBe(expected);
   }, 180_000);
 
   it("refuses a command without a user", async () => {

@@ -16,18 +16,22 @@ const backends: SuiteBackend[] = names.map((name) => {
   return make();
 });
 
+const RUN_AS = { inmate: { uid: 61_101, gid: 61_101 }, bystander: { uid: 61_102, gid: 61_102 } };
+
 describe.each(backends)("$name cell", (entry) => {
   let home = "";
   let backend: CellBackend;
   let inmate: CellHandle | undefined;
   let bystander: CellHandle | undefined;
   const gone = new WeakSet<CellHandle>();
-  const start = async (user: string) => {
+  const start = async (user: "inmate" | "bystander") => {
     const cell = await backend.start({
       userId: user,
       userDir: join(home, "users", user),
       handler: "shell",
       startTimeoutMs: entry.startTimeoutMs,
+      // Under a root warden each user's bwrap cell is its own host uid; other backends ignore this.
+      runAs: RUN_AS[user],
     });
     void cell.exited.then(() => gone.add(cell));
     return cell;

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { CellHandle } from "../../src/cells/index.js";
-import { encodeFrame } from "../../src/cells/index.js";
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame } from "../../src/cells/index.js";
 import { answers, shellIn } from "./cell-shell.js";
 
 /** What the suite knows about the host and the two cells, for the attempts to aim at. */
@@ -190,8 +190,9 @@ export const ESCAPE_ATTEMPTS: EscapeAttempt[] = [
       const header = Buffer.alloc(4);
       header.writeUInt32BE(junk.length);
       cell.peer.writeRaw(Buffer.concat([header, junk]));
-      const oversize = Buffer.alloc(4 + 2 * 1024 * 1024, 0x20);
-      oversize.writeUInt32BE(2 * 1024 * 1024);
+      const tooBig = DEFAULT_MAX_FRAME_BYTES + 1024 * 1024;
+      const oversize = Buffer.alloc(4 + tooBig, 0x20);
+      oversize.writeUInt32BE(tooBig);
       cell.peer.writeRaw(oversize);
       const guestSurvived = await answers(cell);
       off();

@@ -12,6 +12,10 @@ export interface BwrapLimits {
   /** Size of the tmpfs at /tmp/workspace (and of /tmp). */
   workspaceMiB: number;
   openFiles: number;
+  /** Memory of the whole cell, its tmpfs pages included: its cgroup's limit, when the warden is root. */
+  cellMemoryMiB: number;
+  /** Tasks (processes and threads) of the whole cell: its cgroup's pids.max, when the warden is root. */
+  cellTasks: number;
 }
 
 export const DEFAULT_BWRAP_LIMITS: BwrapLimits = {
@@ -20,6 +24,9 @@ export const DEFAULT_BWRAP_LIMITS: BwrapLimits = {
   maxFileMiB: 256,
   workspaceMiB: 128,
   openFiles: 1024,
+  // One node at its data limit plus both tmpfs full, with room for the tools the agent runs.
+  cellMemoryMiB: 1024,
+  cellTasks: 1024,
 };
 
 export const PACKAGE_IN_CELL = "/opt/ironclaw";
@@ -32,6 +39,10 @@ export interface BwrapCommand {
   limits: BwrapLimits;
   allowNetwork: boolean;
   env?: Record<string, string>;
+  /** The node binary the cell runs; default the warden's own. */
+  nodePath?: string;
+  /** Where node's prefix (see nodePrefixOf) is bound from, when not from itself: a root warden's stage. */
+  nodePrefixSource?: string;
 }
 
 /**
@@ -41,6 +52,7 @@ export interface BwrapCommand {
 export function buildBwrapArgs(command: BwrapCommand): { file: string; args: string[] } {
   const mib = 1024 * 1024;
   const { limits } = command;
+  const nodePath = command.nodePath ?? process.execPath;
   const prlimit = [
     // RLIMIT_DATA, not RLIMIT_AS: V8 and Go (esbuild under tsx) reserve gigabytes of address space they never
     // touch, while RLIMIT_DATA counts only memory that can actually be written.
@@ -54,7 +66,7 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
     ...["--unshare-all", "--unshare-user", "--disable-userns"],
     ...(command.allowNetwork ? ["--share-net"] : []),
     ...["--die-with-parent", "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "cell"],
-    ...systemBinds(),
+    ...systemBinds(nodePath, command.nodePrefixSource),
     ...["--ro-bind", command.packageRoot, PACKAGE_IN_CELL],
     ...["--bind", command.brainDir, BRAIN_IN_CELL],
     ...["--proc", "/proc", "--dev", "/dev"],
@@ -73,7 +85,7 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
       `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMiB * 0.75))}`,
     ],
     "--",
-    process.execPath,
+    nodePath,
     ...command.nodeArgs,
   ];
   return { file: "prlimit", args: [...prlimit, "--", "bwrap", ...bwrap] };
@@ -84,7 +96,7 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
  * links, and node's own prefix when it lives elsewhere. /etc, /home, /root, /var and /tmp of the host are
  * not there at all.
  */
-function systemBinds(): string[] {
+function systemBinds(nodePath: string, prefixSource: string | undefined): string[] {
   const args = ["--ro-bind", "/usr", "/usr"];
   for (const dir of ["/bin", "/sbin", "/lib", "/lib64", "/lib32"]) {
     try {
@@ -95,9 +107,12 @@ function systemBinds(): string[] {
       // not on this host
     }
   }
-  if (!process.execPath.startsWith("/usr/")) {
-    const prefix = dirname(dirname(process.execPath));
-    args.push("--ro-bind", prefix, prefix);
-  }
+  const prefix = nodePrefixOf(nodePath);
+  if (prefix) args.push("--ro-bind", prefixSource ?? prefix, prefix);
   return args;
+}
+
+/** The directory above node's bin/ when /usr does not hold it already (nvm, the npm `node` package). */
+export function nodePrefixOf(nodePath: string): string | undefined {
+  return nodePath.startsWith("/usr/") ? undefined : dirname(dirname(nodePath));
 }

@@ -72,7 +72,8 @@ export function createMicrovmBackend(
         logger.warn({ user: spec.userId }, TCG_WARNING);
         options.onWarning?.(TCG_WARNING);
       }
-      await mkdir(spec.userDir, { recursive: true });
+      // users/<u> holds the whole brain as a disk image: the warden's alone.
+      await mkdir(spec.userDir, { recursive: true, mode: 0o700 });
       await mkdir(runDir, { recursive: true, mode: 0o700 });
       const brain = await ensureBrainDisk(spec.userDir, options.brainDiskMiB ?? 256);
       // One VM per brain disk: two writers would corrupt the ext4 file system.

@@ -1,28 +1,69 @@
 import { existsSync } from "node:fs";
-import { type AgentEvent, AgentRuntime, createRuntimeScheduler } from "../../agent/index.js";
+import {
+  type AgentEvent,
+  AgentRuntime,
+  createRuntimeScheduler,
+  loadRuntimeConfig,
+  SessionStore,
+} from "../../agent/index.js";
+import type { UserMessage } from "../../contracts/cell/index.js";
+import { BrainLayout } from "../../memory/index.js";
 import type { ChatMessage } from "../../providers/index.js";
+import type { ProtocolPeer } from "../protocol-peer.js";
 import { runFileOp } from "./brain-file-ops.js";
 import type { CellHandler, TurnEvent } from "./cell-handler.js";
+import { createProxyFetcher, createProxyProviders, ProxyEmbedder } from "./warden-proxies.js";
 
 export interface AgentHandlerOptions {
   brainRoot: string;
   /** The bash tool's working directory; the cell's tmpfs workspace when it has one. */
   workspace?: string;
+  /** The channel to the warden, which makes the model calls, provider embeddings and fetches for the cell. */
+  warden: ProtocolPeer;
 }
 
 /**
  * The production handler: the agent runtime (src/agent) of this cell's brain behind the protocol. A
- * UserMessage is one turn of its session (history kept per session_id while the cell runs), a JobTrigger runs
- * the cron job through the brain's scheduler, which also runs the schedule of cron/jobs.toml on its own.
+ * UserMessage is one turn of its session (history stored in the brain database, so it survives restarts), a
+ * JobTrigger runs the cron job through the brain's scheduler, which also runs cron/jobs.toml on its own.
  */
 export async function createAgentHandler(options: AgentHandlerOptions): Promise<CellHandler> {
   const workspace = options.workspace ?? (existsSync("/tmp/workspace") ? "/tmp/workspace" : process.cwd());
-  const runtime = await AgentRuntime.open(options.brainRoot, { workspace, watchBrain: true });
+  const { config } = loadRuntimeConfig(BrainLayout.open(options.brainRoot));
+  const { indexing } = config;
+  const embedder =
+    indexing.embedder === "provider" && indexing.embedding_provider && indexing.embedding_model
+      ? await ProxyEmbedder.create(options.warden, indexing.embedding_provider, indexing.embedding_model)
+      : undefined;
+  const runtime = await AgentRuntime.open(options.brainRoot, {
+    workspace,
+    watchBrain: true,
+    providers: createProxyProviders(options.warden),
+    pageFetcher: createProxyFetcher(options.warden),
+    ...(embedder ? { embedder } : {}),
+  });
   const scheduler = createRuntimeScheduler(runtime, { watch: true });
   scheduler.start();
-  const histories = new Map<string, ChatMessage[]>();
+  const sessions = new SessionStore(runtime.db);
+  const historyOf = (message: UserMessage): ChatMessage[] =>
+    sessions.load(message.session_id)?.messages ??
+    (message.history ?? []).map(
+      (m): ChatMessage =>
+        m.role === "user"
+          ? { role: "user", content: m.content }
+          : { role: "assistant", content: m.content, toolCalls: [] },
+    );
   return {
     name: "agent",
+    describe() {
+      runtime.refreshConfig();
+      const agents = [...runtime.runtimeConfig.profiles.values()].map(({ profile: p }) => ({
+        name: p.name,
+        provider: p.provider,
+        model: p.model,
+      }));
+      return { agents, defaultAgent: runtime.runtimeConfig.config.default_agent };
+    },
     async *onUserMessage(message, context) {
       const events: TurnEvent[] = [];
       let wake: (() => void) | undefined;
@@ -46,14 +87,14 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
         .runTurn({
           prompt: message.text,
           sessionId: message.session_id,
-          history: histories.get(message.session_id) ?? [],
+          history: historyOf(message),
           signal: context.signal,
           emit,
           ...(message.agent ? { agent: message.agent } : {}),
         })
         .then(
           (result) => {
-            histories.set(message.session_id, result.messages);
+            sessions.save(message.session_id, result.agent, result.messages);
             push({
               kind: "final",
               text: result.text,

@@ -48,6 +48,8 @@ export interface CellHandler {
    * runs report their JobStatus this way (seed 003 §8.2: an optional notification for the warden to relay).
    */
   attach?(notify: (status: JobProgress & { job_id: string }) => void): void;
+  /** What the cell offers, for the Ready answer to the warden's Hello. */
+  describe?(): { agents: { name: string; provider: string; model: string }[]; defaultAgent?: string };
   /** Called once before the cell exits: flush and close the brain database here. */
   close?(): Promise<void>;
 }

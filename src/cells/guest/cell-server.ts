@@ -12,13 +12,21 @@ export interface CellServerOptions {
 }
 
 /**
- * The inmate's side of the channel: announces itself with a Heartbeat (the host's readiness signal), then
- * dispatches each request to the handler. A handler that throws becomes an Error reply, never a dead cell.
+ * The handler, or how to make it once the channel is up: the agent handler needs the channel itself, because
+ * its model calls, provider embeddings and fetches go to the warden over it.
+ */
+export type HandlerSource = CellHandler | ((peer: ProtocolPeer) => Promise<CellHandler>);
+
+/**
+ * The inmate's side of the channel: announces itself with a Heartbeat (the host's readiness signal), builds
+ * the handler, then dispatches each request to it (requests that arrive meanwhile wait for it). Hello is
+ * answered with Ready once the handler serves; Cancel aborts the request it names; Shutdown ends the channel.
+ * A handler that throws becomes an Error reply, never a dead cell; one that cannot be built is a fatal Error.
  * Resolves when the channel closes, after the handler has flushed.
  */
 export async function serveCell(
   stream: Duplex,
-  handler: CellHandler,
+  source: HandlerSource,
   options: CellServerOptions,
 ): Promise<CloseInfo> {
   const peer = new ProtocolPeer(stream, {
@@ -38,8 +46,42 @@ export async function serveCell(
     writeRaw: (bytes) => peer.writeRaw(bytes),
   };
   const running = new Set<Promise<void>>();
+  const cancels = new Map<number, AbortController>();
+  let handler: CellHandler | undefined = typeof source === "function" ? undefined : source;
+  const built: Promise<CellHandler> =
+    typeof source === "function"
+      ? source(peer).then((h) => {
+          handler = h;
+          return h;
+        })
+      : Promise.resolve(source);
+  built.catch((error: Error) => {
+    peer.send({
+      type: "Error",
+      code: "internal",
+      message: `the cell could not start: ${error.message}`.slice(0, 2000),
+      fatal: true,
+    });
+    peer.close("the handler could not start", false);
+  });
   peer.onMessage((message) => {
-    const task = dispatch(peer, handler, context, message).catch((error: unknown) => {
+    if (isReplyToUs(message)) return;
+    if (message.type === "Cancel") {
+      cancels.get(message.target)?.abort();
+      return;
+    }
+    if (message.type === "Shutdown") {
+      peer.close(message.reason ?? "shutdown requested");
+      return;
+    }
+    const own = new AbortController();
+    cancels.set(message.msg_id, own);
+    const scoped = { ...context, signal: AbortSignal.any([abort.signal, own.signal]) };
+    const task = (
+      handler
+        ? dispatch(peer, handler, scoped, message)
+        : built.then((h) => dispatch(peer, h, scoped, message))
+    ).catch((error: unknown) => {
       peer.send({
         type: "Error",
         user_id: message.user_id,
@@ -50,15 +92,32 @@ export async function serveCell(
       });
     });
     running.add(task);
-    void task.finally(() => running.delete(task));
+    void task.finally(() => {
+      running.delete(task);
+      cancels.delete(message.msg_id);
+    });
   });
   peer.send({ type: "Heartbeat" });
-  handler.attach?.((status) => peer.send({ type: "JobStatus", ...status }));
+  void built.then(
+    (h) => h.attach?.((status) => peer.send({ type: "JobStatus", ...status })),
+    () => {},
+  );
   const info = await peer.closed;
   abort.abort();
   await Promise.allSettled([...running]);
-  await handler.close?.();
+  const ready = await built.catch(() => undefined);
+  await ready?.close?.();
   return info;
+}
+
+/** Replies to the requests this side made (model calls, fetches) reach their waiter, not the dispatcher. */
+function isReplyToUs(message: ProtocolMessage): boolean {
+  return (
+    message.type === "ModelEvent" ||
+    message.type === "EmbedResult" ||
+    message.type === "FetchResult" ||
+    (message.type === "Error" && message.reply_to !== undefined)
+  );
 }
 
 async function dispatch(
@@ -74,6 +133,17 @@ async function dispatch(
       return answerFileOp(peer, handler, context, message);
     case "JobTrigger":
       return answerJob(peer, handler, context, message);
+    case "Hello":
+      peer.send({
+        type: "Ready",
+        user_id: message.user_id,
+        session_id: message.session_id,
+        reply_to: message.msg_id,
+        handler: handler.name,
+        agents: handler.describe?.().agents ?? [],
+        ...(handler.describe?.().defaultAgent ? { default_agent: handler.describe?.().defaultAgent } : {}),
+      });
+      return;
     case "Heartbeat":
     case "Error":
       return;

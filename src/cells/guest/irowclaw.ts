@@ -3,6 +3,7 @@
 // each request to a handler; the host starts it through a cell backend, never directly.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import type { ProtocolPeer } from "../protocol-peer.js";
 import type { CellHandler } from "./cell-handler.js";
 import { serveCell } from "./cell-server.js";
 import { openGuestChannel } from "./guest-channel.js";
@@ -10,12 +11,14 @@ import { openGuestChannel } from "./guest-channel.js";
 export const GUEST_HANDLERS = ["agent", "echo", "shell"] as const;
 export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
 
-async function loadHandler(name: string, brainRoot: string): Promise<CellHandler> {
+async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer): Promise<CellHandler> {
   if (name === "echo") return (await import("./dev-handlers.js")).createEchoDevHandler();
   if (name === "shell") return (await import("./dev-handlers.js")).createShellTestHandler();
   if (name === "agent") {
     const { createAgentHandler } = await import("./agent-handler.js");
-    return createAgentHandler({ brainRoot });
+    // Model calls, provider embeddings and web fetches go to the warden over the channel: the cell has
+    // neither keys nor network.
+    return createAgentHandler({ brainRoot, warden: peer });
   }
   throw new Error(`unknown handler ${name}: use one of ${GUEST_HANDLERS.join(", ")}`);
 }
@@ -37,21 +40,28 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write("irowclaw: --user is required\n");
     return 2;
   }
-  const handler = await loadHandler(values.handler, values.brain);
+  const handlerName = values.handler;
+  if (!(GUEST_HANDLERS as readonly string[]).includes(handlerName)) {
+    process.stderr.write(
+      `irowclaw: unknown handler ${handlerName}: use one of ${GUEST_HANDLERS.join(", ")}\n`,
+    );
+    return 2;
+  }
   const stream = await openGuestChannel(values.channel);
-  // In a microVM the channel device belongs to root: open it first, then give up root for good.
+  // In a microVM the channel device belongs to root: open it first, then give up root for good, before the
+  // brain is opened, so nothing in it is created as root.
   if (values["run-as"]) dropPrivileges(values["run-as"]);
   // Signals end the channel like a host-side close would; the server then flushes the handler and returns.
   const stopping = () => stream.end(() => stream.destroy());
   process.once("SIGTERM", stopping);
   process.once("SIGINT", stopping);
-  const info = await serveCell(stream, handler, {
+  const info = await serveCell(stream, (peer) => loadHandler(handlerName, values.brain, peer), {
     userId: values.user,
     brainRoot: values.brain,
     ...(values["max-frame-bytes"] ? { maxFrameBytes: Number(values["max-frame-bytes"]) } : {}),
     ...(values["heartbeat-ms"] ? { heartbeatMs: Number(values["heartbeat-ms"]) } : {}),
   });
-  process.stderr.write(`irowclaw: channel closed (${info.reason}); ${handler.name} flushed\n`);
+  process.stderr.write(`irowclaw: channel closed (${info.reason}); ${handlerName} flushed\n`);
   return 0;
 }
 

@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { existsSync, openSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
   type CellHandle,
+  CellStartError,
   createConfiguredBackend,
   keeperFiles,
   listKeptCells,
@@ -17,10 +18,12 @@ import {
   usersDir,
 } from "../../cells/index.js";
 import type { ProtocolMessage } from "../../contracts/cell/index.js";
-import { ironclawHome } from "../../core/index.js";
+import type { IronclawdConfig } from "../../contracts/index.js";
+import { createLogger, ironclawHome } from "../../core/index.js";
+import { HostProviders, serveCellRequests } from "../../warden/index.js";
 import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
 
-const usage = `Usage: ironclaw cell start --user <uid> [--foreground] [--handler agent|echo|shell]
+const usage = `Usage: ironclaw cell start --user <uid> [--foreground] [--dev-handler echo|shell]
        ironclaw cell stop --user <uid>
        ironclaw cell list [--json]
        ironclaw cell exec --user <uid> [--json] <message text>
@@ -28,50 +31,86 @@ const usage = `Usage: ironclaw cell start --user <uid> [--foreground] [--handler
 
 Runs a user's agent in its cell, with the backend of [cells] in IRONCLAW_HOME/ironclawd.toml (auto by
 default). start keeps the cell running in the background until stop; exec sends one message (or file
-operation) to the running cell, or to a temporary one when none runs, and prints the reply.`;
+operation) to the running cell, or to a temporary one when none runs, and prints the reply. The agent's
+model calls and web fetches go through the providers and egress policy of ironclawd.toml, as under the
+warden (\`ironclaw serve\`); the cell holds no key. --dev-handler runs a development handler instead of the
+agent: echo answers with the text, shell runs it as a shell command inside the cell (for testing only).`;
 
 const HANDLERS = ["agent", "echo", "shell"] as const;
+
+/** The warden's side of a cell started from the CLI: model calls and fetches under ironclawd.toml. */
+function hostSide(config: IronclawdConfig, io: CliIo, user: string): (cell: CellHandle) => () => void {
+  const providers = new HostProviders(config, io.env);
+  return (cell) =>
+    serveCellRequests(cell, {
+      userId: user,
+      providers,
+      egress: config.egress,
+      audit: (entry) => println(io.stderr, `audit: ${entry.action} ${JSON.stringify(entry.detail)}`),
+      logger: createLogger("cell", { level: "warn" }),
+    });
+}
 
 export const cellCommand: CliCommand = {
   name: "cell",
   summary: "start, stop, list cells and send a message into one",
   usage,
   async run(argv, io) {
-    const [action, ...rest] = argv;
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        user: { type: "string" },
-        foreground: { type: "boolean" },
-        handler: { type: "string" },
-        json: { type: "boolean" },
-        list: { type: "string" },
-        read: { type: "string" },
-        write: { type: "string" },
-        content: { type: "string" },
-      },
-    });
-    const home = ironclawHome(io.env);
-    const runDir = join(home, "run", "cells");
-    if (action === "list") return listCells(io, runDir, values.json === true);
-    if (action !== "start" && action !== "stop" && action !== "exec")
-      throw new UsageError("expected start, stop, list or exec");
-    const user = values.user;
-    if (!user) throw new UsageError("--user is required");
-    const handler = values.handler ?? "agent";
-    if (!(HANDLERS as readonly string[]).includes(handler))
-      throw new UsageError(`--handler must be one of ${HANDLERS.join(", ")}`);
-    const spec = { handler: handler as (typeof HANDLERS)[number] };
-    if (action === "stop") return stopCell(io, runDir, user);
-    if (action === "start") {
-      if (values.foreground) return keepCell(io, home, runDir, user, spec);
-      return startDetached(io, home, runDir, user, rest);
+    try {
+      return await runCell(argv, io);
+    } catch (error) {
+      // A cell that cannot start is the host's situation, not a bug: say why and what to do, in one line.
+      if (!(error instanceof CellStartError)) throw error;
+      println(io.stderr, `${START_FAILED}${firstLine(error.message)}`);
+      return 1;
     }
-    const body = execBody(values, positionals.join(" "));
-    return execInCell(io, home, runDir, user, spec, body, values.json === true);
   },
 };
+
+const START_FAILED = "ironclaw cell: ";
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0] ?? text;
+}
+
+async function runCell(argv: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      user: { type: "string" },
+      foreground: { type: "boolean" },
+      "dev-handler": { type: "string" },
+      json: { type: "boolean" },
+      list: { type: "string" },
+      read: { type: "string" },
+      write: { type: "string" },
+      content: { type: "string" },
+    },
+  });
+  const home = ironclawHome(io.env);
+  const runDir = join(home, "run", "cells");
+  if (action === "list") return listCells(io, runDir, values.json === true);
+  if (action !== "start" && action !== "stop" && action !== "exec")
+    throw new UsageError("expected start, stop, list or exec");
+  const user = values.user;
+  if (!user) throw new UsageError("--user is required");
+  const handler = values["dev-handler"] ?? "agent";
+  if (
+    !(HANDLERS as readonly string[]).includes(handler) ||
+    (values["dev-handler"] !== undefined && handler === "agent")
+  )
+    throw new UsageError(`--dev-handler must be one of echo, shell`);
+  const spec = { handler: handler as (typeof HANDLERS)[number] };
+  if (action === "stop") return stopCell(io, runDir, user);
+  if (action === "start") {
+    if (values.foreground) return keepCell(io, home, runDir, user, spec);
+    return startDetached(io, home, runDir, user, rest);
+  }
+  const body = execBody(values, positionals.join(" "));
+  return execInCell(io, home, runDir, user, spec, body, values.json === true);
+}
 
 async function listCells(io: CliIo, runDir: string, json: boolean): Promise<number> {
   const cells = await listKeptCells(runDir);
@@ -116,6 +155,7 @@ async function keepCell(
     userId: user,
     spec,
     log: (l) => println(io.stderr, l),
+    onCell: (cell) => void hostSide(config, io, user)(cell),
   });
   return 0;
 }
@@ -155,7 +195,11 @@ async function startDetached(
     if (child.exitCode !== null) break;
     await sleep(200);
   }
-  println(io.stderr, `the cell of ${user} did not start; see ${log}`);
+  // The keeper printed why (one START_FAILED line) into the log: repeat it here.
+  const why = (await readFile(log, "utf8").catch(() => ""))
+    .split("\n")
+    .findLast((line) => line.startsWith(START_FAILED));
+  println(io.stderr, why ?? `the cell of ${user} did not start; see ${log}`);
   return 1;
 }
 
@@ -206,8 +250,12 @@ async function execInCell(
       userId: user,
       userDir: join(usersDir(config, home), user),
     });
+    const detach = hostSide(config, io, user)(cell);
     replies = cell.request(body);
-    done = async () => void (await cell.stop());
+    done = async () => {
+      detach();
+      await cell.stop();
+    };
   }
   let code = 0;
   try {

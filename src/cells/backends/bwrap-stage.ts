@@ -1,0 +1,118 @@
+import { constants } from "node:fs";
+import { lstat, mkdir, open } from "node:fs/promises";
+import { join } from "node:path";
+import { CellStartError } from "../cell.js";
+
+/*
+ * Why a stage. A root warden runs each bwrap cell as an unprivileged host uid, and bwrap resolves every bind
+ * source as that uid: a brain under /root/.ironclaw (/root is 0700) fails with "Can't find source path …:
+ * Permission denied". bwrap's own --bind-fd does not help with bwrap 0.8 (Debian's backport): it realpath()s
+ * /proc/self/fd/N as the sandbox uid before mounting, which walks the same 0700 directories (strace: readlink
+ * of /root/… → EACCES). Nor can the fd itself be the mount source: the kernel refuses to bind a directory
+ * whose fd was opened in another mount namespace (`mount --no-canonicalize --bind /proc/self/fd/3` → EINVAL).
+ *
+ * So root does the binding, in a mount namespace that belongs to this one cell (`unshare --mount`): it binds
+ * the brain, the package root and node's prefix onto fixed, traversable mount points under STAGE_ROOT, checks
+ * each bind is the very directory it opened with O_NOFOLLOW (device and inode, as bwrap 0.10 checks its
+ * --bind-fd), then drops to the cell's uid (setpriv) and runs prlimit + bwrap, which bind from the stage.
+ * The namespace, and with it every stage mount, is gone when the cell's last process exits; nothing is
+ * mounted in the warden's own namespace, so nothing can leak there.
+ */
+export const STAGE_ROOT = "/run/ironclaw-cell-stage";
+
+export type StageName = "brain" | "package" | "node";
+
+export function stagedPath(name: StageName): string {
+  return join(STAGE_ROOT, name);
+}
+
+export interface StageSource {
+  name: StageName;
+  source: string;
+  /** Refuse a link as the source itself (guest-adjacent paths); host-owned paths may be links. */
+  noFollow: boolean;
+}
+
+/** The shell that runs as root inside the cell's own mount namespace; paths arrive as arguments only. */
+const STAGE_SCRIPT = `set -eu
+uid=$1; gid=$2; shift 2
+while [ "$1" != "--" ]; do
+  echo $$ > "$1"
+  shift
+done
+shift
+while [ "$1" != "--" ]; do
+  mount -n --bind "$1" "$2"
+  if [ "$(stat -c %d:%i "$2")" != "$3" ]; then
+    echo "ironclaw-stage: $1 changed while the cell was starting; start it again" >&2
+    exit 1
+  fi
+  shift 3
+done
+shift
+exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
+
+/**
+ * Wraps the prlimit + bwrap command so it runs as `owner` with every source bound at its stagedPath, after
+ * joining the cgroups whose cgroup.procs files are given (first, so every later process is inside).
+ * Throws CellStartError when a source is missing, a link where none may be, or the stage is unsafe.
+ */
+export async function stageCommand(
+  sources: StageSource[],
+  owner: { uid: number; gid: number },
+  cgroupProcs: string[],
+  inner: { file: string; args: string[] },
+): Promise<{ file: string; args: string[] }> {
+  await prepareStage(sources.map((s) => s.name));
+  const binds: string[] = [];
+  for (const s of sources) binds.push(s.source, stagedPath(s.name), await identify(s));
+  return {
+    file: "unshare",
+    args: [
+      ...["--mount", "--propagation", "private", "--", "/bin/sh", "-c", STAGE_SCRIPT, "ironclaw-stage"],
+      ...[String(owner.uid), String(owner.gid), ...cgroupProcs, "--"],
+      ...[...binds, "--", inner.file, ...inner.args],
+    ],
+  };
+}
+
+/**
+ * device:inode of the source, opened so a guest cannot redirect it (O_NOFOLLOW where asked). O_RDONLY stands
+ * in for O_PATH, which node's fs.constants lacks: root may open any directory, and only fstat follows.
+ */
+async function identify(source: StageSource): Promise<string> {
+  const flags = constants.O_RDONLY | constants.O_DIRECTORY | (source.noFollow ? constants.O_NOFOLLOW : 0);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(source.source, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ELOOP" || code === "ENOTDIR"
+        ? "is not a directory (a symbolic link?)"
+        : `cannot be opened (${code})`;
+    throw new CellStartError(`the cell's ${source.name} ${source.source} ${why}`, { cause: error });
+  }
+  try {
+    const info = await handle.stat({ bigint: true });
+    return `${info.dev}:${info.ino}`;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The mount points, created once: root-owned and writable by root alone, or another local user could plant
+ * a link there and have root mount over its target (in the cell's namespace, but still).
+ */
+async function prepareStage(names: StageName[]): Promise<void> {
+  for (const dir of [STAGE_ROOT, ...names.map(stagedPath)]) {
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    const info = await lstat(dir);
+    if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
+      throw new CellStartError(
+        `${dir} must be a directory owned by root and writable only by root: remove it and start again`,
+      );
+    }
+  }
+}
