@@ -23,6 +23,13 @@ CREATE TABLE IF NOT EXISTS audit_tool_calls (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS audit_tool_calls_by_ts ON audit_tool_calls(ts);
 CREATE INDEX IF NOT EXISTS audit_tool_calls_by_session ON audit_tool_calls(session_id, ts);
+CREATE TABLE IF NOT EXISTS agent_sessions (
+  session_id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  messages TEXT NOT NULL,
+  turns INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS agent_cron_jobs (
   job_id TEXT PRIMARY KEY,
   schedule TEXT NOT NULL,

@@ -1,3 +1,4 @@
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { AgentProfile } from "../contracts/index.js";
@@ -25,7 +26,7 @@ import { createMemoryCompaction, createModelSummariser } from "./memory-compacti
 import { assembleSystemPrompt, readPromptFiles } from "./prompt-assembly.js";
 import { allowedTools, loadRuntimeConfig, type RuntimeConfig, selectProfile } from "./runtime-config.js";
 import { createBashTool } from "./tools/bash-tool.js";
-import { createBrowserTool } from "./tools/browser-tool.js";
+import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
 import { createMemoryTool } from "./tools/memory-tool.js";
 import { PathPolicy } from "./tools/path-policy.js";
@@ -41,6 +42,10 @@ export interface AgentRuntimeOptions {
   /** Lets the browser reach loopback and private addresses; default `[tools.browser] allow_private`. */
   allowPrivateNetwork?: boolean;
   providerTuning?: ProviderTuning;
+  /** Replaces the providers of irowclaw.toml: in a cell, every provider is the warden's model proxy. */
+  providers?: ProviderRegistry;
+  /** Replaces the browser's direct fetch: in a cell, the warden fetches under the host's egress policy. */
+  pageFetcher?: PageFetcher;
   /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */
   embedder?: Embedder;
   /** The model's context window and the head room that triggers the pre-compaction flush; default `[agent]`. */
@@ -82,15 +87,17 @@ export class AgentRuntime {
   readonly dayLog: DayLog;
   private readonly toolBoxes = new Map<string, ToolBox>();
   private pathPolicy: PathPolicy | undefined;
+  private configStamp: string;
 
   private constructor(
     readonly brain: BrainLayout,
-    readonly runtimeConfig: RuntimeConfig,
+    private config: RuntimeConfig,
     readonly memory: BrainMemory,
-    readonly providers: ProviderRegistry,
+    private registry: ProviderRegistry,
     private readonly options: AgentRuntimeOptions,
     private readonly logger: Logger,
   ) {
+    this.configStamp = configStamp(brain);
     migrateAgentTables(this.db);
     this.dayLog = new DayLog(brain.root);
     this.audit = new BrainAuditLog(this.db, this.dayLog);
@@ -113,12 +120,45 @@ export class AgentRuntime {
       await memory.close();
       throw error;
     }
-    const providers = createProviderRegistry(
-      runtimeConfig.config.providers,
-      env,
-      options.providerTuning ?? {},
-    );
+    const providers =
+      options.providers ??
+      createProviderRegistry(runtimeConfig.config.providers, env, options.providerTuning ?? {});
     return new AgentRuntime(brain, runtimeConfig, memory, providers, options, logger);
+  }
+
+  get runtimeConfig(): RuntimeConfig {
+    return this.config;
+  }
+
+  get providers(): ProviderRegistry {
+    return this.registry;
+  }
+
+  /**
+   * Picks up edits of config/ made while the runtime runs (the memory inspector, a person with an editor):
+   * a turn always runs with the profiles and tools the files say now. A broken edit keeps the last good
+   * config and is reported, as the scheduler does with cron/jobs.toml.
+   */
+  refreshConfig(): void {
+    const stamp = configStamp(this.brain);
+    if (stamp === this.configStamp) return;
+    this.configStamp = stamp;
+    try {
+      this.config = loadRuntimeConfig(this.brain);
+    } catch (error) {
+      this.logger.warn({ err: error }, "the brain's config has an error; keeping the last good one");
+      return;
+    }
+    if (!this.options.providers) {
+      const env = this.options.env ?? process.env;
+      this.registry = createProviderRegistry(
+        this.config.config.providers,
+        env,
+        this.options.providerTuning ?? {},
+      );
+    }
+    this.toolBoxes.clear();
+    this.pathPolicy = undefined;
   }
 
   /** The brain database, shared with memory's index (one connection, one file). */
@@ -132,6 +172,7 @@ export class AgentRuntime {
 
   /** One user turn: recall, assemble the prompt, run the loop with the agent's tools and provider. */
   async runTurn(request: TurnRequest): Promise<TurnResult> {
+    this.refreshConfig();
     const profile = this.profile(request.agent);
     const provider = this.providers.get(profile.provider);
     const sessionId = request.sessionId ?? newId();
@@ -226,6 +267,7 @@ export class AgentRuntime {
         },
         maxBytes: tools.browser.max_bytes,
         timeoutMs: tools.browser.timeout_ms,
+        ...(this.options.pageFetcher ? { fetch: this.options.pageFetcher } : {}),
       }),
       createMemoryTool(this.memory, { topK }),
     ];
@@ -244,4 +286,24 @@ export class AgentRuntime {
       return [];
     }
   }
+}
+
+/** Sizes and modification times of the config files, cheap enough to compare before every turn. */
+function configStamp(brain: BrainLayout): string {
+  const parts: string[] = [];
+  const add = (file: string) => {
+    try {
+      const s = statSync(file);
+      parts.push(`${file}:${s.size}:${s.mtimeMs}`);
+    } catch {
+      parts.push(`${file}:-`);
+    }
+  };
+  add(brain.resolve(BRAIN_PATHS.irowclawConfig));
+  const agents = brain.resolve(BRAIN_PATHS.agents);
+  add(agents);
+  try {
+    for (const name of readdirSync(agents).sort()) add(join(agents, name));
+  } catch {}
+  return parts.join("|");
 }

@@ -59,14 +59,15 @@ export {
 } from "./scheduler/job-store.js";
 export { cronFor, loadJobsFile, nextRunAfter } from "./scheduler/jobs-file.js";
 export { createRuntimeScheduler, type RuntimeSchedulerOptions } from "./scheduler/runtime-scheduler.js";
+export { SessionStore, type StoredSession } from "./session-store.js";
 export { addUsage, ContextMeter, estimateTokens } from "./token-budget.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
-export { type BrowserToolOptions, createBrowserTool } from "./tools/browser-tool.js";
+export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
 export { checkHost, type HostPolicy, matchesHost } from "./tools/host-policy.js";
 export { isPrivateAddress } from "./tools/ip-ranges.js";
 export { createMemoryTool } from "./tools/memory-tool.js";
-export { type FetchedPage, type FetchLimits, fetchPage } from "./tools/page-fetch.js";
+export { checkFetchTarget, type FetchedPage, type FetchLimits, fetchPage } from "./tools/page-fetch.js";
 export { PathPolicy } from "./tools/path-policy.js";
 export { type GroupRun, type GroupRunOptions, runInProcessGroup } from "./tools/process-group.js";
 export { readableText } from "./tools/readable-text.js";

@@ -15,7 +15,7 @@ export type {
   StreamExpectation,
   StreamRef,
 } from "./event-store.js";
-export { HTTP_STATUS } from "./http-errors.js";
+export { BadRequestError, errorReply, HTTP_STATUS } from "./http-errors.js";
 export { DEFAULT_BODY_LIMIT, type LedgerRoutesOptions, ledgerRoutes } from "./ledger-routes.js";
 export { createLedgerServer, type LedgerServerOptions } from "./ledger-server.js";
 export { applyOrderEvent } from "./order-projection.js";

@@ -16,7 +16,16 @@ export interface BrainInitResult {
  * Creates the brain layout of seed 003 §5.1 with starter files. Existing files are never overwritten, so
  * running it on a live brain only fills in what is missing.
  */
-export async function initBrain(dir: string, options: { agentName?: string } = {}): Promise<BrainInitResult> {
+export async function initBrain(
+  dir: string,
+  options: {
+    agentName?: string;
+    provider?: string;
+    model?: string;
+    /** Embeddings from a provider's endpoint instead of the built-in embedder. */
+    embedding?: { provider: string; model: string };
+  } = {},
+): Promise<BrainInitResult> {
   const agent = options.agentName ?? "assistant";
   const valid = agentNameSchema.safeParse(agent);
   if (!valid.success)
@@ -34,7 +43,13 @@ export async function initBrain(dir: string, options: { agentName?: string } = {
   const brain = BrainLayout.open(root);
   const created: string[] = [];
   const kept: string[] = [];
-  for (const [path, text] of Object.entries(starterFiles(agent))) {
+  const files = starterFiles(
+    agent,
+    options.provider ?? "openrouter",
+    options.model ?? DEFAULT_MODEL,
+    options.embedding,
+  );
+  for (const [path, text] of Object.entries(files)) {
     const absolute = brain.resolve(path);
     await mkdir(dirname(absolute), { recursive: true });
     try {
@@ -48,7 +63,18 @@ export async function initBrain(dir: string, options: { agentName?: string } = {
   return { brain, created, kept };
 }
 
-function starterFiles(agent: string): Record<string, string> {
+/** The model a new brain's agent uses when nobody chose one (through OpenRouter, the default provider). */
+export const DEFAULT_MODEL = "anthropic/claude-opus-4.5";
+
+function starterFiles(
+  agent: string,
+  provider: string,
+  model: string,
+  embedding?: { provider: string; model: string },
+): Record<string, string> {
+  const indexing = embedding
+    ? `embedder = "provider"\nembedding_provider = "${embedding.provider}"\nembedding_model = "${embedding.model}"`
+    : `embedder = "local"`;
   return {
     [BRAIN_PATHS.soul]: `# Soul
 
@@ -105,13 +131,13 @@ api_key_env = "OPENROUTER_API_KEY"
 
 [indexing]
 # local: the built-in offline embedder; provider: an OpenAI-compatible /v1/embeddings endpoint.
-embedder = "local"
+${indexing}
 chunk_max_bytes = 2048
 watch_debounce_ms = 500
 `,
     [`${BRAIN_PATHS.agents}/${agent}.toml`]: `name = "${agent}"
-provider = "openrouter"
-model = "anthropic/claude-opus-4.5"
+provider = "${provider}"
+model = "${model}"
 
 [retrieval]
 semantic_weight = 0.7

@@ -1,11 +1,20 @@
 import { z } from "zod";
 import type { HostPolicy } from "./host-policy.js";
-import { type FetchLimits, fetchPage } from "./page-fetch.js";
+import { type FetchedPage, type FetchLimits, fetchPage } from "./page-fetch.js";
 import { readableText } from "./readable-text.js";
 import { defineTool, failed, ok } from "./tool-definition.js";
 
+/** How a page is fetched: directly (a host-side run), or through the warden's egress proxy (in a cell). */
+export type PageFetcher = (
+  url: string,
+  policy: HostPolicy,
+  limits: FetchLimits,
+  signal: AbortSignal,
+) => Promise<FetchedPage>;
+
 export interface BrowserToolOptions extends Partial<FetchLimits> {
   policy: HostPolicy;
+  fetch?: PageFetcher;
   /** Characters of page text returned to the model by default. */
   maxChars?: number;
 }
@@ -30,7 +39,7 @@ export function createBrowserTool(options: BrowserToolOptions) {
       "Only hosts allowed by the brain's network policy are reachable.",
     parameters: browserArgs,
     async execute(args, { signal }) {
-      const page = await fetchPage(args.url, options.policy, limits, signal);
+      const page = await (options.fetch ?? fetchPage)(args.url, options.policy, limits, signal);
       const type = page.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
       const details = { url: page.url, status: page.status, contentType: type, bytes: page.body.length };
       const raw = decode(page.body, page.contentType);

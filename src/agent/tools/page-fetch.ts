@@ -87,6 +87,13 @@ function parseUrl(text: string): URL {
   return url;
 }
 
+/** The checks made before any connection: scheme, host policy, address literals. Throws ToolRefusal. */
+export function checkFetchTarget(target: string, policy: HostPolicy): URL {
+  const url = parseUrl(target);
+  checkTarget(url, policy);
+  return url;
+}
+
 function checkTarget(url: URL, policy: HostPolicy): void {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   checkHost(host, policy);
