@@ -8,10 +8,14 @@ import { imageCommand } from "./image.js";
 import { ledgerCommand } from "./ledger.js";
 import { memoryCommand } from "./memory.js";
 import { schemaCommand } from "./schema.js";
+import { serveCommand } from "./serve.js";
+import { soulCommand } from "./soul.js";
+import { userCommand } from "./user.js";
 import { validateCommand } from "./validate.js";
 
 /** Every `ironclaw` command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
+  serveCommand,
   validateCommand,
   schemaCommand,
   doctorCommand,
@@ -22,4 +26,6 @@ export const commands: CliCommand[] = [
   ledgerCommand,
   cellCommand,
   imageCommand,
+  userCommand,
+  soulCommand,
 ];

@@ -1,0 +1,204 @@
+import { fetchPage, type HostPolicy, ToolRefusal } from "../agent/index.js";
+import { type CellHandle, DEFAULT_MAX_FRAME_BYTES } from "../cells/index.js";
+import type {
+  EmbedRequest,
+  FetchRequest,
+  IronclawdConfig,
+  ModelRequest,
+  ProtocolErrorCode,
+  ProtocolMessage,
+  TokenUsage,
+} from "../contracts/index.js";
+import type { Logger } from "../core/index.js";
+import { type HostProviders, isRefusal } from "./host-providers.js";
+
+const FETCH_BODY_CAP = Math.floor((DEFAULT_MAX_FRAME_BYTES - 64 * 1024) * 0.75);
+
+export interface AuditEntry {
+  userId?: string;
+  actor: string;
+  action: string;
+  detail: Record<string, unknown>;
+}
+
+/** One finished model call, for accounting (spend caps build on this). */
+export interface ModelCallRecord {
+  userId: string;
+  agent: string | undefined;
+  provider: string;
+  model: string;
+  usage: TokenUsage;
+  outcome: "done" | "error";
+  ms: number;
+}
+
+export interface CellRequestOptions {
+  userId: string;
+  providers: HostProviders;
+  egress: IronclawdConfig["egress"];
+  audit: (entry: AuditEntry) => void;
+  logger: Logger;
+  onModelCall?: (record: ModelCallRecord) => void;
+}
+
+/**
+ * The warden's side of a cell's own requests: model calls (the model proxy), provider embeddings and the
+ * browser's fetches (the egress proxy). The cell holds no key and has no network, so this is its only way
+ * out; everything it asks is checked against the host's config, and refusals are audited. Returns a function
+ * that detaches from the cell.
+ */
+export function serveCellRequests(cell: CellHandle, options: CellRequestOptions): () => void {
+  const running = new Map<number, AbortController>();
+  const start = (message: ProtocolMessage, work: (signal: AbortSignal) => Promise<void>) => {
+    const abort = new AbortController();
+    running.set(message.msg_id, abort);
+    work(abort.signal)
+      .catch((error: Error) => {
+        options.logger.error({ err: error, type: message.type }, "a cell request failed");
+        refuse(cell, message, "internal", error.message || "the warden failed to answer");
+      })
+      .finally(() => running.delete(message.msg_id));
+  };
+  const detach = cell.onEvent((message) => {
+    switch (message.type) {
+      case "ModelRequest":
+        return start(message, (signal) => proxyModel(cell, message, options, signal));
+      case "EmbedRequest":
+        return start(message, () => proxyEmbed(cell, message, options));
+      case "FetchRequest":
+        return start(message, (signal) => proxyFetch(cell, message, options, signal));
+      case "Cancel":
+        running.get(message.target)?.abort();
+        return;
+      case "Error":
+        // A refused request of ours is answered by the peer's waiter; an Error about a frame we could not
+        // send (malformed, too large) is worth a line in the log.
+        if (message.reply_to === undefined)
+          options.logger.warn({ message: message.message }, "the cell reported an error");
+        return;
+      default:
+        return;
+    }
+  });
+  return () => {
+    detach();
+    for (const abort of running.values()) abort.abort();
+  };
+}
+
+function refuse(cell: CellHandle, message: ProtocolMessage, code: ProtocolErrorCode, text: string): void {
+  cell.send({ type: "Error", code, message: text.slice(0, 2000), reply_to: message.msg_id });
+}
+
+async function proxyModel(
+  cell: CellHandle,
+  request: ModelRequest,
+  options: CellRequestOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const provider = options.providers.resolve(request.provider, request.model);
+  if (isRefusal(provider)) {
+    options.audit({
+      userId: options.userId,
+      actor: `cell:${options.userId}`,
+      action: "model.refused",
+      detail: { provider: request.provider, model: request.model, reason: provider.refused },
+    });
+    refuse(cell, request, "forbidden", provider.refused);
+    return;
+  }
+  const started = Date.now();
+  const stream = provider.stream(
+    {
+      model: request.model,
+      messages: request.messages,
+      ...(request.tools ? { tools: request.tools } : {}),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.max_tokens === undefined ? {} : { maxTokens: request.max_tokens }),
+    },
+    { signal },
+  );
+  for await (const event of stream) {
+    cell.send({ type: "ModelEvent", reply_to: request.msg_id, event });
+    if (event.type === "done" || event.type === "error") {
+      options.onModelCall?.({
+        userId: options.userId,
+        agent: request.agent,
+        provider: request.provider,
+        model: request.model,
+        usage: event.usage,
+        outcome: event.type,
+        ms: Date.now() - started,
+      });
+    }
+  }
+}
+
+async function proxyEmbed(
+  cell: CellHandle,
+  request: EmbedRequest,
+  options: CellRequestOptions,
+): Promise<void> {
+  const embedder = await options.providers.embedder(request.provider, request.model);
+  if (isRefusal(embedder)) {
+    options.audit({
+      userId: options.userId,
+      actor: `cell:${options.userId}`,
+      action: "embed.refused",
+      detail: { provider: request.provider, model: request.model, reason: embedder.refused },
+    });
+    refuse(cell, request, "forbidden", embedder.refused);
+    return;
+  }
+  try {
+    const vectors = await embedder.embed(request.texts);
+    cell.send({ type: "EmbedResult", reply_to: request.msg_id, vectors: vectors.map((v) => Array.from(v)) });
+  } catch (error) {
+    refuse(cell, request, "internal", `embedding failed: ${(error as Error).message}`);
+  }
+}
+
+async function proxyFetch(
+  cell: CellHandle,
+  request: FetchRequest,
+  options: CellRequestOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const { egress } = options;
+  const policy: HostPolicy = {
+    egress: egress.policy,
+    allowHosts: egress.allow_hosts,
+    denyHosts: egress.deny_hosts,
+    allowPrivate: egress.allow_private,
+  };
+  // The cell may ask for less than the host allows, never more, and the page must fit one frame as base64.
+  const limits = {
+    maxBytes: Math.min(request.max_bytes ?? egress.max_bytes, egress.max_bytes, FETCH_BODY_CAP),
+    timeoutMs: Math.min(request.timeout_ms ?? egress.timeout_ms, egress.timeout_ms),
+    maxRedirects: 5,
+  };
+  const audit = (outcome: string, detail: Record<string, unknown>) =>
+    options.audit({
+      userId: options.userId,
+      actor: `cell:${options.userId}`,
+      action: `egress.${outcome}`,
+      detail: { url: request.url.slice(0, 2000), ...detail },
+    });
+  try {
+    const page = await fetchPage(request.url, policy, limits, signal);
+    audit("fetched", { status: page.status, bytes: page.body.length, final_url: page.url });
+    cell.send({
+      type: "FetchResult",
+      reply_to: request.msg_id,
+      url: page.url,
+      status: page.status,
+      content_type: page.contentType,
+      body_base64: page.body.toString("base64"),
+      truncated: page.truncated,
+    });
+  } catch (error) {
+    const refused = error instanceof ToolRefusal;
+    audit(refused ? "refused" : "failed", { reason: (error as Error).message });
+    refuse(cell, request, refused ? "forbidden" : "internal", (error as Error).message);
+  }
+}

@@ -1,0 +1,238 @@
+import { ConflictError, createLogger, type Logger } from "../../core/index.js";
+import type { ChatService, JobNotice } from "../chat-events.js";
+import type { ChannelLink, ChannelLinks } from "./channel-links.js";
+
+/** Where a channel answers: a Telegram chat id, a Slack conversation id… */
+export type ChannelAddress = string;
+
+/**
+ * A messaging channel (seed 003 §16.1): Telegram today; Slack or WhatsApp are another implementation of this
+ * and reuse the router below (pairing, sessions, ordering, job notices) unchanged.
+ */
+export interface Channel {
+  /** `telegram`, `slack`… */
+  readonly kind: string;
+  /** The instance from the config (a bot name), so one host can run several bots of a kind. */
+  readonly name: string;
+  /** The longest message the channel accepts, in UTF-16 code units (Telegram: 4096). */
+  readonly maxMessageLength: number;
+  /** Sends one message; false when it could not be delivered (already logged). Never throws. */
+  send(address: ChannelAddress, text: string): Promise<boolean>;
+}
+
+/** A text message someone sent to a channel, already validated by that channel. */
+export interface InboundMessage {
+  channel: Channel;
+  address: ChannelAddress;
+  senderId: string;
+  senderName?: string;
+  text: string;
+}
+
+export interface ChannelRouterOptions {
+  chat: ChatService;
+  links: ChannelLinks;
+  logger?: Logger;
+  /** Messages a chat may have waiting; more are refused, so a flood cannot grow memory without bound. */
+  maxQueuedPerChat?: number;
+}
+
+export const PAIRING_HELP =
+  "This chat is not paired with IronClaw yet. Ask IronClaw for a pairing code, then send: /pair <code>";
+const PAIRED = "Paired. Messages you send here now go to your IronClaw agent.";
+const BAD_CODE = "That pairing code is unknown, used or expired. Ask IronClaw for a new one.";
+const FAILED = "Something went wrong on the IronClaw host. Please try again.";
+
+/**
+ * Routes inbound channel messages to users' agents and relays their answers and job notices back. Messages of
+ * one chat are handled one at a time, in arrival order; different chats run concurrently.
+ */
+export class ChannelRouter {
+  private readonly chat: ChatService;
+  private readonly links: ChannelLinks;
+  private readonly log: Logger;
+  private readonly maxQueued: number;
+  private readonly channels = new Map<string, Channel>();
+  private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
+  private readonly aborter = new AbortController();
+  private readonly stopNotices: () => void;
+  private closed = false;
+
+  constructor(options: ChannelRouterOptions) {
+    this.chat = options.chat;
+    this.links = options.links;
+    this.log = options.logger ?? createLogger("channels");
+    this.maxQueued = options.maxQueuedPerChat ?? 20;
+    this.stopNotices = this.chat.onJobNotice((notice) => this.relayJobNotice(notice));
+  }
+
+  /** Makes a channel reachable for job notices; each (kind, name) once. */
+  register(channel: Channel): void {
+    const key = channelKey(channel.kind, channel.name);
+    if (this.channels.has(key)) throw new ConflictError(`channel ${key} is already registered`);
+    this.channels.set(key, channel);
+  }
+
+  /** Queues a message behind the chat's earlier ones; resolves once it is answered. Never rejects. */
+  receive(message: InboundMessage): Promise<void> {
+    const { channel, address } = message;
+    // After close the chat service may be gone too; Telegram will not resend, but the user can.
+    if (this.closed) return Promise.resolve();
+    const queued = this.enqueue(channel, address, () => this.handle(message));
+    if (queued) return queued;
+    this.log.warn(
+      { channel: channelKey(channel.kind, channel.name), address },
+      "chat queue full, message dropped",
+    );
+    return channel
+      .send(address, "Still working on your earlier messages; send this one again in a moment.")
+      .then(() => undefined);
+  }
+
+  /** Resolves when every queued message and notice has been handled (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.queues.size > 0) await Promise.all([...this.queues.values()].map((q) => q.tail));
+  }
+
+  /** Stops relaying notices, aborts turns in flight and waits for the queues to drain. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopNotices();
+    this.aborter.abort();
+    await this.idle();
+  }
+
+  private enqueue(channel: Channel, address: string, task: () => Promise<void>): Promise<void> | undefined {
+    const key = `${channelKey(channel.kind, channel.name)}:${address}`;
+    const queue = this.queues.get(key) ?? { tail: Promise.resolve(), size: 0 };
+    if (queue.size >= this.maxQueued) return undefined;
+    queue.size++;
+    queue.tail = queue.tail
+      .then(task)
+      .catch((err: unknown) => this.log.error({ err, chat: key }, "channel message failed"))
+      .finally(() => {
+        if (--queue.size === 0) this.queues.delete(key);
+      });
+    this.queues.set(key, queue);
+    return queue.tail;
+  }
+
+  private async handle(message: InboundMessage): Promise<void> {
+    await this.sendAll(message.channel, message.address, await this.answer(message));
+  }
+
+  /** What to say back: the pairing outcome, a command's confirmation, or the agent's answer. */
+  private async answer(message: InboundMessage): Promise<string> {
+    const { channel, address, senderId, senderName } = message;
+    const command = parseCommand(message.text);
+    if ((command?.name === "start" || command?.name === "pair") && command.arg !== "") {
+      const target = { kind: channel.kind, bot: channel.name, senderId, chatId: address };
+      const userId = this.links.redeemPairingCode(command.arg, {
+        ...target,
+        ...(senderName === undefined ? {} : { senderName }),
+      });
+      const paired = userId !== undefined;
+      this.log.info({ channel: channelKey(channel.kind, channel.name), senderId, paired }, "pairing attempt");
+      return paired ? PAIRED : BAD_CODE;
+    }
+    const link = this.links.linkFor(channel.kind, channel.name, senderId);
+    if (!link) return PAIRING_HELP;
+    switch (command?.name) {
+      case "start":
+        return PAIRED;
+      case "unpair":
+        this.links.unlink(link.kind, link.bot, link.senderId);
+        return "Unpaired. This chat no longer reaches IronClaw.";
+      case "new":
+        this.links.setSession(link.kind, link.bot, link.senderId, undefined);
+        return "Started a new conversation.";
+      default:
+        return this.runTurn(link, message);
+    }
+  }
+
+  /** The turn's answer, or a sentence saying why there is none; the session is kept for the next message. */
+  private async runTurn(link: ChannelLink, message: InboundMessage): Promise<string> {
+    let sessionId = link.sessionId;
+    try {
+      for await (const event of this.chat.turn({
+        userId: link.userId,
+        ...(sessionId === undefined ? {} : { sessionId }),
+        text: message.text,
+        channel: channelKey(link.kind, link.bot),
+        signal: this.aborter.signal,
+      })) {
+        if (event.type === "session" && event.sessionId !== sessionId) {
+          sessionId = event.sessionId;
+          this.links.setSession(link.kind, link.bot, link.senderId, sessionId);
+        } else if (event.type === "done") {
+          return event.error ?? (event.text.trim() === "" ? "(The agent gave no answer.)" : event.text);
+        }
+      }
+      this.log.error({ userId: link.userId }, "chat turn ended without done");
+    } catch (err) {
+      this.log.error({ err, userId: link.userId }, "chat turn failed");
+    }
+    return FAILED;
+  }
+
+  private relayJobNotice(notice: JobNotice): void {
+    const text =
+      notice.status === "succeeded"
+        ? `Job ${notice.jobId} succeeded${notice.resultRef ? `: ${notice.resultRef}` : "."}`
+        : `Job ${notice.jobId} failed: ${notice.error ?? "no reason given"}`;
+    try {
+      for (const link of this.links.linksForUser(notice.userId)) {
+        // A link to a bot that is no longer configured has nowhere to go.
+        const channel = this.channels.get(channelKey(link.kind, link.bot));
+        if (channel) this.enqueue(channel, link.chatId, () => this.sendAll(channel, link.chatId, text));
+      }
+    } catch (err) {
+      // Called from the chat service's emitter: a store failure must not break the job that reported.
+      this.log.error({ err, jobId: notice.jobId }, "job notice not relayed");
+    }
+  }
+
+  private async sendAll(channel: Channel, address: string, text: string): Promise<void> {
+    for (const piece of splitMessage(text, channel.maxMessageLength)) {
+      if (!(await channel.send(address, piece))) return;
+    }
+  }
+}
+
+/** `telegram:default`: the channel label a turn carries and the key of a registered channel. */
+export function channelKey(kind: string, name: string): string {
+  return `${kind}:${name}`;
+}
+
+/** A slash command (`/pair ABCD2345`, `/start@MyBot CODE` as groups send it); undefined for plain text. */
+export function parseCommand(text: string): { name: string; arg: string } | undefined {
+  const match = /^\/([A-Za-z]+)(?:@\w+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match?.[1]) return undefined;
+  return { name: match[1].toLowerCase(), arg: (match[2] ?? "").trim() };
+}
+
+/**
+ * Splits text into pieces of at most `limit` code units, preferring a line break, then a space, in the second
+ * half of each piece; the break itself is dropped. Never cuts a surrogate pair; whitespace-only pieces are left
+ * out because channels refuse empty messages.
+ */
+export function splitMessage(text: string, limit: number): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const window = rest.slice(0, limit + 1);
+    const at = [window.lastIndexOf("\n"), window.lastIndexOf(" ")].find((i) => i > limit / 2);
+    if (at !== undefined) {
+      pieces.push(rest.slice(0, at));
+      rest = rest.slice(at + 1);
+    } else {
+      const code = rest.charCodeAt(limit - 1);
+      const cut = code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
+      pieces.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+  }
+  pieces.push(rest);
+  return pieces.filter((p) => p.trim() !== "");
+}

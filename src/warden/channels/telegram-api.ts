@@ -1,0 +1,131 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { z } from "zod";
+import { createLogger, type Logger } from "../../core/index.js";
+
+export interface TelegramApiOptions {
+  /** `https://api.telegram.org`, a self-hosted Bot API server, or a local fake in tests. */
+  baseUrl: string;
+  token: string;
+  /** Per attempt; a Bot API call that hangs must not hold a chat's queue forever. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for 429 and 5xx answers. */
+  maxRetries?: number;
+  /** A 429 asking for a longer wait than this is not waited for: the message is dropped instead. */
+  maxRetryAfterMs?: number;
+  /** First backoff after a 5xx, doubled on each further retry. */
+  backoffMs?: number;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+// Bot API answers (https://core.telegram.org/bots/api#making-requests); only what decides a retry is read.
+const answerSchema = z.looseObject({
+  ok: z.boolean(),
+  description: z.string().optional(),
+  parameters: z.looseObject({ retry_after: z.number().optional() }).optional(),
+});
+
+/**
+ * The few Bot API methods the warden needs. Failures are data: every method logs what went wrong and returns
+ * false, because a reply that cannot be delivered must never take the daemon down. The token is part of every
+ * URL, so URLs are never logged.
+ */
+export class TelegramApi {
+  private readonly baseUrl: string;
+  private readonly log: Logger;
+
+  constructor(private readonly options: TelegramApiOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.log = options.logger ?? createLogger("telegram");
+  }
+
+  /** Plain text on purpose: with a parse_mode, any stray `*` or `<` in a model's answer gets the message refused. */
+  sendMessage(chatId: string, text: string): Promise<boolean> {
+    return this.call("sendMessage", { chat_id: chatIdValue(chatId), text }, { chatId });
+  }
+
+  /** Points the bot's updates at the warden; Telegram then echoes `secretToken` on every webhook call. */
+  setWebhook(url: string, secretToken: string): Promise<boolean> {
+    return this.call("setWebhook", { url, secret_token: secretToken, allowed_updates: ["message"] }, {});
+  }
+
+  private async call(method: string, body: Record<string, unknown>, context: object): Promise<boolean> {
+    const maxRetries = this.options.maxRetries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(method, body);
+      if (outcome.ok) return true;
+      const wait = attempt < maxRetries ? this.retryDelay(outcome, attempt) : undefined;
+      if (wait === undefined) {
+        this.log.warn(
+          { method, ...context, status: outcome.status, reason: outcome.reason },
+          "Bot API call failed",
+        );
+        return false;
+      }
+      this.log.debug({ method, ...context, status: outcome.status, waitMs: wait }, "Bot API call retried");
+      await delay(wait);
+    }
+  }
+
+  private async attempt(method: string, body: Record<string, unknown>): Promise<Outcome> {
+    let response: Response;
+    try {
+      response = await (this.options.fetch ?? fetch)(`${this.baseUrl}/bot${this.options.token}/${method}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
+    } catch (cause) {
+      // Not retried: after a timeout Telegram may well have delivered the message, and twice is worse than once.
+      return {
+        ok: false,
+        status: 0,
+        reason: this.redact(cause instanceof Error ? cause.message : String(cause)),
+      };
+    }
+    const text = await response.text().catch(() => "");
+    const answer = answerSchema.safeParse(safeJson(text));
+    if (response.ok && answer.success && answer.data.ok) return { ok: true };
+    const reason = answer.success
+      ? (answer.data.description ?? `status ${response.status}`)
+      : `status ${response.status}, not a Bot API answer`;
+    const retryAfter = answer.success ? answer.data.parameters?.retry_after : undefined;
+    return {
+      ok: false,
+      status: response.status,
+      reason: this.redact(reason),
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),
+    };
+  }
+
+  /** 429 waits what Telegram asks; 5xx backs off; anything else (400 chat not found, 403 blocked) is final. */
+  private retryDelay(outcome: Failure, attempt: number): number | undefined {
+    if (outcome.status === 429) {
+      const asked = outcome.retryAfterMs ?? 1000;
+      return asked > (this.options.maxRetryAfterMs ?? 60_000) ? undefined : asked;
+    }
+    if (outcome.status >= 500) return (this.options.backoffMs ?? 500) * 2 ** attempt;
+    return undefined;
+  }
+
+  private redact(text: string): string {
+    return text.replaceAll(this.options.token, "<token>");
+  }
+}
+
+type Failure = { ok: false; status: number; reason: string; retryAfterMs?: number };
+type Outcome = { ok: true } | Failure;
+
+/** Telegram chat ids are integers (up to 52 bits); `@channelname` stays a string. */
+function chatIdValue(chatId: string): number | string {
+  return /^-?\d{1,16}$/.test(chatId) && Number.isSafeInteger(Number(chatId)) ? Number(chatId) : chatId;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

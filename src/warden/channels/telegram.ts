@@ -1,0 +1,165 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { aBoolean, aNumber, aString, isJsonObject, type TelegramBotConfig } from "../../contracts/index.js";
+import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
+import type { Channel, ChannelRouter } from "./channel.js";
+import { TelegramApi, type TelegramApiOptions } from "./telegram-api.js";
+
+// Telegram's Update (https://core.telegram.org/bots/api#update), only as far as a text message needs. Loose:
+// Telegram adds fields all the time, and none of them may turn a good update into a 400.
+const updateSchema = z.looseObject({
+  update_id: aNumber().int("must be an integer"),
+  message: z.unknown().optional(),
+});
+const textMessageSchema = z.looseObject({
+  text: aString(),
+  chat: z.looseObject({ id: aNumber().int("must be an integer"), type: aString() }),
+  from: z.looseObject({
+    id: aNumber().int("must be an integer"),
+    is_bot: aBoolean().optional(),
+    first_name: aString().optional(),
+    last_name: aString().optional(),
+    username: aString().optional(),
+  }),
+});
+
+/** What became of a well-formed update: handed to the router, or deliberately left alone. */
+export type UpdateOutcome = "accepted" | "ignored";
+
+export interface TelegramChannelOptions {
+  /** The bot name: the webhook's URL segment and the `telegram:<bot>` channel label. */
+  bot: string;
+  token: string;
+  secretToken: string;
+  apiBaseUrl: string;
+  router: ChannelRouter;
+  logger?: Logger;
+  /** Bot API tuning (timeouts, retries, fetch) for tests. */
+  api?: Omit<TelegramApiOptions, "baseUrl" | "token" | "logger">;
+}
+
+const RECENT_UPDATES = 256;
+
+/** A Telegram bot as a channel: webhook updates in, Bot API sendMessage out (seed 003 §16.1). */
+export class TelegramChannel implements Channel {
+  readonly kind = "telegram";
+  readonly name: string;
+  readonly maxMessageLength = 4096;
+  private readonly api: TelegramApi;
+  private readonly router: ChannelRouter;
+  private readonly log: Logger;
+  private readonly secretToken: string;
+  private readonly secretDigest: Buffer;
+  // Telegram redelivers an update it thinks went unanswered; one message must not become two turns.
+  private readonly recent = new Set<number>();
+
+  constructor(options: TelegramChannelOptions) {
+    this.name = options.bot;
+    this.router = options.router;
+    this.log = options.logger ?? createLogger("telegram");
+    this.secretToken = options.secretToken;
+    this.secretDigest = digest(options.secretToken);
+    this.api = new TelegramApi({
+      ...options.api,
+      baseUrl: options.apiBaseUrl,
+      token: options.token,
+      logger: this.log,
+    });
+  }
+
+  /** Whether a webhook call carries the bot's secret. Digests make the lengths equal and the time constant. */
+  checkSecret(header: string | undefined): boolean {
+    return header !== undefined && timingSafeEqual(digest(header), this.secretDigest);
+  }
+
+  /**
+   * Takes a webhook update and returns at once; the answer goes out later through sendMessage, because Telegram
+   * waits for the webhook's reply and redelivers slow ones. Throws ValidationError naming the field when a text
+   * message lacks what routing needs; other kinds of update (edits, photos, callbacks) are ignored.
+   */
+  handleUpdate(update: unknown): UpdateOutcome {
+    const outer = updateSchema.safeParse(update);
+    if (!outer.success) throw new ValidationError("telegram-update", issuesFromZod(outer.error));
+    const { update_id: updateId, message } = outer.data;
+    if (!isJsonObject(message) || message.text === undefined) return "ignored";
+    const parsed = textMessageSchema.safeParse(message);
+    if (!parsed.success)
+      throw new ValidationError("telegram-update", issuesFromZod(parsed.error, ["message"]));
+    const { text, chat, from } = parsed.data;
+    // A personal agent answers from its user's memory; in a group every member would read those answers.
+    if (chat.type !== "private" || from.is_bot === true) return "ignored";
+    if (this.recent.has(updateId)) return "ignored";
+    this.remember(updateId);
+    const senderName = [from.first_name, from.last_name].filter(Boolean).join(" ") || from.username;
+    void this.router.receive({
+      channel: this,
+      address: String(chat.id),
+      senderId: String(from.id),
+      ...(senderName ? { senderName } : {}),
+      text,
+    });
+    return "accepted";
+  }
+
+  send(address: string, text: string): Promise<boolean> {
+    return this.api.sendMessage(address, text);
+  }
+
+  /** Registers `url` as the bot's webhook with the bot's secret (run once when the public URL is known). */
+  registerWebhook(url: string): Promise<boolean> {
+    return this.api.setWebhook(url, this.secretToken);
+  }
+
+  private remember(updateId: number): void {
+    this.recent.add(updateId);
+    const oldest = this.recent.values().next();
+    if (this.recent.size > RECENT_UPDATES && !oldest.done) this.recent.delete(oldest.value);
+  }
+}
+
+export interface TelegramChannelDeps {
+  router: ChannelRouter;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  api?: TelegramChannelOptions["api"];
+}
+
+/**
+ * The channel for `[integrations.telegram]` of ironclawd.toml, with its token and secret read from the config or
+ * the environment, registered with the router so job notices reach it. Throws ConfigError naming the key when
+ * a variable the config names is not set.
+ */
+export function createTelegramChannel(
+  config: TelegramBotConfig,
+  deps: TelegramChannelDeps & { generatedSecret?: string },
+): TelegramChannel {
+  const env = deps.env ?? process.env;
+  const read = (inline: string | undefined, variable: string | undefined, key: string): string => {
+    const value = inline ?? (variable === undefined ? undefined : env[variable]);
+    if (value) return value;
+    const rule = variable === undefined ? "is required" : `names ${variable}, which is not set`;
+    throw new ConfigError("ironclawd.toml", [{ key: `integrations.telegram.${key}`, rule }]);
+  };
+  const channel = new TelegramChannel({
+    bot: config.bot,
+    token: read(config.token, config.token_env, config.token_env ? "token_env" : "token"),
+    secretToken:
+      config.secret_token === undefined && config.secret_token_env === undefined && deps.generatedSecret
+        ? deps.generatedSecret
+        : read(
+            config.secret_token,
+            config.secret_token_env,
+            config.secret_token_env ? "secret_token_env" : "secret_token",
+          ),
+    apiBaseUrl: config.api_base_url,
+    router: deps.router,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.api ? { api: deps.api } : {}),
+  });
+  deps.router.register(channel);
+  return channel;
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}

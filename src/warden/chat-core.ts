@@ -1,0 +1,216 @@
+import type { CellHandle } from "../cells/index.js";
+import { type Logger, NotFoundError } from "../core/index.js";
+import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
+import type { ConversationStore } from "./conversation-store.js";
+import type { SoulWatch } from "./soul-watch.js";
+import type { WardenCells } from "./warden-cells.js";
+
+export interface ChatCoreOptions {
+  cells: WardenCells;
+  conversations: ConversationStore;
+  soul: SoulWatch;
+  logger: Logger;
+  /** Longest a turn may run before the warden gives up on it. */
+  turnTimeoutMs?: number;
+}
+
+const zero = { input_tokens: 0, output_tokens: 0 };
+
+/**
+ * Every front door's way to a user's agent: a turn is a UserMessage to the user's cell, its replies become
+ * ChatEvents, and what the user saw is recorded in the conversation as it happens. Turns of one conversation
+ * run one at a time, in order. A turn never throws once started: failures end it with a `done` that says what
+ * went wrong and what to do.
+ */
+export class ChatCore implements ChatService {
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly scanned = new WeakSet<CellHandle>();
+  private readonly noticeListeners = new Set<(notice: JobNotice) => void>();
+
+  constructor(private readonly options: ChatCoreOptions) {
+    options.cells.onJobStatus((userId, status) => {
+      if (status.status !== "succeeded" && status.status !== "failed") return;
+      const notice: JobNotice = {
+        userId,
+        jobId: status.job_id,
+        status: status.status,
+        ...(status.result_ref ? { resultRef: status.result_ref } : {}),
+        ...(status.error ? { error: status.error } : {}),
+      };
+      for (const listener of this.noticeListeners) listener(notice);
+      // A job may have rewritten soul.md as much as a turn can.
+      const cell = options.cells.running(userId);
+      if (cell) void options.soul.scan(userId, cell, "agent").catch(() => undefined);
+    });
+  }
+
+  onJobNotice(listener: (notice: JobNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
+  async *turn(input: ChatTurnInput): AsyncIterable<ChatEvent> {
+    const { conversations } = this.options;
+    const conversation = input.sessionId
+      ? conversations.get(input.userId, input.sessionId)
+      : conversations.create(input.userId, {
+          channel: input.channel,
+          ...(input.agent ? { agent: input.agent } : {}),
+        });
+    if (!conversation) throw new NotFoundError("session", input.sessionId ?? "");
+    yield { type: "session", sessionId: conversation.id, ...(input.agent ? { agent: input.agent } : {}) };
+    // One turn at a time per conversation: the brain's history of it is read and replaced by each turn.
+    const previous = this.queues.get(conversation.id) ?? Promise.resolve();
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const chained = previous.then(() => mine);
+    this.queues.set(conversation.id, chained);
+    try {
+      await previous;
+      yield* this.run(conversation.id, input);
+    } finally {
+      release();
+      if (this.queues.get(conversation.id) === chained) this.queues.delete(conversation.id);
+    }
+  }
+
+  private async *run(sessionId: string, input: ChatTurnInput): AsyncGenerator<ChatEvent> {
+    const { conversations, soul, cells } = this.options;
+    conversations.append(sessionId, "user", input.text, {
+      channel: input.channel,
+      ...(input.agent ? { agent: input.agent } : {}),
+    });
+    const fail = (error: string): ChatEvent => {
+      conversations.append(sessionId, "error", error);
+      return { type: "done", text: "", usage: zero, stopReason: "error", error };
+    };
+    let cell: CellHandle;
+    try {
+      const refusal = await soul.gate(input.userId);
+      if (refusal) {
+        yield fail(refusal);
+        return;
+      }
+      ({ cell } = await cells.get(input.userId));
+      if (!this.scanned.has(cell)) {
+        this.scanned.add(cell);
+        if ((await soul.scan(input.userId, cell, "scan")) === "held") {
+          yield fail(soul.halted(input.userId) ?? "this agent is halted by the soul guard");
+          return;
+        }
+      }
+    } catch (error) {
+      this.options.logger.error({ err: error, user: input.userId }, "the user's cell is not available");
+      yield fail(
+        `your agent's cell could not start: ${(error as Error).message}. The operator can run \`ironclaw doctor\` to see why.`,
+      );
+      return;
+    }
+    const started = Date.now();
+    let sentId: number | undefined;
+    const cancel = () => {
+      if (sentId !== undefined) cell.send({ type: "Cancel", target: sentId });
+    };
+    input.signal?.addEventListener("abort", cancel, { once: true });
+    let text = "";
+    let finished = false;
+    try {
+      const replies = cell.peer.request(
+        {
+          type: "UserMessage",
+          session_id: sessionId,
+          text: input.text,
+          ...(input.agent ? { agent: input.agent } : {}),
+          ...(input.history?.length ? { history: input.history } : {}),
+        },
+        {
+          timeoutMs: this.options.turnTimeoutMs ?? 30 * 60_000,
+          onSent: (m) => {
+            sentId = m.msg_id;
+          },
+        },
+      );
+      for await (const reply of replies) {
+        if (reply.type === "StreamDelta") {
+          text += reply.delta;
+          yield { type: "delta", text: reply.delta };
+        } else if (reply.type === "ToolResult") {
+          conversations.append(sessionId, "tool", reply.content, {
+            tool: reply.tool,
+            call_id: reply.call_id,
+            is_error: reply.isError,
+            ...(reply.outcome ? { outcome: reply.outcome } : {}),
+          });
+          yield {
+            type: "tool",
+            callId: reply.call_id,
+            tool: reply.tool,
+            isError: reply.isError,
+            ...(reply.outcome ? { outcome: reply.outcome } : {}),
+            content: reply.content,
+          };
+        } else if (reply.type === "TurnComplete") {
+          finished = true;
+          // Before the answer goes out (a consumer may stop reading at `done`): the agent may have rewritten
+          // its own soul during the turn.
+          await soul
+            .scan(input.userId, cell, "agent")
+            .catch((error: Error) =>
+              this.options.logger.warn(
+                { err: error, user: input.userId },
+                "soul.md could not be checked after the turn",
+              ),
+            );
+          const error = reply.error ? explainTurnError(reply.error) : undefined;
+          conversations.append(
+            sessionId,
+            error ? "error" : "assistant",
+            error ? `${reply.text}${reply.text ? "\n\n" : ""}${error}` : reply.text,
+            {
+              usage: reply.usage,
+              stop_reason: reply.stop_reason,
+              ms: Date.now() - started,
+            },
+          );
+          yield {
+            type: "done",
+            text: reply.text,
+            usage: reply.usage,
+            stopReason: reply.stop_reason,
+            ...(error ? { error } : {}),
+          };
+        } else if (reply.type === "Error") {
+          finished = true;
+          yield fail(`the agent could not take the message: ${reply.message}`);
+        }
+      }
+    } catch (error) {
+      if (!finished) {
+        const why = input.signal?.aborted
+          ? "the turn was stopped"
+          : `the cell stopped answering (${(error as Error).message})`;
+        const partial = text ? `${text}\n\n` : "";
+        conversations.append(sessionId, "error", `${partial}${why}`);
+        yield {
+          type: "done",
+          text,
+          usage: zero,
+          stopReason: input.signal?.aborted ? "aborted" : "error",
+          error: why,
+        };
+      }
+    } finally {
+      input.signal?.removeEventListener("abort", cancel);
+    }
+  }
+}
+
+/** A model or cell failure, as a sentence that says what to do about it. */
+function explainTurnError(error: string): string {
+  if (/missing_key|needs an API key/.test(error))
+    return `${error}. The operator sets the provider's key in the warden's environment (see [providers] in ironclawd.toml).`;
+  if (/not offered by this host|is not allowed on provider/.test(error)) return error;
+  return error;
+}

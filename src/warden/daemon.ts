@@ -1,0 +1,196 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir } from "../cells/index.js";
+import type { IronclawdConfig } from "../contracts/index.js";
+import { createLogger, type Logger } from "../core/index.js";
+import type { ProviderTuning } from "../providers/index.js";
+import { AuditStore } from "./audit-store.js";
+import { ChannelRouter } from "./channels/channel.js";
+import { ChannelLinks } from "./channels/channel-links.js";
+import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
+import { ChatCore } from "./chat-core.js";
+import { ConversationStore } from "./conversation-store.js";
+import { prepareHome } from "./host-config.js";
+import { openHostDb } from "./host-db.js";
+import { HostProviders } from "./host-providers.js";
+import { createAuthenticator } from "./http/auth.js";
+import { buildWardenServer } from "./http/server.js";
+import { LoginLinks } from "./login-links.js";
+import { RateLimiter } from "./rate-limit.js";
+import { checkSoulGuardConfig } from "./soul-guard.js";
+import { SoulStore } from "./soul-store.js";
+import { SoulWatch } from "./soul-watch.js";
+import { UserStore } from "./user-store.js";
+import { WardenCells } from "./warden-cells.js";
+import type { WardenContext } from "./warden-context.js";
+import { WebSessions } from "./web-sessions.js";
+
+export interface WardenOptions {
+  home: string;
+  /** Override [server] bind / port (the CLI's --host / --port). Port 0 picks a free one. */
+  host?: string;
+  port?: number;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Tests: a given backend instead of the configured one, and extra cell start settings. */
+  backend?: CellBackend;
+  cellSpec?: Partial<CellStartSpec>;
+  providerTuning?: ProviderTuning;
+  /** Adjust the config after it is read (tests). */
+  configure?: (config: IronclawdConfig) => IronclawdConfig;
+}
+
+export interface Warden {
+  url: string;
+  /** A one-time link that signs the admin in to the UI. */
+  loginUrl: string;
+  context: WardenContext;
+  server: FastifyInstance;
+  /** Issues a fresh one-time login link for a user. */
+  loginLink(userId: string): string;
+  /** Stops accepting requests, stops every cell gracefully, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Starts ironclawd: IRONCLAW_HOME, host.db, the cell backend, the proxies, channels and the HTTP server. */
+export async function startWarden(options: WardenOptions): Promise<Warden> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createLogger("ironclawd");
+  const prepared = prepareHome(options.home);
+  const config = options.configure ? options.configure(prepared.config) : prepared.config;
+  if (prepared.created)
+    logger.info(
+      { home: options.home },
+      "first start: wrote ironclawd.toml with every setting at its default",
+    );
+  checkSoulGuardConfig(config.soul_guard);
+  const db = openHostDb(options.home);
+  const audit = new AuditStore(db);
+  const users = new UserStore(db);
+  const webSessions = new WebSessions(db);
+  const loginLinks = new LoginLinks(db);
+  const conversations = new ConversationStore(db);
+  const soulStore = new SoulStore(db, { audit: (entry) => audit.record(entry) });
+  const channelLinks = new ChannelLinks(db);
+
+  const chosen = options.backend
+    ? { backend: options.backend, choice: { backend: options.backend.name, reason: "given by the caller" } }
+    : await createConfiguredBackend(config, { home: options.home, onWarning: (w) => logger.warn(w) });
+  if (!chosen.backend.isolated) logger.warn("cells run in the process backend: NOT isolated from this host");
+  const providers = new HostProviders(config, env, options.providerTuning ?? {});
+  const cells = new WardenCells({
+    backend: chosen.backend,
+    usersDir: usersDir(config, options.home),
+    config,
+    providers,
+    runAsOf: (userId) => {
+      const uid = users.get(userId)?.cellUid;
+      return uid === undefined ? undefined : { uid, gid: uid };
+    },
+    audit: (entry) => audit.record(entry),
+    logger,
+    ...(options.cellSpec ? { spec: options.cellSpec } : {}),
+  });
+  const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
+  const chat = new ChatCore({ cells, conversations, soul, logger });
+  const router = new ChannelRouter({ chat, links: channelLinks, logger });
+  const telegramBots = new Map<string, TelegramChannel>();
+  const telegram = config.integrations.telegram;
+  // Without a configured secret the warden makes one and registers the webhook itself (needs public_url);
+  // a webhook nobody can authenticate is never served.
+  let registerWebhook: (() => Promise<void>) | undefined;
+  if (telegram?.enabled) {
+    const ownSecret = telegram.secret_token === undefined && telegram.secret_token_env === undefined;
+    if (ownSecret && !config.server.public_url) {
+      logger.error(
+        "[integrations.telegram] is off: set secret_token_env (and give Telegram the same secret), or set [server] public_url so the warden registers the webhook with a secret of its own",
+      );
+    } else {
+      const generatedSecret = ownSecret ? randomBytes(32).toString("base64url") : undefined;
+      const bot = createTelegramChannel(telegram, {
+        router,
+        env,
+        logger,
+        ...(generatedSecret ? { generatedSecret } : {}),
+      });
+      telegramBots.set(bot.name, bot);
+      if (ownSecret && config.server.public_url) {
+        const hook = `${new URL(config.server.public_url).origin}/channels/telegram/${bot.name}`;
+        registerWebhook = async () => {
+          const done = await bot.registerWebhook(hook);
+          if (done) logger.info({ webhook: hook }, "registered the Telegram webhook");
+          else logger.error({ webhook: hook }, "could not register the Telegram webhook");
+        };
+      }
+    }
+  }
+
+  // The UI origins WebSocket upgrades and cookie-signed writes may come from; filled in once the port is known.
+  const origins: string[] = [];
+  const host = options.host ?? config.server.bind;
+  const port = options.port ?? config.server.port;
+  const context: WardenContext = {
+    home: options.home,
+    config,
+    db,
+    logger,
+    users,
+    webSessions,
+    loginLinks,
+    loginLimiter: new RateLimiter({ limit: config.auth.login_attempts_per_minute, windowMs: 60_000 }),
+    audit,
+    authenticator: createAuthenticator({ users, webSessions, origins }),
+    conversations,
+    cells,
+    chat,
+    soulStore,
+    soul,
+    channelLinks,
+    telegramBots,
+    cellBackend: {
+      name: chosen.backend.name,
+      reason: chosen.choice.reason,
+      isolated: chosen.backend.isolated,
+    },
+    startedAt: Date.now(),
+  };
+  const server = await buildWardenServer(context);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await server.close().catch(() => undefined);
+      await router.close().catch(() => undefined);
+      await cells.stopAll();
+      db.close();
+    })();
+    return closing;
+  };
+  try {
+    await server.listen({ host, port });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const address = server.server.address();
+  const boundPort = typeof address === "object" && address ? address.port : port;
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shown}:${boundPort}`;
+  origins.push(
+    url,
+    `http://127.0.0.1:${boundPort}`,
+    `http://localhost:${boundPort}`,
+    `http://[::1]:${boundPort}`,
+  );
+  if (config.server.public_url) origins.push(new URL(config.server.public_url).origin);
+
+  void registerWebhook?.();
+  const admin = users.ensureAdmin();
+  const linkBase = config.server.public_url ? new URL(config.server.public_url).origin : url;
+  const loginLink = (userId: string) =>
+    `${linkBase}/login?code=${loginLinks.issue(userId, config.auth.login_link_ttl_minutes * 60_000)}`;
+  logger.info(
+    { url, backend: chosen.backend.name, reason: chosen.choice.reason, providers: providers.names() },
+    "ironclawd is serving",
+  );
+  return { url, loginUrl: loginLink(admin.id), context, server, loginLink, close };
+}

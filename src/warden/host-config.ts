@@ -1,0 +1,75 @@
+import { closeSync, constants, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { loadHostConfig } from "../cells/index.js";
+import type { IronclawdConfig } from "../contracts/index.js";
+
+export const HOST_CONFIG_FILE = "ironclawd.toml";
+
+/** What a first start writes: every setting at its default, commented, so an operator sees what exists. */
+const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10.1). Every key has a default.
+# This file stays on the host; cells never see it.
+
+[server]
+# port = 7410
+# bind = "127.0.0.1"          # exposing the warden is a decision: put it behind a TLS proxy
+# public_url = "https://claw.example.org"   # the UI's origin when it is reached through a proxy
+
+[cells]
+# backend = "auto"            # auto | microvm | bwrap | process
+# idle_stop_minutes = 15
+
+# Model providers offered to the agents in cells. Keys stay here, in the warden's environment.
+# OpenRouter is offered by default with the key in OPENROUTER_API_KEY.
+# [providers.local]
+# base_url = "http://127.0.0.1:11434/v1"   # Ollama, vLLM, llama.cpp server…
+# [providers.openrouter]
+# base_url = "https://openrouter.ai/api/v1"
+# api_key_env = "OPENROUTER_API_KEY"
+
+# What a new user's brain starts with.
+# [new_brains]
+# provider = "local"
+# model = "llama3.1"
+
+# The browser tool's network, fetched by the warden for the cells.
+# [egress]
+# policy = "allow"            # allow: any public host but deny_hosts; deny: only allow_hosts
+# deny_hosts = []
+# allow_hosts = []
+
+# [soul_guard]
+# enabled = true
+# max_change_ratio = 0.5
+
+# [integrations.telegram]
+# token_env = "TELEGRAM_BOT_TOKEN"
+# secret_token_env = "TELEGRAM_WEBHOOK_SECRET"
+`;
+
+/**
+ * IRONCLAW_HOME and its ironclawd.toml on first start (the home 0700, the file 0600: it may hold tokens), then
+ * the config as validated. A bad file is a ConfigError naming the line and the key.
+ */
+export function prepareHome(home: string): { config: IronclawdConfig; created: boolean } {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const file = join(home, HOST_CONFIG_FILE);
+  let created = false;
+  if (!existsSync(file)) {
+    try {
+      const fd = openSync(
+        file,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
+      try {
+        writeSync(fd, STARTER);
+      } finally {
+        closeSync(fd);
+      }
+      created = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  return { config: loadHostConfig(home), created };
+}

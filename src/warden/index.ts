@@ -1,0 +1,10 @@
+export { AuditStore } from "./audit-store.js";
+export { type CellRequestOptions, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
+export type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
+export { startWarden, type Warden, type WardenOptions } from "./daemon.js";
+export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
+export { HOST_DB_FILE, openHostDb } from "./host-db.js";
+export { HostProviders } from "./host-providers.js";
+export { LoginLinks } from "./login-links.js";
+export { SoulStore } from "./soul-store.js";
+export { UserStore } from "./user-store.js";

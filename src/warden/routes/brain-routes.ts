@@ -1,0 +1,144 @@
+import { z } from "zod";
+import {
+  agentInfoSchema,
+  brainEntrySchema,
+  brainFileQuerySchema,
+  brainPathQuerySchema,
+  brainWriteBodySchema,
+  type FileOpRequest,
+  soulChangeSchema,
+} from "../../contracts/index.js";
+import { ConflictError, IronclawError, NotFoundError } from "../../core/index.js";
+import { defineRoute } from "../http/api-route.js";
+import { ForbiddenError } from "../http/auth.js";
+import type { WardenContext } from "../warden-context.js";
+
+class BrainUnavailableError extends IronclawError {
+  override readonly name = "BrainUnavailableError";
+  constructor(message: string) {
+    super("unavailable", message);
+  }
+}
+
+/**
+ * The memory inspector's way into a brain: file operations the user's cell performs (the warden never opens a
+ * brain itself). Edits of soul.md go through the soul guard; a held edit is not written.
+ */
+export function brainRoutes(ctx: WardenContext) {
+  const fileOp = async (
+    userId: string,
+    body: Omit<FileOpRequest, "type" | "user_id" | "session_id" | "msg_id" | "timestamp">,
+  ) => {
+    const halted = ctx.soul.halted(userId);
+    if (halted) throw new ConflictError(halted);
+    const refusal = await ctx.soul.gate(userId);
+    if (refusal) throw new ConflictError(refusal);
+    const { cell } = await ctx.cells.get(userId).catch((error: Error) => {
+      throw new BrainUnavailableError(`your agent's cell could not start: ${error.message}`);
+    });
+    const reply = await cell.call({ type: "FileOpRequest", ...body }, { timeoutMs: 60_000 });
+    if (reply.type !== "FileOpResult")
+      throw new BrainUnavailableError(
+        reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`,
+      );
+    if (reply.error?.code === "not_found") throw new NotFoundError("brain path", body.path);
+    if (reply.error?.code === "forbidden") throw new ForbiddenError(reply.error.message);
+    if (reply.error) throw new ConflictError(reply.error.message);
+    return { reply, cell };
+  };
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/api/brain/files",
+      summary: "List a folder of the brain (the brain root when path is omitted)",
+      tag: "brain",
+      access: "user",
+      query: brainPathQuerySchema,
+      response: z.object({ path: z.string(), entries: z.array(brainEntrySchema) }),
+      async handler({ auth, query }) {
+        const path = query.path ?? ".";
+        const { reply } = await fileOp(auth.userId, { op: "list", path });
+        return { path, entries: reply.entries ?? [] };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/brain/file",
+      summary: "Read one file of the brain",
+      tag: "brain",
+      access: "user",
+      query: brainFileQuerySchema,
+      response: z.object({ path: z.string(), content: z.string() }),
+      async handler({ auth, query }) {
+        const { reply } = await fileOp(auth.userId, { op: "read", path: query.path });
+        return { path: query.path, content: reply.content ?? "" };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      url: "/api/brain/file",
+      summary: "Write one file of the brain; soul.md edits the soul guard holds wait for approval (202)",
+      tag: "brain",
+      access: "user",
+      body: brainWriteBodySchema,
+      response: z.object({ path: z.string(), written: z.boolean(), held: soulChangeSchema.optional() }),
+      async handler({ auth, body, reply }) {
+        if (body.path === "soul.md") {
+          const { cell } = await ctx.cells.get(auth.userId);
+          const outcome = await ctx.soul.write(auth.userId, cell, body.content, "api");
+          if (!outcome.applied) {
+            reply.code(202);
+            return { path: body.path, written: false, held: outcome.change };
+          }
+          return { path: body.path, written: true };
+        }
+        await fileOp(auth.userId, { op: "write", path: body.path, content: body.content });
+        ctx.audit.record({
+          userId: auth.userId,
+          actor: `user:${auth.userId}`,
+          action: "brain.write",
+          detail: { path: body.path, bytes: Buffer.byteLength(body.content) },
+        });
+        return { path: body.path, written: true };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      url: "/api/brain/file",
+      summary: "Delete one file of the brain (soul.md cannot be deleted this way)",
+      tag: "brain",
+      access: "user",
+      query: brainFileQuerySchema,
+      response: z.object({ path: z.string(), deleted: z.boolean() }),
+      async handler({ auth, query }) {
+        if (query.path === "soul.md")
+          throw new ForbiddenError(
+            "soul.md cannot be deleted: edit it instead (the soul guard reviews the change)",
+          );
+        await fileOp(auth.userId, { op: "delete", path: query.path });
+        ctx.audit.record({
+          userId: auth.userId,
+          actor: `user:${auth.userId}`,
+          action: "brain.delete",
+          detail: { path: query.path },
+        });
+        return { path: query.path, deleted: true };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/agents",
+      summary: "The agent profiles of the signed-in user's brain (starts their cell if needed)",
+      tag: "brain",
+      access: "user",
+      response: agentInfoSchema,
+      async handler({ auth }) {
+        const ready = await ctx.cells.describe(auth.userId);
+        return {
+          agents: ready.agents,
+          ...(ready.default_agent ? { default_agent: ready.default_agent } : {}),
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,33 @@
+import { pairingCodeSchema } from "../../contracts/index.js";
+import { DEFAULT_PAIRING_TTL_MS } from "../channels/channel-links.js";
+import { defineRoute } from "../http/api-route.js";
+import type { WardenContext } from "../warden-context.js";
+
+/** Pairing a chat account (Telegram) with the signed-in user: a one-time code to send to the bot. */
+export function channelRoutes(ctx: WardenContext) {
+  return [
+    defineRoute({
+      method: "POST",
+      url: "/api/channels/pairing-code",
+      summary: "A one-time code; send `/pair <code>` to the bot to link your chat account",
+      tag: "channels",
+      access: "user",
+      response: pairingCodeSchema,
+      status: 201,
+      async handler({ auth }) {
+        const code = ctx.channelLinks.issuePairingCode(auth.userId, DEFAULT_PAIRING_TTL_MS);
+        ctx.audit.record({
+          userId: auth.userId,
+          actor: `user:${auth.userId}`,
+          action: "channel.pairing_code",
+          detail: {},
+        });
+        return {
+          code,
+          expires_in_seconds: DEFAULT_PAIRING_TTL_MS / 1000,
+          bots: [...ctx.telegramBots.keys()],
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,298 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { z } from "zod";
+import {
+  type OpenAiChatRequest,
+  openAiChatRequestSchema,
+  type openAiMessageSchema,
+} from "../../contracts/index.js";
+import { IronclawError, newId } from "../../core/index.js";
+import type { ChatEvent } from "../chat-events.js";
+import { requireAccess } from "../http/auth.js";
+import { openEventStream } from "../http/sse.js";
+import type { WardenContext } from "../warden-context.js";
+
+const SESSION_HEADER = "x-ironclaw-session";
+
+class OpenAiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+function send(reply: FastifyReply, error: OpenAiError) {
+  return reply
+    .code(error.status)
+    .send({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
+}
+
+/**
+ * The OpenAI-compatible endpoint: any OpenAI client talks to the user's jailed agent. `model` names an agent
+ * profile of the user's brain. Calls are stateless as OpenAI's are (the client sends the conversation), unless
+ * the client passes the X-IronClaw-Session header every answer carries, which continues a stored session.
+ * Errors are OpenAI's shape, so SDKs raise their usual exceptions.
+ */
+export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Promise<void> {
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof OpenAiError) return send(reply, error);
+    if (error instanceof IronclawError && error.code === "unauthorized")
+      return send(reply, new OpenAiError(401, error.message, "invalid_request_error", "invalid_api_key"));
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413)
+      return send(
+        reply,
+        new OpenAiError(413, "request body is too large", "invalid_request_error", "payload_too_large"),
+      );
+    if (status && status >= 400 && status < 500)
+      return send(reply, new OpenAiError(status, (error as Error).message, "invalid_request_error"));
+    request.log.error({ err: error }, "openai endpoint failed");
+    return send(reply, new OpenAiError(500, "internal error", "server_error"));
+  });
+
+  const user = async (request: Parameters<typeof requireAccess>[1]) => {
+    if (!request.headers.authorization)
+      throw new OpenAiError(
+        401,
+        "missing Authorization: Bearer <IronClaw user token>",
+        "invalid_request_error",
+        "invalid_api_key",
+      );
+    return requireAccess(ctx.authenticator, request, "user");
+  };
+
+  app.get("/v1/models", async (request) => {
+    const auth = await user(request);
+    const ready = await ctx.cells.describe(auth.userId).catch((error: Error) => {
+      throw new OpenAiError(
+        503,
+        `the agent's cell could not start: ${error.message}`,
+        "server_error",
+        "cell_unavailable",
+      );
+    });
+    return {
+      object: "list",
+      data: ready.agents.map((a) => ({ id: a.name, object: "model", created: 0, owned_by: "ironclaw" })),
+    };
+  });
+
+  app.post("/v1/chat/completions", async (request, reply) => {
+    const auth = await user(request);
+    const parsed = openAiChatRequestSchema.safeParse(request.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const param = issue?.path.join(".") ?? null;
+      throw new OpenAiError(
+        400,
+        `${param || "body"}: ${issue?.message ?? "invalid"}`,
+        "invalid_request_error",
+        "invalid_value",
+        param,
+      );
+    }
+    const body = parsed.data;
+    const ready = await ctx.cells.describe(auth.userId).catch((error: Error) => {
+      throw new OpenAiError(
+        503,
+        `the agent's cell could not start: ${error.message}`,
+        "server_error",
+        "cell_unavailable",
+      );
+    });
+    const agent = ready.agents.find((a) => a.name === body.model);
+    if (!agent) {
+      throw new OpenAiError(
+        404,
+        `The model \`${body.model}\` does not exist: models are this user's agent profiles (${ready.agents.map((a) => a.name).join(", ")})`,
+        "invalid_request_error",
+        "model_not_found",
+        "model",
+      );
+    }
+    const { prompt, history } = promptOf(body);
+    const sessionHeader = request.headers[SESSION_HEADER];
+    const sessionId = typeof sessionHeader === "string" && sessionHeader ? sessionHeader : undefined;
+    if (sessionId && !ctx.conversations.get(auth.userId, sessionId))
+      throw new OpenAiError(
+        404,
+        `no session ${sessionId} for this user`,
+        "invalid_request_error",
+        "session_not_found",
+      );
+    const abort = new AbortController();
+    const turn = ctx.chat.turn({
+      userId: auth.userId,
+      text: prompt,
+      agent: agent.name,
+      channel: "openai",
+      signal: abort.signal,
+      ...(sessionId ? { sessionId } : { history }),
+    });
+    const id = `chatcmpl-${newId()}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (body.stream)
+      return streamTurn(turn, {
+        id,
+        created,
+        model: agent.name,
+        includeUsage: body.stream_options?.include_usage === true,
+        request,
+        reply,
+        abort,
+      });
+    request.raw.on("close", () => {
+      if (!reply.sent) abort.abort();
+    });
+    let session = "";
+    for await (const event of turn) {
+      if (event.type === "session") session = event.sessionId;
+      if (event.type !== "done") continue;
+      reply.header(SESSION_HEADER, session);
+      if (event.error && event.text === "")
+        throw new OpenAiError(502, event.error, "agent_error", event.stopReason);
+      return {
+        id,
+        object: "chat.completion",
+        created,
+        model: agent.name,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: event.text, refusal: null },
+            finish_reason: finishReason(event),
+            logprobs: null,
+          },
+        ],
+        usage: usageOf(event),
+      };
+    }
+    throw new OpenAiError(502, "the turn ended without an answer", "agent_error");
+  });
+}
+
+type Done = Extract<ChatEvent, { type: "done" }>;
+
+function finishReason(event: Done): "stop" | "length" {
+  return event.stopReason === "length" || event.stopReason === "max_steps" ? "length" : "stop";
+}
+
+function usageOf(event: Done) {
+  const { input_tokens: prompt, output_tokens: completion } = event.usage;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+async function streamTurn(
+  turn: AsyncIterable<ChatEvent>,
+  o: {
+    id: string;
+    created: number;
+    model: string;
+    includeUsage: boolean;
+    request: Parameters<typeof openEventStream>[0];
+    reply: FastifyReply;
+    abort: AbortController;
+  },
+): Promise<void> {
+  const stream = openEventStream(o.request, o.reply);
+  stream.signal.addEventListener("abort", () => o.abort.abort());
+  const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+    id: o.id,
+    object: "chat.completion.chunk",
+    created: o.created,
+    model: o.model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  let first = true;
+  for await (const event of turn) {
+    if (event.type === "delta") {
+      stream.write(
+        undefined,
+        chunk(first ? { role: "assistant", content: event.text } : { content: event.text }, null),
+      );
+      first = false;
+    } else if (event.type === "done") {
+      if (event.error && event.text === "") {
+        // The OpenAI SDKs raise an APIError for an `error` object on the stream.
+        stream.write(undefined, {
+          error: { message: event.error, type: "agent_error", code: event.stopReason, param: null },
+        });
+      } else {
+        if (first) stream.write(undefined, chunk({ role: "assistant", content: "" }, null));
+        stream.write(undefined, chunk({}, finishReason(event)));
+        if (o.includeUsage)
+          stream.write(undefined, {
+            id: o.id,
+            object: "chat.completion.chunk",
+            created: o.created,
+            model: o.model,
+            choices: [],
+            usage: usageOf(event),
+          });
+      }
+    }
+  }
+  stream.write(undefined, "[DONE]");
+  stream.end();
+}
+
+type OpenAiMessage = z.output<typeof openAiMessageSchema>;
+
+function textOf(message: OpenAiMessage): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  if (!content) return "";
+  return content
+    .filter((p) => p.type === "text" && typeof p.text === "string")
+    .map((p) => p.text)
+    .join("\n");
+}
+
+/**
+ * The last user message is the turn's prompt; earlier user and assistant messages are the history the agent
+ * is given (when the session is new). The client's system messages are passed on as context in the prompt:
+ * the agent's own soul and instructions stay its system prompt.
+ */
+function promptOf(body: OpenAiChatRequest): {
+  prompt: string;
+  history: { role: "user" | "assistant"; content: string }[];
+} {
+  const messages = body.messages;
+  const last = messages[messages.length - 1];
+  if (last?.role !== "user")
+    throw new OpenAiError(
+      400,
+      "messages: the last message must have role user",
+      "invalid_request_error",
+      "invalid_value",
+      "messages",
+    );
+  const prompt = textOf(last);
+  if (prompt.trim() === "")
+    throw new OpenAiError(
+      400,
+      `messages.${messages.length - 1}.content: must contain text`,
+      "invalid_request_error",
+      "invalid_value",
+      "messages",
+    );
+  const system = messages
+    .filter((m) => m.role === "system" || m.role === "developer")
+    .map(textOf)
+    .filter((t) => t.trim() !== "");
+  const history = messages
+    .slice(0, -1)
+    .filter(
+      (m): m is OpenAiMessage & { role: "user" | "assistant" } => m.role === "user" || m.role === "assistant",
+    )
+    .map((m) => ({ role: m.role, content: textOf(m) }))
+    .filter((m) => m.content !== "");
+  return {
+    prompt: system.length ? `${system.join("\n\n")}\n\n---\n\n${prompt}` : prompt,
+    history,
+  };
+}

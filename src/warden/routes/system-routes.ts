@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { defineRoute } from "../http/api-route.js";
+import type { WardenContext } from "../warden-context.js";
+
+/** Liveness and what this warden runs on. Public: it names no user. */
+export function systemRoutes(ctx: WardenContext) {
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/health",
+      summary: "Liveness, uptime, the cell backend and how many cells run",
+      tag: "system",
+      access: "none",
+      response: z.object({
+        status: z.literal("ok"),
+        uptime_s: z.number(),
+        cells: z.object({
+          backend: z.string(),
+          reason: z.string(),
+          isolated: z.boolean(),
+          running: z.number(),
+        }),
+      }),
+      handler: async () => ({
+        status: "ok" as const,
+        uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
+        cells: { ...ctx.cellBackend, running: ctx.cells.manager.list().length },
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { userCreateBodySchema, userNameSchema, userSchema, userTokenSchema } from "../../contracts/index.js";
+import { NotFoundError } from "../../core/index.js";
+import { defineRoute } from "../http/api-route.js";
+import { ForbiddenError } from "../http/auth.js";
+import type { WardenContext } from "../warden-context.js";
+
+const nameParams = z.strictObject({ name: userNameSchema });
+
+/** Users and their API tokens: admins manage everyone; a user may rotate their own token. */
+export function userRoutes(ctx: WardenContext) {
+  const { users, audit } = ctx;
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/api/users",
+      summary: "Every user (admin)",
+      tag: "users",
+      access: "admin",
+      response: z.array(userSchema),
+      handler: async () => users.list(),
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/users",
+      summary: "Add a user; the answer carries their API token, shown only this once (admin)",
+      tag: "users",
+      access: "admin",
+      body: userCreateBodySchema,
+      response: userTokenSchema,
+      status: 201,
+      async handler({ body, auth }) {
+        const { user, token } = await users.add(body.name, { admin: body.admin ?? false });
+        audit.record({
+          userId: user.id,
+          actor: `user:${auth.userId}`,
+          action: "user.added",
+          detail: { admin: user.admin },
+        });
+        return { user: user.id, token };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      url: "/api/users/:name",
+      summary: "Remove a user and their tokens and sessions; their brain stays on disk (admin)",
+      tag: "users",
+      access: "admin",
+      params: nameParams,
+      response: z.object({ removed: z.string() }),
+      async handler({ params, auth }) {
+        if (params.name === auth.userId) throw new ForbiddenError("an admin cannot remove themselves");
+        if (!users.get(params.name)) throw new NotFoundError("user", params.name);
+        await ctx.cells.stop(params.name);
+        users.remove(params.name);
+        audit.record({
+          userId: params.name,
+          actor: `user:${auth.userId}`,
+          action: "user.removed",
+          detail: {},
+        });
+        return { removed: params.name };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/users/:name/token",
+      summary: "Rotate a user's API token: the old one stops working at once (admin, or the user themselves)",
+      tag: "users",
+      access: "user",
+      params: nameParams,
+      response: userTokenSchema,
+      async handler({ params, auth }) {
+        if (params.name !== auth.userId && !auth.admin)
+          throw new ForbiddenError("only an admin can rotate another user's token");
+        const token = await users.rotateToken(params.name);
+        audit.record({
+          userId: params.name,
+          actor: `user:${auth.userId}`,
+          action: "token.rotated",
+          detail: {},
+        });
+        return { user: params.name, token };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/audit",
+      summary: "The warden's audit trail: your own entries, or everyone's for an admin",
+      tag: "users",
+      access: "user",
+      query: z.strictObject({
+        action: z.string().optional(),
+        user: z.string().optional(),
+        limit: z.coerce.number().int().min(1).max(1000).optional(),
+      }),
+      response: z.array(z.record(z.string(), z.unknown())),
+      handler: async ({ auth, query }) => {
+        const userId = auth.admin ? query.user : auth.userId;
+        return audit.list({
+          ...(userId ? { userId } : {}),
+          ...(query.action ? { action: query.action } : {}),
+          ...(query.limit ? { limit: query.limit } : {}),
+        });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,118 @@
+import type { WebSocket } from "@fastify/websocket";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { wsClientMessageSchema } from "../../contracts/index.js";
+import { issuesFromZod } from "../../core/index.js";
+import { type Auth, ForbiddenError, requireAccess } from "../http/auth.js";
+import type { WardenContext } from "../warden-context.js";
+
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+const authOf = new WeakMap<FastifyRequest, Auth>();
+
+/**
+ * GET /api/ws: chat over a WebSocket. The upgrade is refused (403) when the request carries an Origin that is
+ * not the UI's own: a browser always sends one, so a foreign page can never drive a user's agent with the
+ * user's cookie (the class of bug of CVE-2026-25253). Clients without an Origin (not browsers) must send a
+ * bearer token. Client messages: {type:"chat", id, text, session_id?, agent?}, {type:"cancel", id},
+ * {type:"ping"}; every chat event comes back with the chat's id.
+ */
+export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise<void> {
+  app.addHook("preValidation", async (request) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && !ctx.authenticator.originAllowed(origin)) {
+      ctx.audit.record({ actor: `ip:${request.ip}`, action: "ws.refused_origin", detail: { origin } });
+      throw new ForbiddenError(
+        `WebSocket connections from ${origin} are not allowed: only the UI's own origin may connect`,
+      );
+    }
+    const auth = await requireAccess(ctx.authenticator, request, "user");
+    if (origin === undefined && auth.via === "cookie")
+      throw new ForbiddenError("a WebSocket signed in by cookie must come from the UI (an Origin header)");
+    authOf.set(request, auth);
+  });
+
+  app.get("/api/ws", { websocket: true }, (socket: WebSocket, request) => {
+    const auth = authOf.get(request);
+    if (!auth) {
+      socket.close(1008, "not signed in");
+      return;
+    }
+    const running = new Map<string, AbortController>();
+    const send = (message: unknown) => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    };
+    socket.on("message", (data, isBinary) => {
+      const text = isBinary ? "" : data.toString();
+      if (text.length > MAX_MESSAGE_BYTES) {
+        send({
+          type: "error",
+          code: "payload_too_large",
+          message: `messages are limited to ${MAX_MESSAGE_BYTES} bytes`,
+        });
+        return;
+      }
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        send({ type: "error", code: "bad_request", message: "each message must be one JSON object" });
+        return;
+      }
+      const parsed = wsClientMessageSchema.safeParse(raw);
+      if (!parsed.success) {
+        const [issue] = issuesFromZod(parsed.error);
+        send({
+          type: "error",
+          code: "validation_failed",
+          message: issue ? `${issue.path}: ${issue.message}` : "invalid message",
+        });
+        return;
+      }
+      const message = parsed.data;
+      if (message.type === "ping") return send({ type: "pong" });
+      if (message.type === "cancel") {
+        running.get(message.id)?.abort();
+        return;
+      }
+      if (running.has(message.id)) {
+        send({
+          type: "error",
+          id: message.id,
+          code: "conflict",
+          message: `a chat with id ${message.id} is already running`,
+        });
+        return;
+      }
+      if (message.session_id && !ctx.conversations.get(auth.userId, message.session_id)) {
+        send({
+          type: "error",
+          id: message.id,
+          code: "not_found",
+          message: `session ${message.session_id} not found`,
+        });
+        return;
+      }
+      const abort = new AbortController();
+      running.set(message.id, abort);
+      void (async () => {
+        try {
+          for await (const event of ctx.chat.turn({
+            userId: auth.userId,
+            text: message.text,
+            channel: "ws",
+            signal: abort.signal,
+            ...(message.session_id ? { sessionId: message.session_id } : {}),
+            ...(message.agent ? { agent: message.agent } : {}),
+          }))
+            send({ ...event, id: message.id });
+        } catch (error) {
+          send({ type: "error", id: message.id, code: "internal", message: (error as Error).message });
+        } finally {
+          running.delete(message.id);
+        }
+      })();
+    });
+    socket.on("close", () => {
+      for (const abort of running.values()) abort.abort();
+    });
+  });
+}

@@ -1,0 +1,168 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type CellBackend,
+  type CellEvent,
+  type CellHandle,
+  CellManager,
+  type CellStartSpec,
+} from "../cells/index.js";
+import type { IronclawdConfig, JobStatus, Ready } from "../contracts/index.js";
+import type { Logger } from "../core/index.js";
+import { initBrain } from "../memory/index.js";
+import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
+import type { HostProviders } from "./host-providers.js";
+
+export interface WardenCellsOptions {
+  backend: CellBackend;
+  usersDir: string;
+  config: IronclawdConfig;
+  providers: HostProviders;
+  /** The host uid/gid a user's cell runs as (their own, so one cell can never read another's brain). */
+  runAsOf: (userId: string) => { uid: number; gid: number } | undefined;
+  audit: (entry: AuditEntry) => void;
+  logger: Logger;
+  onModelCall?: (record: ModelCallRecord) => void;
+  /** Tests and the explicit dev flag only: a handler other than the agent. */
+  spec?: Partial<CellStartSpec>;
+  /** How long a Hello may wait for Ready (a microVM under TCG indexes a brain slowly). */
+  readyTimeoutMs?: number;
+}
+
+export interface LiveCell {
+  cell: CellHandle;
+  ready: Ready;
+}
+
+/**
+ * The warden's cells: one per user, started on first use, kept warm, stopped when idle, restarted after a
+ * crash (CellManager). Each cell, when it starts, is wired to the model and egress proxies and greeted with
+ * Hello; it is handed out only once its Ready has come back.
+ */
+export class WardenCells {
+  readonly manager: CellManager;
+  private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
+  private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
+
+  constructor(private readonly options: WardenCellsOptions) {
+    const idleMinutes = options.config.cells.idle_stop_minutes;
+    this.manager = new CellManager({
+      backend: options.backend,
+      usersDir: options.usersDir,
+      idleStopMs: idleMinutes * 60_000,
+      spec: { handler: "agent", ...options.spec },
+      specFor: (userId) => {
+        const runAs = options.runAsOf(userId);
+        return runAs ? { runAs } : {};
+      },
+    });
+    this.manager.onEvent((event) => this.logEvent(event));
+  }
+
+  /** The user's cell, started and greeted if need be. Throws when the cell cannot start (the message says why). */
+  async get(userId: string): Promise<LiveCell> {
+    await this.seedBrain(userId);
+    const cell = await this.manager.get(userId);
+    let ready = this.live.get(cell);
+    if (!ready) {
+      ready = this.greet(userId, cell);
+      this.live.set(cell, ready);
+    }
+    return { cell, ready: await ready };
+  }
+
+  /** The agent profiles the user's brain defines now (asked again each time: the owner may edit them). */
+  async describe(userId: string): Promise<Ready> {
+    const { cell } = await this.get(userId);
+    const reply = await cell.call(
+      { type: "Hello", providers: this.options.providers.names() },
+      { timeoutMs: 30_000 },
+    );
+    if (reply.type !== "Ready")
+      throw new Error(reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`);
+    return reply;
+  }
+
+  running(userId: string): CellHandle | undefined {
+    return this.manager.cell(userId);
+  }
+
+  async stop(userId: string): Promise<void> {
+    await this.manager.stop(userId);
+  }
+
+  async stopAll(): Promise<void> {
+    await this.manager.stopAll();
+  }
+
+  /** Job reports nobody asked for: the cell's own schedule (seed 003 §8.2 step 4). */
+  onJobStatus(listener: (userId: string, status: JobStatus) => void): () => void {
+    this.jobListeners.add(listener);
+    return () => this.jobListeners.delete(listener);
+  }
+
+  private async greet(userId: string, cell: CellHandle): Promise<Ready> {
+    const detach = serveCellRequests(cell, {
+      userId,
+      providers: this.options.providers,
+      egress: this.options.config.egress,
+      audit: this.options.audit,
+      logger: this.options.logger.child({ user: userId }),
+      ...(this.options.onModelCall ? { onModelCall: this.options.onModelCall } : {}),
+    });
+    const off = cell.onEvent((message) => {
+      if (message.type === "JobStatus" && message.reply_to === undefined) {
+        for (const listener of this.jobListeners) listener(userId, message);
+      }
+      if (message.type === "Error" && message.fatal) {
+        this.options.logger.error({ user: userId, reason: message.message }, "the cell cannot go on");
+      }
+    });
+    void cell.exited.then(() => {
+      detach();
+      off();
+    });
+    const reply = await cell
+      .call(
+        { type: "Hello", providers: this.options.providers.names() },
+        {
+          timeoutMs: this.options.readyTimeoutMs ?? 120_000,
+        },
+      )
+      .catch((error: Error) => {
+        throw new Error(`the cell did not get ready: ${error.message}`);
+      });
+    if (reply.type !== "Ready") {
+      const why = reply.type === "Error" ? reply.message : `it answered ${reply.type}`;
+      void this.manager.stop(userId);
+      throw new Error(`the cell could not start its agent: ${why}`);
+    }
+    return reply;
+  }
+
+  /**
+   * A new user's brain starts with the host's `[new_brains]` provider and model, so a host with a local model
+   * server works without anybody editing a brain. Directory brains only; a microVM's disk is seeded from it.
+   */
+  private async seedBrain(userId: string): Promise<void> {
+    const { provider, model, embedding_provider, embedding_model } = this.options.config.new_brains;
+    if (provider === undefined && model === undefined && embedding_provider === undefined) return;
+    const userDir = join(this.options.usersDir, userId);
+    if (existsSync(join(userDir, "brain")) || existsSync(join(userDir, "brain.ext4"))) return;
+    await initBrain(join(userDir, "brain"), {
+      ...(provider ? { provider } : {}),
+      ...(model ? { model } : {}),
+      ...(embedding_provider && embedding_model
+        ? { embedding: { provider: embedding_provider, model: embedding_model } }
+        : {}),
+    });
+  }
+
+  private logEvent(event: CellEvent): void {
+    const log = this.options.logger;
+    if (event.kind === "crashed") log.warn({ user: event.userId, exit: event.exit }, "a cell crashed");
+    else if (event.kind === "gave_up")
+      log.error({ user: event.userId, error: event.error }, "a cell keeps crashing; not restarting it");
+    else log.info({ user: event.userId, event: event.kind }, "cell");
+  }
+}

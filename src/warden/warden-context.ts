@@ -1,0 +1,40 @@
+import type Database from "better-sqlite3";
+import type { IronclawdConfig } from "../contracts/index.js";
+import type { Logger } from "../core/index.js";
+import type { AuditStore } from "./audit-store.js";
+import type { ChannelLinks } from "./channels/channel-links.js";
+import type { TelegramChannel } from "./channels/telegram.js";
+import type { ChatCore } from "./chat-core.js";
+import type { ConversationStore } from "./conversation-store.js";
+import type { Authenticator } from "./http/auth.js";
+import type { LoginLinks } from "./login-links.js";
+import type { RateLimiter } from "./rate-limit.js";
+import type { SoulStore } from "./soul-store.js";
+import type { SoulWatch } from "./soul-watch.js";
+import type { UserStore } from "./user-store.js";
+import type { WardenCells } from "./warden-cells.js";
+import type { WebSessions } from "./web-sessions.js";
+
+/** Everything the warden's routes work with, built once by the daemon (daemon.ts). */
+export interface WardenContext {
+  home: string;
+  config: IronclawdConfig;
+  db: Database.Database;
+  logger: Logger;
+  users: UserStore;
+  webSessions: WebSessions;
+  loginLinks: LoginLinks;
+  loginLimiter: RateLimiter;
+  audit: AuditStore;
+  authenticator: Authenticator;
+  conversations: ConversationStore;
+  cells: WardenCells;
+  chat: ChatCore;
+  soulStore: SoulStore;
+  soul: SoulWatch;
+  channelLinks: ChannelLinks;
+  telegramBots: Map<string, TelegramChannel>;
+  /** The backend cells run in and why it was chosen, for /health. */
+  cellBackend: { name: string; reason: string; isolated: boolean };
+  startedAt: number;
+}
