@@ -1,6 +1,7 @@
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
-import { type Issue, issuesFromZod, ValidationError } from "../core/index.js";
+import { type Issue, issuesFromZod, jsonPath, ValidationError } from "../core/index.js";
+import { findUnknownKeys } from "./unknown-keys.js";
 
 export type Seed = "000" | "001" | "002" | "003" | "004";
 
@@ -20,6 +21,12 @@ export interface Contract<S extends z.ZodType = z.ZodType> {
   description: string;
   format: ContractFormat;
   schema: S;
+  /**
+   * The declarative form of `schema`, when `schema` picks between several accepted forms in code (to report only
+   * the chosen form's problems and validate once): what the JSON Schema export shows and the unknown-key scan
+   * walks. Defaults to `schema`.
+   */
+  shape?: z.ZodType;
   /** Only for `text` contracts: extracts the value to validate, or returns issues when there is none. */
   decodeText?: (text: string) => { value: unknown } | { issues: Issue[] };
 }
@@ -28,7 +35,24 @@ export function defineContract<S extends z.ZodType>(contract: Contract<S>): Cont
   return contract;
 }
 
-export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+/**
+ * The outcome of validating one value. `warnings` lists the keys no seed names (code `unknown_key`): they are
+ * accepted and kept in `value`, because no seed closes its objects, and `ironclaw validate --strict` refuses them.
+ */
+export type ValidationResult<T> =
+  | { ok: true; value: T; warnings: Issue[] }
+  | { ok: false; issues: Issue[]; warnings: Issue[] };
+
+export const UNKNOWN_KEY_MESSAGE = "is not a field of this contract; accepted and kept as is";
+
+/** The unknown keys of a value as warnings, located by JSON path. */
+export function unknownKeyWarnings(contract: Contract, value: unknown): Issue[] {
+  return findUnknownKeys(contract.shape ?? contract.schema, value).map((path) => ({
+    path: jsonPath(path),
+    code: "unknown_key",
+    message: UNKNOWN_KEY_MESSAGE,
+  }));
+}
 
 /** Validates a decoded value; never throws for bad input. */
 export function checkValue<S extends z.ZodType>(
@@ -36,9 +60,10 @@ export function checkValue<S extends z.ZodType>(
   value: unknown,
 ): ValidationResult<z.output<S>> {
   const result = contract.schema.safeParse(value);
+  const warnings = unknownKeyWarnings(contract, value);
   return result.success
-    ? { ok: true, value: result.data }
-    : { ok: false, issues: issuesFromZod(result.error) };
+    ? { ok: true, value: result.data, warnings }
+    : { ok: false, issues: issuesFromZod(result.error), warnings };
 }
 
 /** Validates a decoded value and returns the parsed form, or throws a ValidationError listing every issue. */
@@ -54,11 +79,12 @@ export function checkText<S extends z.ZodType>(
   text: string,
 ): ValidationResult<z.output<S>> {
   const decoded = decodeText(contract, text);
-  if ("issues" in decoded) return { ok: false, issues: decoded.issues };
+  if ("issues" in decoded) return { ok: false, issues: decoded.issues, warnings: [] };
   return checkValue(contract, decoded.value);
 }
 
-function decodeText(contract: Contract, text: string): { value: unknown } | { issues: Issue[] } {
+/** A file's text decoded by the contract's format (JSON, TOML or the text extractor), or why it cannot be. */
+export function decodeText(contract: Contract, text: string): { value: unknown } | { issues: Issue[] } {
   switch (contract.format) {
     case "json":
       try {
@@ -86,7 +112,7 @@ function decodeText(contract: Contract, text: string): { value: unknown } | { is
 
 /** The JSON Schema (draft 2020-12) of what a contract accepts as input. */
 export function toJsonSchema(contract: Contract): Record<string, unknown> {
-  const schema = z.toJSONSchema(contract.schema, {
+  const schema = z.toJSONSchema(contract.shape ?? contract.schema, {
     io: "input",
     unrepresentable: "any",
     target: "draft-2020-12",

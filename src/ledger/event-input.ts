@@ -23,7 +23,8 @@ function hasControlCharacter(text: string): boolean {
 
 /**
  * Validates events against the seed-000 input contract, normalises the typo spellings of their types and
- * fills event_id (ULID) and ts (now, one instant for the whole batch). Every problem of every event is
+ * fills event_id (ULID) and ts (now, one instant for the whole batch). Top-level keys the seed does not name
+ * are kept and stored with the event, except `position`, which a read answers with and which would hide it. Every problem of every event is
  * reported at once; in a batch each path starts at the event's index (`$[2].run_id`).
  */
 export function prepareEvents(inputs: readonly unknown[], options: { batch: boolean }): PreparedEvent[] {
@@ -42,18 +43,27 @@ export function prepareEvents(inputs: readonly unknown[], options: { batch: bool
       for (const issue of result.issues) issues.push({ ...issue, path: at + issue.path.slice(1) });
       return;
     }
-    const value = result.value;
+    // Keys the seed does not name are kept with the event, exactly as written, after the base fields.
+    const { event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, ...extra } =
+      result.value;
     const event: LedgerEvent = {
-      event_id: value.event_id ?? newId(),
-      ts: value.ts ?? now,
-      type: value.type,
-      garrison_id: value.garrison_id,
-      theater_id: value.theater_id,
-      run_id: value.run_id,
-      order_id: value.order_id ?? null,
-      unit_id: value.unit_id ?? null,
-      payload: value.payload,
+      event_id: event_id ?? newId(),
+      ts: ts ?? now,
+      type,
+      garrison_id,
+      theater_id,
+      run_id,
+      order_id: order_id ?? null,
+      unit_id: unit_id ?? null,
+      payload,
+      ...extra,
     };
+    if (Object.hasOwn(event, "position"))
+      issues.push({
+        path: `${at}.position`,
+        message: "is the place the ledger stores the event at; leave it out",
+        code: "custom",
+      });
     for (const field of ID_FIELDS) {
       const id = event[field];
       if (id !== null && hasControlCharacter(id))
@@ -63,7 +73,7 @@ export function prepareEvents(inputs: readonly unknown[], options: { batch: bool
           code: "custom",
         });
     }
-    prepared.push({ event, givenId: value.event_id !== undefined, givenTs: value.ts !== undefined });
+    prepared.push({ event, givenId: event_id !== undefined, givenTs: ts !== undefined });
   });
   if (issues.length > 0) throw new ValidationError(ledgerEventInputContract.kind, issues);
   return prepared;

@@ -2,7 +2,11 @@ import type { LedgerEventType } from "../contracts/index.js";
 import { canonicalJson } from "../core/index.js";
 import type { RecordedEvent, SnapshotDump } from "./event-store.js";
 
-/** The columns both stores keep an event in; the payload is JSON text in SQLite and `json` in PostgreSQL. */
+/**
+ * The columns both stores keep an event in; the payload is JSON text in SQLite and `json` in PostgreSQL.
+ * `extras` holds the event's top-level keys that the seed does not name, as one JSON object (NULL when there
+ * are none), so that an event reads back with every key its writer sent.
+ */
 export interface EventRow {
   position: number | string;
   event_id: string;
@@ -14,10 +18,33 @@ export interface EventRow {
   order_id: string | null;
   unit_id: string | null;
   payload: string | Record<string, unknown>;
+  extras: string | Record<string, unknown> | null;
 }
 
 export const EVENT_COLUMNS =
-  "position, event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload";
+  "position, event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, extras";
+
+const BASE_FIELDS: ReadonlySet<string> = new Set([
+  "event_id",
+  "ts",
+  "type",
+  "garrison_id",
+  "theater_id",
+  "run_id",
+  "order_id",
+  "unit_id",
+  "payload",
+  "position",
+]);
+
+/** The `extras` column of an event: its keys outside the base fields as JSON text, or null when it has none. */
+export function extrasOf(event: Record<string, unknown>): string | null {
+  const extra = Object.entries(event).filter(([key]) => !BASE_FIELDS.has(key));
+  return extra.length === 0 ? null : JSON.stringify(Object.fromEntries(extra));
+}
+
+const parsed = (column: string | Record<string, unknown>) =>
+  typeof column === "string" ? (JSON.parse(column) as Record<string, unknown>) : column;
 
 export function eventFromRow(row: EventRow): RecordedEvent {
   return {
@@ -30,8 +57,8 @@ export function eventFromRow(row: EventRow): RecordedEvent {
     run_id: row.run_id,
     order_id: row.order_id,
     unit_id: row.unit_id,
-    payload:
-      typeof row.payload === "string" ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
+    payload: parsed(row.payload),
+    ...(row.extras === null ? {} : parsed(row.extras)),
     position: Number(row.position),
   };
 }
@@ -41,7 +68,8 @@ export function eventFromRow(row: EventRow): RecordedEvent {
  * arrays are cheaper to fetch than objects with named keys.
  */
 export function eventFromValues(values: readonly unknown[]): RecordedEvent {
-  const [position, event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload] = values;
+  const [position, event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, extras] =
+    values;
   return eventFromRow({
     position,
     event_id,
@@ -53,6 +81,7 @@ export function eventFromValues(values: readonly unknown[]): RecordedEvent {
     order_id,
     unit_id,
     payload,
+    extras: extras ?? null,
   } as EventRow);
 }
 

@@ -40,7 +40,8 @@ function hash32(text: string): number {
 /**
  * Positions are assigned as max(position) + 1 under the advisory lock, so they are gapless and commit in
  * order (see postgres-store.ts). Payloads are `json`, not `jsonb`: json keeps the text as written and accepts
- * every string JSON can carry, where jsonb refuses \u0000 and would make the two stores disagree.
+ * every string JSON can carry, where jsonb refuses \u0000 and would make the two stores disagree. `extras` keeps
+ * an event's top-level keys the seed does not name (NULL when none); older ledgers get it on open.
  */
 export function postgresSchemaSql(n: PostgresNames): string {
   return `
@@ -55,8 +56,10 @@ CREATE TABLE IF NOT EXISTS ${n.events} (
   run_id text,
   order_id text,
   unit_id text,
-  payload json NOT NULL
+  payload json NOT NULL,
+  extras json
 );
+ALTER TABLE ${n.events} ADD COLUMN IF NOT EXISTS extras json;
 CREATE INDEX IF NOT EXISTS events_by_run ON ${n.events} (run_id, position) WHERE run_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_by_order ON ${n.events} (order_id, position) WHERE order_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_by_type ON ${n.events} (type, position);

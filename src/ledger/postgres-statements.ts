@@ -1,4 +1,4 @@
-import { decodeSnapshot, EVENT_COLUMNS, encodeSnapshot, eventFromValues } from "./event-row.js";
+import { decodeSnapshot, EVENT_COLUMNS, encodeSnapshot, eventFromValues, extrasOf } from "./event-row.js";
 import type { RecordedEvent } from "./event-store.js";
 import type { PostgresNames } from "./postgres-schema.js";
 import { SnapshotSet } from "./projection.js";
@@ -69,15 +69,15 @@ export function writeStatement(
     text: `WITH new_events AS (
         INSERT INTO ${n.events} (${EVENT_COLUMNS})
         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                             $7::text[], $8::text[], $9::text[], $10::json[])
+                             $7::text[], $8::text[], $9::text[], $10::json[], $11::json[])
       ), runs AS (
-        INSERT INTO ${n.runs} (run_id, snapshot) SELECT * FROM unnest($11::text[], $12::text[])
+        INSERT INTO ${n.runs} (run_id, snapshot) SELECT * FROM unnest($12::text[], $13::text[])
         ON CONFLICT (run_id) DO UPDATE SET snapshot = excluded.snapshot
       ), orders AS (
-        INSERT INTO ${n.orders} (order_id, snapshot) SELECT * FROM unnest($13::text[], $14::text[])
+        INSERT INTO ${n.orders} (order_id, snapshot) SELECT * FROM unnest($14::text[], $15::text[])
         ON CONFLICT (order_id) DO UPDATE SET snapshot = excluded.snapshot
       )
-      SELECT CASE WHEN $15::text IS NULL THEN NULL ELSE pg_notify($16, $15::text) END`,
+      SELECT CASE WHEN $16::text IS NULL THEN NULL ELSE pg_notify($17, $16::text) END`,
     values: [
       events.map((e) => e.position),
       events.map((e) => e.event_id),
@@ -89,6 +89,7 @@ export function writeStatement(
       events.map((e) => e.order_id),
       events.map((e) => e.unit_id),
       events.map((e) => JSON.stringify(e.payload)),
+      events.map(extrasOf),
       snapshots.runs.map((r) => r.run_id),
       snapshots.runs.map(encodeSnapshot),
       snapshots.orders.map((o) => o.order_id),

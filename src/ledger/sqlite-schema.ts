@@ -1,7 +1,8 @@
 /**
  * The SQLite ledger schema. position is the rowid: SQLite has one writer at a time and events are never
  * deleted, so positions are assigned in commit order without gaps. Triggers make the events table
- * append-only even for someone who opens the file with another tool.
+ * append-only even for someone who opens the file with another tool. `extras` keeps an event's top-level keys
+ * the seed does not name (JSON, NULL when none); ledgers created before it get the column on open.
  */
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -14,7 +15,8 @@ CREATE TABLE IF NOT EXISTS events (
   run_id TEXT,
   order_id TEXT,
   unit_id TEXT,
-  payload TEXT NOT NULL
+  payload TEXT NOT NULL,
+  extras TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS events_by_run ON events (run_id, position) WHERE run_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_by_order ON events (order_id, position) WHERE order_id IS NOT NULL;

@@ -10,6 +10,7 @@ import {
   encodeSnapshot,
   eventFromRow,
   eventFromValues,
+  extrasOf,
   sortDump,
 } from "./event-row.js";
 import type {
@@ -63,6 +64,22 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma("mmap_size = 268435456");
     this.db.pragma("temp_store = MEMORY");
     this.db.exec(SQLITE_SCHEMA);
+    this.addExtrasColumn();
+  }
+
+  /**
+   * Ledgers written before events kept unnamed keys lack the column; adding it rewrites no row. IMMEDIATE, so
+   * that two processes opening the same old ledger do not both add it.
+   */
+  private addExtrasColumn(): void {
+    const hasExtras = () =>
+      (this.db.pragma("table_info(events)") as Array<{ name: string }>).some((c) => c.name === "extras");
+    if (hasExtras()) return;
+    this.db
+      .transaction(() => {
+        if (!hasExtras()) this.db.exec("ALTER TABLE events ADD COLUMN extras TEXT");
+      })
+      .immediate();
   }
 
   async append(input: unknown, options?: AppendOptions): Promise<AppendResult> {
@@ -113,10 +130,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   private insertEvents(events: readonly RecordedEvent[]): void {
-    const insert = this.stmt(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insert = this.stmt(
+      `INSERT INTO events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     for (const e of events) {
       const ids = [e.garrison_id, e.theater_id, e.run_id, e.order_id, e.unit_id];
-      insert.run(e.position, e.event_id, e.ts, e.type, ...ids, JSON.stringify(e.payload));
+      insert.run(e.position, e.event_id, e.ts, e.type, ...ids, JSON.stringify(e.payload), extrasOf(e));
     }
   }
 

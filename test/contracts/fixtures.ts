@@ -7,18 +7,23 @@ export interface FixtureSet {
   kind: string;
   valid: string[];
   invalid: Array<{ file: string; expectPath: string }>;
+  /** Valid files that carry a key no seed names, each with the path of that key: accepted, with a warning. */
+  warnings: Map<string, string>;
 }
+
+const INDEX_FILES = new Set(["expect.json", "warnings.json"]);
 
 /**
  * Fixtures live in `test/fixtures/contracts/<kind>/valid/*` and `…/invalid/*`; `invalid/expect.json` maps each
- * invalid file's name to the JSON path that validation must report for it.
+ * invalid file's name to the JSON path that validation must report for it, and `valid/warnings.json` maps each
+ * valid file that holds an unknown key to that key's path. Every other valid file must draw no warning.
  */
 export function loadFixtureSet(kind: string): FixtureSet {
   const dir = join(FIXTURE_ROOT, kind);
   const list = (sub: string) =>
     existsSync(join(dir, sub))
       ? readdirSync(join(dir, sub))
-          .filter((f) => f !== "expect.json")
+          .filter((f) => !INDEX_FILES.has(f))
           .sort()
           .map((f) => join(dir, sub, f))
       : [];
@@ -36,7 +41,17 @@ export function loadFixtureSet(kind: string): FixtureSet {
     if (!existsSync(join(dir, "invalid", name)))
       throw new Error(`${kind}/invalid/expect.json names missing ${name}`);
   }
-  return { kind, valid: list("valid"), invalid };
+  const warningsFile = join(dir, "valid", "warnings.json");
+  const named: Record<string, string> = existsSync(warningsFile)
+    ? JSON.parse(readFileSync(warningsFile, "utf8"))
+    : {};
+  const warnings = new Map<string, string>();
+  for (const [name, path] of Object.entries(named)) {
+    if (!existsSync(join(dir, "valid", name)))
+      throw new Error(`${kind}/valid/warnings.json names missing ${name}`);
+    warnings.set(join(dir, "valid", name), path);
+  }
+  return { kind, valid: list("valid"), invalid, warnings };
 }
 
 export function fixtureKinds(): string[] {

@@ -2,24 +2,30 @@ import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import {
   allContracts,
+  type Contract,
   checkText,
+  decodeText,
   dispatchContract,
   evaluateCompletion,
   findContract,
+  unknownKeyWarnings,
 } from "../../contracts/index.js";
 import type { Issue } from "../../core/index.js";
 import { type CliCommand, println, UsageError } from "../command.js";
 import { readInput } from "../read-input.js";
 
-const usage = `Usage: ironclaw validate <kind> <file|-> [file…] [--json]
+const usage = `Usage: ironclaw validate <kind> <file|-> [file…] [--json] [--strict]
        ironclaw validate completion <worker-output> --dispatch <dispatch.json>
        ironclaw validate --list
 
 Validates contract files (JSON, TOML or text, by kind) and prints every problem with its JSON path.
+Keys the seeds do not name are accepted (they are kept as written) and printed as warnings.
 Exit code 0 when every input is valid, 1 when any is not, 2 on usage errors.
 
 Options:
-  --json             print one JSON result per input: { "file", "valid", "issues": [{ "path", "message", "code" }] }
+  --json             print one JSON result per input:
+                     { "file", "valid", "issues": [{ "path", "message", "code" }], "warnings": [ … ] }
+  --strict           refuse keys the seeds do not name: each warning becomes a problem
   --list             list the contract kinds
   --dispatch <file>  for completion: apply the seed 001 gates against this dispatch (its required_fields and
                      run_id) and print the resulting status, review_requested or failed_contract`;
@@ -31,7 +37,12 @@ export const validateCommand: CliCommand = {
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { json: { type: "boolean" }, list: { type: "boolean" }, dispatch: { type: "string" } },
+      options: {
+        json: { type: "boolean" },
+        strict: { type: "boolean" },
+        list: { type: "boolean" },
+        dispatch: { type: "string" },
+      },
       allowPositionals: true,
     });
     if (values.list) {
@@ -49,30 +60,53 @@ export const validateCommand: CliCommand = {
       throw new UsageError("--dispatch only applies to completion");
     const gate = values.dispatch === undefined ? undefined : await loadDispatch(values.dispatch, io.stdin);
 
+    const strict = values.strict === true;
     let failures = 0;
     for (const source of sources) {
-      let issues: Issue[];
+      let found: Found;
       try {
         const text = await readInput(source, io.stdin);
         if (gate) {
           const verdict = evaluateCompletion(gate, text);
-          issues = verdict.status === "review_requested" ? [] : verdict.issues;
+          found = {
+            issues: verdict.status === "review_requested" ? [] : verdict.issues,
+            warnings: warningsOf(contract, text),
+          };
           if (!values.json) println(io.stdout, `${source === "-" ? "<stdin>" : source}: ${verdict.status}`);
         } else {
           const result = checkText(contract, text);
-          issues = result.ok ? [] : result.issues;
+          found = { issues: result.ok ? [] : result.issues, warnings: result.warnings };
         }
       } catch (cause) {
-        issues = [
-          { path: "$", code: "unreadable", message: `cannot read ${source}: ${(cause as Error).message}` },
-        ];
+        const message = `cannot read ${source}: ${(cause as Error).message}`;
+        found = { issues: [{ path: "$", code: "unreadable", message }], warnings: [] };
       }
-      if (issues.length > 0) failures++;
-      report(io.stdout, source, issues, { json: values.json === true, many: sources.length > 1 });
+      if (strict) found = { issues: [...found.issues, ...found.warnings.map(refuse)], warnings: [] };
+      if (found.issues.length > 0) failures++;
+      report(io.stdout, source, found, { json: values.json === true, many: sources.length > 1 });
     }
     return failures === 0 ? 0 : 1;
   },
 };
+
+interface Found {
+  issues: Issue[];
+  /** Keys no seed names: accepted, unless --strict turns them into issues. */
+  warnings: Issue[];
+}
+
+/** The unknown keys of a text that decodes; a text that does not is reported by the gate itself. */
+function warningsOf(contract: Contract, text: string): Issue[] {
+  const decoded = decodeText(contract, text);
+  return "issues" in decoded ? [] : unknownKeyWarnings(contract, decoded.value);
+}
+
+function refuse(warning: Issue): Issue {
+  return {
+    ...warning,
+    message: "is not a field of this contract (--strict refuses keys the seeds do not name)",
+  };
+}
 
 /** The dispatch a completion is gated against; a bad dispatch is a usage problem, reported with its paths. */
 async function loadDispatch(file: string, stdin: Readable) {
@@ -87,19 +121,22 @@ async function loadDispatch(file: string, stdin: Readable) {
 function report(
   out: NodeJS.WritableStream,
   source: string,
-  issues: Issue[],
+  { issues, warnings }: Found,
   style: { json: boolean; many: boolean },
 ): void {
   const file = source === "-" ? "<stdin>" : source;
   if (style.json) {
-    out.write(`${JSON.stringify({ file, valid: issues.length === 0, issues })}\n`);
+    out.write(`${JSON.stringify({ file, valid: issues.length === 0, issues, warnings })}\n`);
     return;
   }
   const prefix = style.many ? `${file}: ` : "";
-  if (issues.length === 0) {
-    out.write(`${prefix}valid\n`);
-    return;
-  }
-  out.write(`${prefix}invalid (${issues.length} problem${issues.length === 1 ? "" : "s"})\n`);
+  const noted = warnings.length === 0 ? "" : ` (${count(warnings.length, "warning")})`;
+  if (issues.length === 0) out.write(`${prefix}valid${noted}\n`);
+  else out.write(`${prefix}invalid (${count(issues.length, "problem")})${noted}\n`);
   for (const issue of issues) out.write(`  ${issue.path}: ${issue.message}\n`);
+  for (const warning of warnings) out.write(`  warning ${warning.path}: ${warning.message}\n`);
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
 }

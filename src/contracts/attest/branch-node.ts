@@ -1,34 +1,37 @@
 import { z } from "zod";
-import { fieldRule, hex40, sha256Ref, uuid } from "../common.js";
+import { fieldRule, hex40, sha256Digest, uuid } from "../common.js";
 import { defineContract } from "../registry.js";
 import { ratchetStepField, recordOf, rfc3339Field, s3RefField, storedRefField } from "./formats.js";
 
 /*
  * Seed 002 §1 prints the node with placeholders ("uuid", "sha256:...", "s3://...|artifact://...",
- * "RFC3339|null"): they name each field's format and nullability, they are not literal values, so the seed
- * fixture carries real values of those formats. Every object is strict: a node is hashed and linked by
- * other nodes, and a key no reader knows would change its hash while meaning nothing.
+ * "RFC3339|null", "hex40|null"): they name each field's format and nullability, they are not literal values, so
+ * the seed fixture carries real values of those formats. Literal values the seed prints (`agent_swarm-node-v1`,
+ * `sqlite-serialized`, `loom-state-v1`) are required as printed: §4 "Version every schema explicitly". Hashes
+ * are accepted prefixed (`sha256:<hex>`, as the seed writes them) or bare. Keys the seed does not name are kept
+ * as written: a node is hashed as its bytes are (§4 "Hash exactly uploaded bytes"), so dropping one would change
+ * the node.
  */
 
 export const ROUTE_MODES = ["direct", "client_exit"] as const;
 
-export const branchNodeSchema = z.strictObject(
+export const branchNodeSchema = z.looseObject(
   {
     schema_version: z.literal("agent_swarm-node-v1", fieldRule('must be "agent_swarm-node-v1"')),
     node_id: uuid,
-    // null only for a root node; the key is always written so that the linkage is explicit.
+    // "uuid|null": null only for a root node; the key is always written, as in the seed.
     parent_node_id: uuid.nullable(),
-    workspace: z.strictObject(
-      { artifact_hash: sha256Ref, artifact_ref: storedRefField },
+    workspace: z.looseObject(
+      { artifact_hash: sha256Digest, artifact_ref: storedRefField },
       recordOf("workspace"),
     ),
-    state_db: z.strictObject(
+    state_db: z.looseObject(
       {
         state_id: uuid,
-        snapshot_hash: sha256Ref,
+        snapshot_hash: sha256Digest,
         snapshot_ref: storedRefField,
         ratchet_step: ratchetStepField,
-        engine: z.strictObject(
+        engine: z.looseObject(
           {
             kind: z.literal("sqlite-serialized", fieldRule('must be "sqlite-serialized"')),
             schema_version: z.literal("loom-state-v1", fieldRule('must be "loom-state-v1"')),
@@ -38,10 +41,10 @@ export const branchNodeSchema = z.strictObject(
       },
       recordOf("state_db"),
     ),
-    network: z.strictObject(
+    network: z.looseObject(
       {
         route_mode: z.enum(ROUTE_MODES, fieldRule(`must be one of ${ROUTE_MODES.join(", ")}`)),
-        token: z.strictObject(
+        token: z.looseObject(
           {
             token_ref: z
               .string(fieldRule("must be a string"))
@@ -54,10 +57,10 @@ export const branchNodeSchema = z.strictObject(
       },
       recordOf("network"),
     ),
-    attestation: z.strictObject(
+    attestation: z.looseObject(
       {
         commit_sha_required: hex40.nullable(),
-        artifact_hash: sha256Ref.nullable(),
+        artifact_hash: sha256Digest.nullable(),
         proof_ref: s3RefField.nullable(),
       },
       recordOf("attestation"),

@@ -56,8 +56,8 @@ describe("certificate mode rules", () => {
         result: { ...promptRun.result, response_sha256: null, response_locator: null },
       }),
     ).toEqual([
-      "$.result.response_sha256 must not be null when mode is prompt-run",
-      "$.result.response_locator must not be null when mode is prompt-run",
+      "$.result.response_sha256 is required (not null) when mode is prompt-run",
+      "$.result.response_locator is required (not null) when mode is prompt-run",
     ]);
   });
 
@@ -69,15 +69,45 @@ describe("certificate mode rules", () => {
     expect(
       problems({ ...license, parent_state: null, result: { ...license.result, new_state: null } }),
     ).toEqual([
-      "$.parent_state must not be null when mode is state-license",
-      "$.result.new_state must not be null when mode is state-license",
+      "$.parent_state is required (not null) when mode is state-license",
+      "$.result.new_state is required (not null) when mode is state-license",
     ]);
+  });
+
+  it("lets a mode leave out, not only null, the fields it does not need", () => {
+    const { parent_state: _parent, ...rest } = promptRun;
+    expect(
+      problems({ ...rest, result: { response_sha256: hex("2"), response_locator: "artifact://r/1" } }),
+    ).toEqual([]);
+  });
+
+  it("accepts the hashes prefixed, as real certificates write them, or bare", () => {
+    const prefixed = {
+      ...license,
+      parent_state: { ...license.parent_state, bundle_sha256: `sha256:${hex("3")}` },
+      result: {
+        ...license.result,
+        new_state: {
+          state_id: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+          bundle_sha256: `sha256:${hex("4")}`,
+          bundle_manifest_sha256: `sha256:${hex("5")}`,
+        },
+      },
+    };
+    expect(problems(prefixed)).toEqual([]);
+    expect(problems({ ...promptRun, request_hash: hex("1") })).toEqual([]);
+  });
+
+  it("accepts a replay block of any identifiers, and refuses one that is not an object", () => {
+    const replay = { job_id: promptRun.job_id, run_attempt: 2, gh_run_id: "123456" };
+    expect(problems({ ...promptRun, replay })).toEqual([]);
+    expect(problems({ ...promptRun, replay: "123456" })).toEqual(["$.replay must be a JSON object"]);
   });
 
   it("does not take a prompt-run's rules for a state-license", () => {
     expect(problems({ ...promptRun, mode: "state-license" })).toEqual([
-      "$.parent_state must not be null when mode is state-license",
-      "$.result.new_state must not be null when mode is state-license",
+      "$.parent_state is required (not null) when mode is state-license",
+      "$.result.new_state is required (not null) when mode is state-license",
     ]);
   });
 

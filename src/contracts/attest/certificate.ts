@@ -1,53 +1,61 @@
 import { z } from "zod";
-import { fieldRule, sha256HexDigest, sha256Ref, uuid } from "../common.js";
+import { fieldRule, sha256Digest, uuid } from "../common.js";
 import { defineContract } from "../registry.js";
 import { ratchetStepField, recordOf, rfc3339Field, storedRefField } from "./formats.js";
 import { workflowRefField } from "./workflow-ref.js";
 
+/** Seed 002 §2: `"mode": "prompt-run|state-license"`, `"runner_class": "github-hosted|self-hosted"`. */
 export const CERTIFICATE_MODES = ["prompt-run", "state-license"] as const;
 export const RUNNER_CLASSES = ["github-hosted", "self-hosted"] as const;
 
-const stateRef = z.strictObject(
-  { state_id: uuid, bundle_sha256: sha256HexDigest, ratchet_step: ratchetStepField },
+const stateRef = z.looseObject(
+  { state_id: uuid, bundle_sha256: sha256Digest, ratchet_step: ratchetStepField },
   recordOf("parent_state"),
 );
 
-const newState = z.strictObject(
-  { state_id: uuid, bundle_sha256: sha256HexDigest, bundle_manifest_sha256: sha256HexDigest },
+const newState = z.looseObject(
+  { state_id: uuid, bundle_sha256: sha256Digest, bundle_manifest_sha256: sha256Digest },
   recordOf("new_state"),
 );
 
 /**
- * What each mode must certify (seed 002 §5.4, "mode-specific required fields"). Every mode carries the replay
- * identifiers `job_id` and `request_hash`. A `prompt-run` answers a prompt, so its response digest and locator
- * are required; it may start from no state and leave none (`parent_state`, `new_state` null). A
- * `state-license` licenses an existing state forward, so the state it started from and the state it produced
- * are required, and a response is optional. Fields a mode does not need are null rather than absent: the
- * certificate is hashed, and one fixed shape keeps its canonical bytes predictable for verifiers.
+ * What each mode must certify (seed 002 §5.4 "Mode-specific required fields and replay identifiers"). A
+ * `prompt-run` answers a prompt, so its response digest and locator are required; it may start from no state
+ * and leave none. A `state-license` licenses an existing state forward, so the state it started from and the
+ * state it produced are required, and a response is optional. A field its mode does not need may be null or
+ * left out.
  */
 export const MODE_REQUIREMENTS = {
   "prompt-run": ["result.response_sha256", "result.response_locator"],
   "state-license": ["parent_state", "result.new_state"],
 } as const satisfies Record<(typeof CERTIFICATE_MODES)[number], readonly string[]>;
 
-/** A run certificate (seed 002 §2). Strict throughout: its bytes are hashed and compared (§5.3). */
+/**
+ * A run certificate (seed 002 §2 "Certificate contract (Phase 0/1)"). Every key of the seed's example is
+ * required except those §5.4 makes mode-specific. Hashes are accepted prefixed (`sha256:<hex>`, what real
+ * certificates carry in every hash field) or bare, as the seed prints `"bundle_sha256": "..."`. `replay` holds
+ * the replay identifiers §5.4 asks a verifier to check; the seed gives them no shape, so it is any object. Keys
+ * the seed does not name are kept as written, since §5.3 hashes the certificate's bytes as they are.
+ */
 export const certificateSchema = z
-  .strictObject(
+  .looseObject(
     {
       type: z.literal("loom-agent-run-v1", fieldRule('must be "loom-agent-run-v1"')),
       job_id: uuid,
-      request_hash: sha256Ref,
+      // "request_hash": "sha256(...)".
+      request_hash: sha256Digest,
       mode: z.enum(CERTIFICATE_MODES, fieldRule(`must be one of ${CERTIFICATE_MODES.join(", ")}`)),
-      parent_state: stateRef.nullable(),
-      result: z.strictObject(
+      parent_state: stateRef.nullish(),
+      result: z.looseObject(
         {
-          response_sha256: sha256HexDigest.nullable(),
-          response_locator: storedRefField.nullable(),
-          new_state: newState.nullable(),
+          response_sha256: sha256Digest.nullish(),
+          // "s3://...|artifact://...".
+          response_locator: storedRefField.nullish(),
+          new_state: newState.nullish(),
         },
         recordOf("result"),
       ),
-      runtime: z.strictObject(
+      runtime: z.looseObject(
         {
           workflow_ref: workflowRefField,
           runner_class: z.enum(RUNNER_CLASSES, fieldRule(`must be one of ${RUNNER_CLASSES.join(", ")}`)),
@@ -57,6 +65,7 @@ export const certificateSchema = z
         recordOf("runtime"),
       ),
       timestamp: rfc3339Field,
+      replay: z.record(z.string(), z.unknown(), fieldRule("must be a JSON object")).optional(),
     },
     recordOf("certificate"),
   )
@@ -68,13 +77,14 @@ export const certificateSchema = z
       "result.new_state": cert.result.new_state,
     };
     for (const field of MODE_REQUIREMENTS[cert.mode]) {
-      if (values[field] !== null) continue;
+      if (values[field] !== null && values[field] !== undefined) continue;
       ctx.addIssue({
         code: "custom",
         path: field.split("."),
-        message: `must not be null when mode is ${cert.mode}`,
+        message: `is required (not null) when mode is ${cert.mode}`,
       });
     }
+    // A run finishes after it starts: what `started_at` and `finished_at` mean, compared as instants.
     if (Date.parse(cert.runtime.finished_at) < Date.parse(cert.runtime.started_at)) {
       ctx.addIssue({
         code: "custom",

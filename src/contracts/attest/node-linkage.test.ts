@@ -37,6 +37,13 @@ describe("diffImmutableFields", () => {
     expect(diffImmutableFields(node, after)).toEqual([]);
   });
 
+  it("treats a digest re-spelt between bare and sha256: forms as unchanged", () => {
+    const after = clone();
+    after.workspace.artifact_hash = "a".repeat(64);
+    after.state_db.snapshot_hash = "b".repeat(64);
+    expect(diffImmutableFields(node, after)).toEqual([]);
+  });
+
   it("reports a re-parented node", () => {
     const after = clone();
     after.parent_node_id = null;

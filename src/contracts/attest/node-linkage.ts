@@ -1,3 +1,4 @@
+import { normalizeSha256 } from "../common.js";
 import type { BranchNode } from "./branch-node.js";
 
 /**
@@ -9,9 +10,10 @@ import type { BranchNode } from "./branch-node.js";
 const LINKAGE = {
   node_id: (n: BranchNode) => n.node_id,
   parent_node_id: (n: BranchNode) => n.parent_node_id,
-  "workspace.artifact_hash": (n: BranchNode) => n.workspace.artifact_hash,
+  // A digest compares in one spelling: `sha256:<hex>` and bare `<hex>` name the same bytes.
+  "workspace.artifact_hash": (n: BranchNode) => normalizeSha256(n.workspace.artifact_hash),
   "state_db.state_id": (n: BranchNode) => n.state_db.state_id,
-  "state_db.snapshot_hash": (n: BranchNode) => n.state_db.snapshot_hash,
+  "state_db.snapshot_hash": (n: BranchNode) => normalizeSha256(n.state_db.snapshot_hash),
   "state_db.ratchet_step": (n: BranchNode) => n.state_db.ratchet_step,
 } as const;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idString, nonEmptyString, oneOf } from "../common.js";
+import { anyId, nonEmptyString, oneOf, pathSafeId } from "../common.js";
 import { type Contract, defineContract } from "../registry.js";
 import { artifactPointerSchema } from "./aar-file.js";
 import { runStatusSchema } from "./enums.js";
@@ -9,26 +9,30 @@ import { text } from "./fields.js";
 export const CHAT_MODES = ["sync", "async"] as const;
 
 /**
- * POST /chat (seed 000 §3.1). theater_hint is a hint the gateway may ignore, so it may be left out; mode
- * defaults to sync, the form a plain chat client expects.
+ * POST /chat (seed 000 §3.1 `{ "user_id", "theater_hint", "message", "mode": "sync" }`). theater_hint is a hint
+ * the gateway may ignore, so it may be left out; when used it names the run's theater, so it is path-safe like
+ * theater_id. mode is sync or async, the two responses §3.1 prints, and defaults to sync.
  */
-export const chatRequestSchema = z.strictObject({
-  user_id: idString,
-  theater_hint: idString.optional(),
+export const chatRequestSchema = z.looseObject({
+  user_id: anyId,
+  theater_hint: pathSafeId.optional(),
   message: nonEmptyString,
   mode: z.enum(CHAT_MODES, { error: oneOf(CHAT_MODES) }).default("sync"),
 });
 
-/** A finished run: the reply and pointers to the artifacts it produced (possibly none). */
-export const chatSyncDataSchema = z.strictObject({
-  run_id: idString,
+/**
+ * A finished run (§3.1 "Response (sync)": `run_id`, `reply`, `"artifacts": []`): the reply and pointers to the
+ * artifacts it produced. The seed prints the list empty; each pointer is IronClaw's (order_id, path, type).
+ */
+export const chatSyncDataSchema = z.looseObject({
+  run_id: pathSafeId,
   reply: text,
   artifacts: z.array(artifactPointerSchema),
 });
 
-/** An accepted run the client follows with GET /runs/{run_id}. */
-export const chatAsyncDataSchema = z.strictObject({
-  run_id: idString,
+/** An accepted run the client follows with GET /runs/{run_id} (§3.1 "Response (async)": run_id, status). */
+export const chatAsyncDataSchema = z.looseObject({
+  run_id: pathSafeId,
   status: runStatusSchema,
 });
 

@@ -21,17 +21,15 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
- * An error code on the wire is any short token, not only one of ERROR_CODES: the seed's own example prints
- * "...", and envelopes from other services may carry codes of their own. Clients switch on the codes they
- * know and fall back on the message for the rest; `fail` only builds known codes.
+ * An error code on the wire is any non-empty string, not only one of ERROR_CODES: the seed prints
+ * `"code": "..."` and names no list, and envelopes from other services carry codes of their own. Clients switch
+ * on the codes they know and fall back on the message for the rest; `fail` only builds known codes.
  */
 export const errorCodeSchema = z
   .string({ error: expected("an error code such as not_found") })
-  .min(1, "must not be empty")
-  .max(64, "must be at most 64 characters")
-  .regex(/^\S*$/, "must be one token without whitespace, such as not_found");
+  .min(1, "must not be empty");
 
-export const errorBodySchema = z.strictObject(
+export const errorBodySchema = z.looseObject(
   {
     code: errorCodeSchema,
     message: nonEmptyString,
@@ -48,6 +46,8 @@ export type ErrorBody = z.output<typeof errorBodySchema>;
 
 export type Envelope<T> = { ok: true; data: T; error: null } | { ok: false; data: null; error: ErrorBody };
 
+// Seed 000 §0 "Response envelopes (recommended)": `{ "ok": true, "data": { ... }, "error": null }` and on error
+// `{ "ok": false, "data": null, "error": { "code": "...", "message": "..." } }`; details is IronClaw's addition.
 const nullOnSuccess = z.null({ error: "must be null when ok is true" });
 const nullOnFailure = z.null({ error: "must be null when ok is false" });
 
@@ -56,8 +56,8 @@ export function envelopeSchema<T extends z.ZodType>(data: T) {
   return z.discriminatedUnion(
     "ok",
     [
-      z.strictObject({ ok: z.literal(true), data, error: nullOnSuccess }),
-      z.strictObject({ ok: z.literal(false), data: nullOnFailure, error: errorBodySchema }),
+      z.looseObject({ ok: z.literal(true), data, error: nullOnSuccess }),
+      z.looseObject({ ok: z.literal(false), data: nullOnFailure, error: errorBodySchema }),
     ],
     {
       error: (issue) => (issue.input === undefined ? "is required (true or false)" : "must be true or false"),

@@ -1,7 +1,9 @@
 import type { LedgerEventType } from "./event-types.js";
 
 /**
- * Which ids an event must carry, by the family its type belongs to:
+ * Which ids an event must carry, by the family its type belongs to. Seed 000 §1 lists theater_id, run_id and
+ * order_id among the "Required base event fields" and prints `"unit_id": null`; events about no order, run or
+ * theater (heartbeats, a dead duty officer) exist too (§3.8, §3.9), so the ids are required by family:
  * - `order`: the order lifecycle and everything that happens to one order's worktree, artifacts, AAR and
  *   integration. A projection files these under an order, so order_id and run_id are required.
  * - `run`: RUN_*; they concern a whole run, so run_id is required and order_id is not.
@@ -20,9 +22,6 @@ export function eventScopeOf(type: LedgerEventType): EventScope {
   return "order";
 }
 
-/** Events that name the unit holding the order: stall detection needs to know who claimed it. */
-const NEEDS_UNIT: ReadonlySet<LedgerEventType> = new Set(["ORDER_CLAIMED", "ORDER_STARTED"]);
-
 export interface ScopedIds {
   type: LedgerEventType;
   theater_id: string | null;
@@ -32,7 +31,7 @@ export interface ScopedIds {
 }
 
 export interface ScopeProblem {
-  field: "theater_id" | "run_id" | "order_id" | "unit_id";
+  field: "theater_id" | "run_id" | "order_id";
   message: string;
 }
 
@@ -48,8 +47,6 @@ export function checkEventScope(event: ScopedIds): ScopeProblem[] {
   if ((scope === "order" || scope === "run") && !has(event.run_id)) need("run_id", "they belong to one run");
   if ((scope === "order" || scope === "run") && !has(event.theater_id))
     need("theater_id", "their run belongs to a theater");
-  if (NEEDS_UNIT.has(event.type) && !has(event.unit_id))
-    need("unit_id", "they name the unit holding the order");
 
   if (scope !== "order" && scope !== "run") {
     if (has(event.order_id) && !has(event.run_id))

@@ -43,9 +43,9 @@ describe("event type in the event schemas", () => {
   });
 
   it("applies the canonical type's rules to a typo spelling", () => {
-    const result = ledgerEventSchema.safeParse({ ...stored, type: "ORDER CLAIMED", unit_id: null });
+    const result = ledgerEventSchema.safeParse({ ...stored, type: "ORDER CLAIMED", order_id: null });
     expect(result.success).toBe(false);
-    expect(result.error?.issues.map((i) => i.path)).toEqual([["unit_id"]]);
+    expect(result.error?.issues.map((i) => i.path)).toEqual([["order_id"]]);
   });
 
   it("names the canonical types, not the typos, when it rejects an unknown type", () => {

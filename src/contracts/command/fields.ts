@@ -19,11 +19,8 @@ export const flag = z.boolean({ error: expected("true or false") });
 
 export const text = z.string({ error: expected("a string") });
 
-/** A lowercase token such as an order type (`draft`), a gate profile (`default`) or a task type. */
-export const token = z
-  .string({ error: expected("a lowercase name") })
-  .regex(/^[a-z][a-z0-9_-]*$/, "must be a lowercase name: a-z first, then a-z, 0-9, _ or -")
-  .max(64, "must be at most 64 characters");
+/** A duration or amount that must be more than zero but need not be whole (`"budget_seconds": 60`). */
+export const positiveNumber = z.number({ error: expected("a number") }).positive("must be more than 0");
 
 const hasDotDotSegment = (p: string) => p.split("/").includes("..");
 

@@ -1,27 +1,32 @@
 import { z } from "zod";
-import { idString, oneOf } from "../common.js";
+import { oneOf, pathSafeId } from "../common.js";
 import { defineContract } from "../registry.js";
 import { absolutePath, positiveInt } from "./fields.js";
 import { orderConstraintsSchema, orderProfileSchema, toolPolicySchema } from "./order-file.js";
 
+/**
+ * Seed 000 §4 shows `"job_type": "EXECUTE_ORDER"`, the only job §3.5's worker contract describes; a worker
+ * must not run as an order a job it does not know, so the type is checked.
+ */
 export const JOB_TYPES = ["EXECUTE_ORDER"] as const;
 export const jobTypeSchema = z.enum(JOB_TYPES, { error: oneOf(JOB_TYPES) });
 
 /**
- * A job on the worker queue (seed 000 §4). A worker acts on it without reading anything else first, so it
- * is strict and complete; attempt counts from 1 and may not pass the order's retry cap.
+ * A job on the worker queue (seed 000 §4 "Job message (for worker queue)"). A worker acts on it without
+ * reading anything else first, so every key of the seed's example is required. attempt counts from 1
+ * (`"attempt": 1`) and may not pass the order's retry cap (§3.8 "Reissue orders within retry caps").
  */
 export const jobMessageSchema = z
-  .strictObject({
+  .looseObject({
     job_type: jobTypeSchema,
-    order_id: idString,
-    run_id: idString,
-    theater_id: idString,
-    unit_id: idString,
+    order_id: pathSafeId,
+    run_id: pathSafeId,
+    theater_id: pathSafeId,
+    unit_id: pathSafeId,
     worktree_path: absolutePath,
     attempt: positiveInt,
     profile: orderProfileSchema,
-    constraints: orderConstraintsSchema.omit({ tool_policy: true }),
+    constraints: orderConstraintsSchema,
     tool_policy: toolPolicySchema,
   })
   .superRefine((job, ctx) => {

@@ -10,7 +10,7 @@ const millis = z.number({ error: expected("a number of milliseconds") }).min(0, 
 
 /** Order latency percentiles in milliseconds; each is at most the next. */
 export const latencyDistributionSchema = z
-  .strictObject({ p50: millis, p90: millis, p99: millis, max: millis })
+  .looseObject({ p50: millis, p90: millis, p99: millis, max: millis })
   .superRefine((l, ctx) => {
     const order = ["p50", "p90", "p99", "max"] as const;
     for (let i = 1; i < order.length; i++) {
@@ -26,7 +26,7 @@ export const latencyDistributionSchema = z
  * reader need not divide.
  */
 export const outcomeRowSchema = z
-  .strictObject({
+  .looseObject({
     profile: nonEmptyString,
     task_type: orderTypeSchema,
     orders: positiveInt,
@@ -54,20 +54,22 @@ export const outcomeRowSchema = z
   });
 
 /**
- * POST /learn/tick (seed 000 §3.10): what the tick measured and the routing policy it produced.
+ * POST /learn/tick (seed 000 §3.10 "Success rate by profile/task_type", "Latency distribution", "Retry counts",
+ * "User correction signals (if logged)", "Updated routing recommendations"), IronClaw's shape: what the tick
+ * measured and the routing policy it produced.
  * corrections is null when user corrections are not logged; recommendations map a task type to the
  * profile the policy now routes it to. policy_version is the version the tick wrote (RUN_UPDATED or
  * POLICY_UPDATED carries the same number).
  */
 export const learningTickDataSchema = z
-  .strictObject({
+  .looseObject({
     policy_version: learningPolicyVersionSchema,
-    window: z.strictObject({ from: isoUtc, to: isoUtc }),
+    window: z.looseObject({ from: isoUtc, to: isoUtc }),
     events_considered: count,
     outcomes: z.array(outcomeRowSchema),
     corrections: count.nullable(),
     recommendations: z.array(
-      z.strictObject({
+      z.looseObject({
         task_type: orderTypeSchema,
         profile: nonEmptyString,
         reason: nonEmptyString.optional(),

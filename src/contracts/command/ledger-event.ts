@@ -1,19 +1,25 @@
 import { z } from "zod";
-import { expected, idString, isoUtc } from "../common.js";
+import { anyId, expected, isoUtc, pathSafeId } from "../common.js";
 import { defineContract } from "../registry.js";
 import { payloadSchemaOf } from "./event-payloads.js";
 import { checkEventScope, type ScopedIds } from "./event-scope.js";
 import { eventTypeSchema } from "./event-types.js";
 
+/** Seed 000 §1 prints `"payload": {}`: an object, free-form except where event-payloads.ts names keys. */
 const payload = z.record(z.string(), z.unknown(), { error: expected("a JSON object") });
 
-/** The fields every event shares; kept strict because the ledger owns this record whole. */
+/**
+ * The fields every event shares (seed 000 §1 "Required base event fields"). event_id is any non-empty string
+ * (the seed prints `01J...` and names no format); garrison_id is "string"; the other ids become paths and
+ * branch names, so they are path-safe; ts is "ISO-8601 UTC" in the form §0 prints. Keys the seed does not name
+ * are accepted and stored with the event, unchanged.
+ */
 const baseFields = {
   type: eventTypeSchema,
-  garrison_id: idString,
+  garrison_id: anyId,
   // Nullable because system and incident events may concern no theater or run; checkEventScope says when.
-  theater_id: idString.nullable(),
-  run_id: idString.nullable(),
+  theater_id: pathSafeId.nullable(),
+  run_id: pathSafeId.nullable(),
   payload,
 };
 
@@ -32,28 +38,29 @@ function checkEvent(event: ScopedIds & { payload: Record<string, unknown> }, ctx
 
 /** A stored ledger event (seed 000 §1): every base field present, ids null where the event has none. */
 export const ledgerEventSchema = z
-  .strictObject({
-    event_id: idString,
+  .looseObject({
+    event_id: anyId,
     ts: isoUtc,
     ...baseFields,
-    order_id: idString.nullable(),
-    unit_id: idString.nullable(),
+    order_id: pathSafeId.nullable(),
+    unit_id: pathSafeId.nullable(),
   })
   .superRefine(checkEvent);
 
 /**
- * The body of POST /events (seed 000 §3.3). The ledger assigns a ULID event_id and an ISO-8601 UTC ts when
- * they are omitted; a writer that wants idempotent retries sends its own event_id. run_id must be written
+ * The body of POST /events (seed 000 §3.3, whose example leaves out event_id and ts). The ledger assigns a ULID
+ * event_id and an ISO-8601 UTC ts when they are omitted; a writer that wants idempotent retries sends its own
+ * event_id ("idempotency supported via `event_id`"). run_id must be written
  * out (null for system events) so that forgetting it is an error rather than a silent system event; order_id
  * and unit_id may be left out.
  */
 export const ledgerEventInputSchema = z
-  .strictObject({
-    event_id: idString.optional(),
+  .looseObject({
+    event_id: anyId.optional(),
     ts: isoUtc.optional(),
     ...baseFields,
-    order_id: idString.nullish(),
-    unit_id: idString.nullish(),
+    order_id: pathSafeId.nullish(),
+    unit_id: pathSafeId.nullish(),
   })
   .superRefine(checkEvent);
 

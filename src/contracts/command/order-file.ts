@@ -1,42 +1,51 @@
 import { z } from "zod";
-import { idString, jsonObject, nonEmptyString } from "../common.js";
+import { jsonObject, nonEmptyString, pathSafeId } from "../common.js";
 import { defineContract } from "../registry.js";
-import { count, flag, positiveInt, token, worktreePath } from "./fields.js";
+import { count, flag, positiveNumber, worktreePath } from "./fields.js";
 
 /**
- * What a worker may touch. fs_allowlist holds worktree-relative paths or globs (`./`, `./*`); when it is
- * absent the worker gets its worktree and nothing else. Strict: a misspelt policy key must not silently
- * widen or narrow what a worker may do.
+ * What a worker may touch (seed 000 §2 `"tool_policy": { "network": false, "fs_allowlist": ["./"] }`).
+ * fs_allowlist holds worktree-relative paths or globs (`./`, `./*`); when it is absent the worker gets its
+ * worktree and nothing else. Every grant is named and an absent one is the narrowest, so a key no reader
+ * knows can never widen what a worker may do: it is kept, and `ironclaw validate` warns about it.
  */
-export const toolPolicySchema = z.strictObject({
+export const toolPolicySchema = z.looseObject({
   network: flag,
   fs_allowlist: z.array(worktreePath).optional(),
 });
 
-/** The model profile an order runs with (`executor_default` → a model id). */
-export const orderProfileSchema = z.strictObject({
+/** The model profile an order runs with (seed 000 §2 `"profile": { "name": "executor_default", "model": … }`). */
+export const orderProfileSchema = z.looseObject({
   name: nonEmptyString,
   model: nonEmptyString,
 });
 
-/** Budget and retry cap of an order. The job message carries tool_policy beside it instead of inside it. */
-export const orderConstraintsSchema = z.strictObject({
-  budget_seconds: positiveInt,
+/**
+ * Budget and retry cap of an order (seed 000 §2 `"constraints": { "budget_seconds": 60, "max_retries": 1, … }`).
+ * A budget is a positive number of seconds; a retry cap counts whole retries. The job message (§4) carries
+ * tool_policy beside constraints, and may carry it inside too when the constraints were copied from the order.
+ */
+export const orderConstraintsSchema = z.looseObject({
+  budget_seconds: positiveNumber,
   max_retries: count,
   tool_policy: toolPolicySchema.optional(),
 });
 
-/** The order type (`draft`, `research`, …): the task_type the learning service groups outcomes by. */
-export const orderTypeSchema = token;
+/**
+ * The order type (seed 000 §2 `"type": "draft"`): the task_type the learning service groups outcomes by
+ * (§3.10 "Success rate by profile/task_type"). The seed names no list and no spelling, so any non-empty name.
+ */
+export const orderTypeSchema = nonEmptyString;
 
 /**
- * order.json in an order's worktree (seed 000 §2). The CO writes it whole, so every key of the seed's
- * example is required and unknown keys are refused; `inputs` is the order's free-form material.
+ * order.json in an order's worktree (seed 000 §2 "Order file (in worktree)"). Every key of the seed's example is
+ * required: the worker acts on it without reading anything else (§3.5). `inputs` is the order's free-form
+ * material; ids become the worktree's path and branch, so they are path-safe.
  */
-export const orderFileSchema = z.strictObject({
-  order_id: idString,
-  run_id: idString,
-  theater_id: idString,
+export const orderFileSchema = z.looseObject({
+  order_id: pathSafeId,
+  run_id: pathSafeId,
+  theater_id: pathSafeId,
   type: orderTypeSchema,
   objective: nonEmptyString,
   inputs: jsonObject,

@@ -1,20 +1,23 @@
 import { z } from "zod";
-import { idString, isoUtc, nonEmptyString, oneOf } from "../common.js";
+import { isoUtc, nonEmptyString, oneOf, pathSafeId } from "../common.js";
 import { type Contract, defineContract } from "../registry.js";
 import { defineResponseContract } from "./envelope.js";
 import { count, flag, positiveInt } from "./fields.js";
 
 /**
  * The body of POST /theaters/{theater_id}/patrol (observer) and POST /patrol (duty officer), seed 000 §3.6
- * and §3.8. Both run with configured thresholds; a caller may tighten the stall threshold for one tick, or
+ * and §3.8, which print no body). Both run with configured thresholds; a caller may tighten the stall threshold for one tick, or
  * ask for a dry run that reports findings without emitting events or reissuing orders.
  */
-export const patrolRequestSchema = z.strictObject({
+export const patrolRequestSchema = z.looseObject({
   stall_after_seconds: positiveInt.optional(),
   dry_run: flag.optional(),
 });
 
-/** The checks of §3.6 and §3.8, one name per finding. */
+/**
+ * The checks of §3.6 ("Orders stuck in RUNNING too long", "Worktrees exist but no recent commits", "Missing
+ * AAR/artifacts", "Dirty worktree states") and §3.8 ("Scan ledger for overdue orders"), one name per finding.
+ */
 export const PATROL_CHECKS = [
   "stalled_order",
   "overdue_order",
@@ -25,19 +28,19 @@ export const PATROL_CHECKS = [
 ] as const;
 
 /**
- * What one patrol tick found and did. Observer ticks never reissue, so their reissued list is empty;
+ * What one patrol tick found and did (IronClaw's answer; the seed lists what a tick checks and emits). Observer ticks never reissue, so their reissued list is empty;
  * events_emitted counts RECOVERY_*, ESCALATION_RAISED, INTEGRATION_READY and the like.
  */
-export const patrolDataSchema = z.strictObject({
+export const patrolDataSchema = z.looseObject({
   ticked_at: isoUtc,
   findings: z.array(
-    z.strictObject({
+    z.looseObject({
       check: z.enum(PATROL_CHECKS, { error: oneOf(PATROL_CHECKS) }),
-      order_id: idString.nullable(),
+      order_id: pathSafeId.nullable(),
       detail: nonEmptyString,
     }),
   ),
-  reissued_order_ids: z.array(idString),
+  reissued_order_ids: z.array(pathSafeId),
   events_emitted: count,
 });
 
@@ -45,10 +48,11 @@ export const BACKLOG_TRENDS = ["falling", "steady", "rising"] as const;
 export const DUTY_OFFICER_VERDICTS = ["healthy", "ineffective", "dead"] as const;
 
 /**
- * POST /audit (seed 000 §3.9): the sentinel's view of the duty officer. last_patrol_at is null when no
+ * POST /audit (seed 000 §3.9 "Checks last PATROL_TICK", "Checks backlog trend", "ESCALATION_RAISED (CRITICAL) if
+ * DO is dead or ineffective"), IronClaw's shape: the sentinel's view of the duty officer. last_patrol_at is null when no
  * PATROL_TICK was ever seen; escalated says whether this audit raised a CRITICAL escalation.
  */
-export const auditDataSchema = z.strictObject({
+export const auditDataSchema = z.looseObject({
   audited_at: isoUtc,
   last_patrol_at: isoUtc.nullable(),
   backlog: count,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idString, jsonObject, nonEmptyString } from "../common.js";
+import { anyId, jsonObject, nonEmptyString, pathSafeId } from "../common.js";
 import { type Contract, defineContract } from "../registry.js";
 import { artifactPointerSchema } from "./aar-file.js";
 import { runStatusSchema } from "./enums.js";
@@ -8,35 +8,40 @@ import { text } from "./fields.js";
 import { checkPlanGraph } from "./plan-graph.js";
 
 /**
- * POST /runs (seed 000 §3.2). theater_hint may be left out as on POST /chat; metadata is free-form because
- * RUN_UPDATED speaks of run metadata without defining it.
+ * POST /runs (seed 000 §3.2 `{ "user_id", "theater_hint", "objective" }`). theater_hint may be left out as on
+ * POST /chat; metadata is free-form because RUN_UPDATED ("objective/metadata change") speaks of run metadata
+ * without defining it.
  */
-export const runCreateRequestSchema = z.strictObject({
-  user_id: idString,
-  theater_hint: idString.optional(),
+export const runCreateRequestSchema = z.looseObject({
+  user_id: anyId,
+  theater_hint: pathSafeId.optional(),
   objective: nonEmptyString,
   metadata: jsonObject.optional(),
 });
 
-/** The created run; its status is OPEN until the CO completes, fails or cancels it. */
-export const runCreateDataSchema = z.strictObject({
-  run_id: idString,
+/**
+ * The created run. The seed prints no response for POST /runs; IronClaw answers with the run's id and its
+ * run_status (§0), OPEN until the CO completes, fails or cancels it.
+ */
+export const runCreateDataSchema = z.looseObject({
+  run_id: pathSafeId,
   status: runStatusSchema,
 });
 
 /**
- * POST /runs/{run_id}/plan: the orders created (1-N) and, for each order that waits on others, the orders
- * it waits on. Orders absent from dependencies wait on nothing. The graph must be acyclic and closed over
- * order_ids, otherwise dispatch could never start some order.
+ * POST /runs/{run_id}/plan (§3.2 "Produces 1-N orders … Response includes created `order_ids` and
+ * dependencies"): the orders created and, for each order that waits on others, the orders it waits on. Orders
+ * absent from dependencies wait on nothing. The graph must be acyclic and closed over order_ids, otherwise
+ * dispatch could never start some order.
  */
 export const planDataSchema = z
-  .strictObject({
-    run_id: idString,
-    order_ids: z.array(idString).min(1, "must list at least one order"),
+  .looseObject({
+    run_id: pathSafeId,
+    order_ids: z.array(pathSafeId).min(1, "must list at least one order"),
     dependencies: z.array(
-      z.strictObject({
-        order_id: idString,
-        depends_on: z.array(idString).min(1, "must list at least one order; leave the order out instead"),
+      z.looseObject({
+        order_id: pathSafeId,
+        depends_on: z.array(pathSafeId).min(1, "must list at least one order; leave the order out instead"),
       }),
     ),
   })
@@ -44,12 +49,15 @@ export const planDataSchema = z
     for (const p of checkPlanGraph(plan)) ctx.addIssue({ code: "custom", message: p.message, path: p.path });
   });
 
-/** POST /runs/{run_id}/dispatch: which orders went to the queue and which still wait on dependencies. */
+/**
+ * POST /runs/{run_id}/dispatch (§3.2 "Enqueues orders to worker runtime"; the seed prints no response): which
+ * orders went to the queue and which still wait on dependencies. An order is in one list or the other.
+ */
 export const dispatchDataSchema = z
-  .strictObject({
-    run_id: idString,
-    enqueued: z.array(idString),
-    waiting: z.array(idString),
+  .looseObject({
+    run_id: pathSafeId,
+    enqueued: z.array(pathSafeId),
+    waiting: z.array(pathSafeId),
   })
   .superRefine((d, ctx) => {
     const enqueued = new Set(d.enqueued);
@@ -59,9 +67,9 @@ export const dispatchDataSchema = z
     });
   });
 
-/** POST /runs/{run_id}/synthesize: the final reply built from the run's artifacts and AARs. */
-export const synthesizeDataSchema = z.strictObject({
-  run_id: idString,
+/** POST /runs/{run_id}/synthesize (§3.2 "Reads artifacts/AARs and produces final reply"), IronClaw's shape. */
+export const synthesizeDataSchema = z.looseObject({
+  run_id: pathSafeId,
   status: runStatusSchema,
   reply: text,
   artifacts: z.array(artifactPointerSchema),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idString, isoUtc, nonEmptyString, oneOf } from "../common.js";
+import { isoUtc, nonEmptyString, oneOf, pathSafeId } from "../common.js";
 import type { Contract } from "../registry.js";
 import { aarArtifactSchema } from "./aar-file.js";
 import { orderStatusSchema, runStatusSchema } from "./enums.js";
@@ -15,16 +15,17 @@ export const INTEGRATION_STATES = ["READY", "STARTED", "PASSED", "FAILED", "INTE
 const streamFields = { version: count, position: positiveInt };
 
 /**
- * GET /runs/{run_id} (seed 000 §3.1, §3.3): the run's state derived from its events. summary is null until
+ * GET /runs/{run_id} (seed 000 §3.1 "Returns run status + summary", §3.3 "Returns run + derived snapshot"),
+ * IronClaw's shape: the run's state derived from its events. summary is null until
  * the run is synthesized; objective is null when RUN_CREATED carried none (its payload is free-form).
  */
-export const runSnapshotDataSchema = z.strictObject({
-  run_id: idString,
-  theater_id: idString,
+export const runSnapshotDataSchema = z.looseObject({
+  run_id: pathSafeId,
+  theater_id: pathSafeId,
   status: runStatusSchema,
   objective: nonEmptyString.nullable(),
   summary: nonEmptyString.nullable(),
-  orders: z.array(z.strictObject({ order_id: idString, status: orderStatusSchema })),
+  orders: z.array(z.looseObject({ order_id: pathSafeId, status: orderStatusSchema })),
   created_at: isoUtc,
   updated_at: isoUtc,
   finished_at: isoUtc.nullable(),
@@ -32,16 +33,17 @@ export const runSnapshotDataSchema = z.strictObject({
 });
 
 /**
- * GET /orders/{order_id}: the order's derived state and the latest known pointers into its worktree. attempt
+ * GET /orders/{order_id} (§3.3 "Returns order + derived snapshot + latest known artifact pointers"), IronClaw's
+ * shape: the order's derived state and the latest known pointers into its worktree. attempt
  * is 0 until the order first starts; unit, worktree and AAR are null until the events that set them arrive.
  */
-export const orderSnapshotDataSchema = z.strictObject({
-  order_id: idString,
-  run_id: idString,
-  theater_id: idString,
+export const orderSnapshotDataSchema = z.looseObject({
+  order_id: pathSafeId,
+  run_id: pathSafeId,
+  theater_id: pathSafeId,
   status: orderStatusSchema,
   attempt: count,
-  unit_id: idString.nullable(),
+  unit_id: pathSafeId.nullable(),
   worktree_path: absolutePath.nullable(),
   aar_path: worktreePath.nullable(),
   artifacts: z.array(aarArtifactSchema),

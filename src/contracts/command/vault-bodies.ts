@@ -1,50 +1,58 @@
 import { z } from "zod";
-import { idString, jsonObject, oneOf } from "../common.js";
+import { jsonObject, oneOf, pathSafeId } from "../common.js";
 import { type Contract, defineContract } from "../registry.js";
 import { defineResponseContract } from "./envelope.js";
 import { absolutePath, flag, gitBranch, text } from "./fields.js";
 import { orderFileSchema } from "./order-file.js";
 
-/** POST /theaters (seed 000 §3.4): create the theater's repository, or open it when it exists. */
-export const theaterCreateRequestSchema = z.strictObject({
-  theater_id: idString,
+/**
+ * POST /theaters (seed 000 §3.4 `{ "theater_id": "demo", "repo_path": "/.../theaters/demo/repo" }`): create the
+ * theater's repository, or open it when it exists. The seed's path is absolute.
+ */
+export const theaterCreateRequestSchema = z.looseObject({
+  theater_id: pathSafeId,
   repo_path: absolutePath,
 });
 
-/** created tells a fresh repository from an existing one that was opened. */
-export const theaterCreateDataSchema = z.strictObject({
-  theater_id: idString,
+/** IronClaw's answer (the seed prints none): created tells a fresh repository from an opened one. */
+export const theaterCreateDataSchema = z.looseObject({
+  theater_id: pathSafeId,
   repo_path: absolutePath,
   created: flag,
 });
 
-/** POST /worktrees: one worktree per order, on its own branch. */
-export const worktreeCreateRequestSchema = z.strictObject({
-  theater_id: idString,
-  order_id: idString,
+/** POST /worktrees (§3.4 `{ "theater_id", "order_id", "branch": "order_01J..." }`): one worktree per order. */
+export const worktreeCreateRequestSchema = z.looseObject({
+  theater_id: pathSafeId,
+  order_id: pathSafeId,
   branch: gitBranch,
 });
 
-export const worktreeCreateDataSchema = z.strictObject({
+/** §3.4's response: `{ "worktree_path": "/.../theaters/demo/worktrees/order_01J...", "branch" }`. */
+export const worktreeCreateDataSchema = z.looseObject({
   worktree_path: absolutePath,
   branch: gitBranch,
 });
 
 /**
- * POST /worktrees/{order_id}/prepare: the vault writes order.json from `order`, and task.md and state.json
- * when given. task_md is markdown text; state is the worker's free-form starting state.
+ * POST /worktrees/{order_id}/prepare (§3.4 "Write order.json, task.md, state.json (optional). Request:
+ * { "order": { ... } }"): the vault writes order.json from `order`, and task.md and state.json when given.
+ * task_md is markdown text; state is the worker's free-form starting state.
  */
-export const worktreePrepareRequestSchema = z.strictObject({
+export const worktreePrepareRequestSchema = z.looseObject({
   order: orderFileSchema,
   task_md: text.optional(),
   state: jsonObject.optional(),
 });
 
-/** zip packs the worktree into an archive, move relocates it, tag tags its head before removal. */
+/**
+ * §3.4 "Archives completed worktree (zip, move, tag) per policy": zip packs the worktree into an archive, move
+ * relocates it, tag tags its head before removal.
+ */
 export const ARCHIVE_POLICIES = ["zip", "move", "tag"] as const;
 
 /** POST /worktrees/{order_id}/archive. Without a policy the vault applies its configured default. */
-export const worktreeArchiveRequestSchema = z.strictObject({
+export const worktreeArchiveRequestSchema = z.looseObject({
   policy: z.enum(ARCHIVE_POLICIES, { error: oneOf(ARCHIVE_POLICIES) }).optional(),
 });
 

@@ -1,41 +1,48 @@
 import { z } from "zod";
-import { commitSha, idString, nonEmptyString, oneOf } from "../common.js";
+import { commitSha, nonEmptyString, oneOf, pathSafeId } from "../common.js";
 import { type Contract, defineContract } from "../registry.js";
 import { defineResponseContract } from "./envelope.js";
-import { absolutePath, flag, token } from "./fields.js";
+import { absolutePath, flag } from "./fields.js";
 import { orderProfileSchema, toolPolicySchema } from "./order-file.js";
 
-/** POST /jobs (seed 000 §3.5): the HTTP form of a job for workers that are not fed by the queue. */
-export const workerJobRequestSchema = z.strictObject({
-  order_id: idString,
-  theater_id: idString,
-  run_id: idString,
-  unit_id: idString,
+/**
+ * POST /jobs (seed 000 §3.5 "If HTTP-controlled, use: POST /jobs"): the HTTP form of a job for workers that are
+ * not fed by the queue. Every key of the seed's request is required, as in the queue's job message.
+ */
+export const workerJobRequestSchema = z.looseObject({
+  order_id: pathSafeId,
+  theater_id: pathSafeId,
+  run_id: pathSafeId,
+  unit_id: pathSafeId,
   worktree_path: absolutePath,
   profile: orderProfileSchema,
   tool_policy: toolPolicySchema,
 });
 
-/** POST /integrate (seed 000 §3.7). gate_profile names the configured set of gates; "default" when omitted. */
-export const integrateRequestSchema = z.strictObject({
-  theater_id: idString,
-  order_id: idString,
+/**
+ * POST /integrate (seed 000 §3.7 `{ "theater_id", "order_id", "worktree_path", "gate_profile": "default" }`).
+ * gate_profile names a configured set of gates; the seed sets no spelling, and "default" applies when omitted.
+ */
+export const integrateRequestSchema = z.looseObject({
+  theater_id: pathSafeId,
+  order_id: pathSafeId,
   worktree_path: absolutePath,
-  gate_profile: token.default("default"),
+  gate_profile: nonEmptyString.default("default"),
 });
 
 export const INTEGRATION_RESULTS = ["passed", "failed"] as const;
 
 /**
- * What integration did: every gate's outcome and, when all passed and the change was promoted, the mainline
- * commit (the one INTEGRATED reports). A failed integration promotes nothing, so it has no commit.
+ * What integration did (IronClaw's answer; §3.7 prints none): every gate's outcome ("Run configured gates") and,
+ * when all passed and the change was promoted, the mainline commit (the one "INTEGRATED (with commit SHA)"
+ * reports). A failed integration promotes nothing, so it has no commit.
  */
 export const integrateDataSchema = z
-  .strictObject({
-    order_id: idString,
+  .looseObject({
+    order_id: pathSafeId,
     result: z.enum(INTEGRATION_RESULTS, { error: oneOf(INTEGRATION_RESULTS) }),
     commit_sha: commitSha.nullable(),
-    gates: z.array(z.strictObject({ name: nonEmptyString, passed: flag, detail: nonEmptyString.optional() })),
+    gates: z.array(z.looseObject({ name: nonEmptyString, passed: flag, detail: nonEmptyString.optional() })),
   })
   .superRefine((d, ctx) => {
     if (d.result === "passed" && d.commit_sha === null)

@@ -9,16 +9,19 @@ const text = (what: string) =>
   z.string(fieldRule("must be a string")).regex(/\S/, `must be a non-empty ${what} (not only whitespace)`);
 
 /**
- * The type rule of every completion field, applied whenever the field is present. Which fields must be
- * present is decided separately: by the dispatch's `output_contract.required_fields` in the gate, and by the
- * seed's full example for the standalone contract.
+ * The type rule of every completion field (seed 001 "Completion Requirements"), applied whenever the field is
+ * present. Which fields must be present is decided separately: by the dispatch's
+ * `output_contract.required_fields` in the gate ("completion includes all required artifacts"), and by the
+ * seed's full example for the standalone contract. run_id and branch follow the dispatch's rules because gate 3
+ * compares them with the dispatch; commit_sha is a git SHA, abbreviated (7, git's default) up to a full SHA-1 (40)
+ * or SHA-256 (64); pr_url is a link such as the seed's `https://github.com/...`.
  */
 const completionFields = {
   run_id: runIdSchema,
   branch: jarvisBranchSchema,
   commit_sha: z
     .string(fieldRule("must be a string"))
-    .regex(/^[0-9a-f]{7,40}$/, "must be a lowercase hex git commit SHA of 7 to 40 characters"),
+    .regex(/^[0-9a-f]{7,64}$/, "must be a lowercase hex git commit SHA of 7 to 64 characters"),
   // May be empty: an `analyze` or `research` run can finish without touching a file.
   files_changed: z.array(text("file path"), fieldRule("must be an array of file paths")),
   test_result: text("string"),
@@ -58,7 +61,10 @@ const NOT_AN_OBJECT = "completion must be a JSON object";
 const onObjects = { when: (payload: { value: unknown }) => isJsonObject(payload.value) };
 
 const given = (field: unknown) => field !== undefined && field !== null;
-/** A pull request was either opened or skipped with a reason; a completion claiming both contradicts itself. */
+/**
+ * "`pr_skipped_reason` may be used instead of `pr_url`": a pull request was either opened or skipped with a
+ * reason, and a completion claiming both contradicts itself.
+ */
 const notBothPrFields = (v: unknown) => !isJsonObject(v) || !given(v.pr_url) || !given(v.pr_skipped_reason);
 const notBothMessage = {
   ...onObjects,
@@ -67,9 +73,9 @@ const notBothMessage = {
 };
 
 /**
- * Every field typed, none required: what the gate parses before checking the dispatch's required fields.
- * Loose, unlike the dispatch: a completion is written by a model, an extra note beside the contract fields
- * harms no consumer, and a misspelt required field is still caught as missing.
+ * Every field typed, none required: what the gate parses before checking the dispatch's required fields. Keys
+ * the seed does not name are kept (no seed closes the block); a misspelt required field is still caught as
+ * missing, and `ironclaw validate` warns about the misspelling.
  */
 export const completionFieldsSchema = z
   .looseObject(completionFields, { error: NOT_AN_OBJECT })

@@ -13,11 +13,11 @@ export {
 export { type CompletionBlock, decodeCompletionText, extractCompletionBlock } from "./completion-block.js";
 export { type CompletionVerdict, evaluateCompletion, type GatedCompletion } from "./completion-gate.js";
 export {
-  DISPATCH_PRIORITIES,
   type Dispatch,
   type DispatchInput,
   dispatchContract,
   dispatchSchema,
+  REQUIRED_COMPLETION_FIELDS,
   TASK_TYPES,
 } from "./dispatch.js";
 export {

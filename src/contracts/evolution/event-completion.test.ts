@@ -100,6 +100,14 @@ describe("toEnvelopes", () => {
     ]);
   });
 
+  it("records an envelope that carries no recorded_at at the payload's time, keeping unnamed keys", () => {
+    const out = toEnvelopes(
+      parse({ ...header, trace_id: "t-7", event: { ...started, lane: "ops" } }),
+      identity(),
+    );
+    expect(out[0]).toMatchObject({ recorded_at: NOW.toISOString(), trace_id: "t-7", event: { lane: "ops" } });
+  });
+
   it("gives an envelope without metadata an empty metadata object", () => {
     const out = toEnvelopes(
       parse({ ...header, recorded_at: "2026-03-13T18:22:41Z", event: started }),

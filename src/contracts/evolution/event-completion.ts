@@ -1,15 +1,15 @@
-import type { RuntimeEventEnvelope } from "./runtime-envelope.js";
+import type { RuntimeEventBatch, RuntimeEventEnvelope } from "./runtime-envelope.js";
 import {
   RUNTIME_EVENT_SCHEMA_VERSION,
   type RuntimeEvent,
   type SessionFeedbackEvent,
   type SessionStartedEvent,
 } from "./runtime-event.js";
-import type { RuntimeEventPayload } from "./runtime-payload.js";
+import { payloadForm, type RuntimeEventPayload } from "./runtime-payload.js";
 
 /**
- * Where generated values come from. `newId` must return UUIDs (Appleseed's ids, and what `envelope_id`
- * requires), e.g. `crypto.randomUUID`; tests pass counters and a fixed clock.
+ * Where generated values come from. `newId` should return UUIDs, what Appleseed generates (the seed's examples
+ * print them), e.g. `crypto.randomUUID`; tests pass counters and a fixed clock.
  */
 export interface EventIdentity {
   now: () => Date;
@@ -26,9 +26,10 @@ export type CompleteRuntimeEvent = Completed<SessionStartedEvent> | Completed<Se
 
 export type CompleteRuntimeEventEnvelope = Omit<
   RuntimeEventEnvelope,
-  "envelope_id" | "metadata" | "event"
+  "envelope_id" | "recorded_at" | "metadata" | "event"
 > & {
   envelope_id: string;
+  recorded_at: string;
   metadata: Record<string, unknown>;
   event: CompleteRuntimeEvent;
 };
@@ -48,8 +49,9 @@ export function completeRuntimeEvent<E extends RuntimeEvent>(
 
 /**
  * Turns any accepted payload into complete per-event envelopes, in payload order. The clock is read once, so
- * every value generated for one payload carries the same time; for each envelope the envelope id is drawn
- * before the event id. A batch's header (and a deep copy of its metadata) goes onto each of its events.
+ * every value generated for one payload carries the same time (an envelope without recorded_at is recorded
+ * now); for each envelope the envelope id is drawn before the event id. A batch's header (and a deep copy of its
+ * metadata) goes onto each of its events, keys the seed does not name included.
  */
 export function toEnvelopes(
   payload: RuntimeEventPayload,
@@ -58,8 +60,9 @@ export function toEnvelopes(
   const at = identity.now();
   const fixed: EventIdentity = { now: () => at, newId: identity.newId };
   if (Array.isArray(payload)) return payload.map((envelope) => completeEnvelope(envelope, fixed));
-  if ("events" in payload) {
-    const { events, metadata, ...header } = payload;
+  if (payloadForm(payload) === "batch") {
+    // Open objects type every other key as unknown, so `in` cannot narrow; the schema decided the form the same way.
+    const { events, metadata, ...header } = payload as RuntimeEventBatch;
     return events.map((event) =>
       completeEnvelope(
         { ...header, metadata: structuredClone(metadata ?? {}), recorded_at: at.toISOString(), event },
@@ -67,7 +70,7 @@ export function toEnvelopes(
       ),
     );
   }
-  return [completeEnvelope(payload, fixed)];
+  return [completeEnvelope(payload as RuntimeEventEnvelope, fixed)];
 }
 
 function completeEnvelope(
@@ -78,6 +81,7 @@ function completeEnvelope(
   return {
     ...envelope,
     envelope_id,
+    recorded_at: envelope.recorded_at ?? identity.now().toISOString(),
     metadata: envelope.metadata ?? {},
     event: completeRuntimeEvent(envelope.event, identity),
   };

@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { aString, jsonObject, rfc3339, uuid } from "../common.js";
+import { anyId, aString, jsonObject, rfc3339 } from "../common.js";
 import { defineContract } from "../registry.js";
 import { runtimeEventSchema } from "./runtime-event.js";
 
 export const RUNTIME_EVENT_CONTRACT_NAME = "openclaw_appleseed.runtime_event";
 export const RUNTIME_EVENT_CONTRACT_VERSION = "1.0";
 
+/** The header both forms print: `"contract_name": "openclaw_appleseed.runtime_event"`, `"contract_version": "1.0"`. */
 const contractFields = {
   contract_name: z.literal(RUNTIME_EVENT_CONTRACT_NAME, `must be ${RUNTIME_EVENT_CONTRACT_NAME}`),
   contract_version: z.literal(RUNTIME_EVENT_CONTRACT_VERSION, `must be ${RUNTIME_EVENT_CONTRACT_VERSION}`),
@@ -14,26 +15,29 @@ const contractFields = {
 };
 
 /**
- * One event as the runtime sends it (seed 004 "Per-event envelope"). The runtime records when it wrote the
- * envelope; the envelope id may be left to the receiver, like the event's own id.
+ * One event as the runtime sends it (seed 004 "Per-event envelope"). The seed prints a UUID as envelope_id but
+ * types it nowhere, so any non-empty string; like the event's own id ("Appleseed will generate one when
+ * omitted") it may be left to the receiver, and so may recorded_at, which the batch form never carries.
  */
-export const runtimeEventEnvelopeSchema = z.strictObject({
+export const runtimeEventEnvelopeSchema = z.looseObject({
   ...contractFields,
-  envelope_id: uuid.optional(),
-  recorded_at: rfc3339,
+  envelope_id: anyId.optional(),
+  recorded_at: rfc3339.optional(),
   event: runtimeEventSchema,
 });
 export type RuntimeEventEnvelope = z.output<typeof runtimeEventEnvelopeSchema>;
 
-export const runtimeEventListSchema = z
-  .array(runtimeEventEnvelopeSchema, "must be a JSON array of event envelopes")
-  .min(1, "must contain at least one envelope");
+/** "a list of event envelopes"; an empty list is one too, and ingests nothing. */
+export const runtimeEventListSchema = z.array(
+  runtimeEventEnvelopeSchema,
+  "must be a JSON array of event envelopes",
+);
 export type RuntimeEventList = z.output<typeof runtimeEventListSchema>;
 
 /** Several events under one envelope header (seed 004 "Batch form"); the header applies to each event. */
-export const runtimeEventBatchSchema = z.strictObject({
+export const runtimeEventBatchSchema = z.looseObject({
   ...contractFields,
-  events: z.array(runtimeEventSchema, "must be an array of events").min(1, "must contain at least one event"),
+  events: z.array(runtimeEventSchema, "must be an array of events"),
 });
 export type RuntimeEventBatch = z.output<typeof runtimeEventBatchSchema>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkValue, toJsonSchema } from "../registry.js";
+import { checkValue, toJsonSchema, UNKNOWN_KEY_MESSAGE } from "../registry.js";
 import { payloadForm, runtimeEventPayloadContract } from "./runtime-payload.js";
 
 const header = {
@@ -28,18 +28,30 @@ describe("runtime event payload", () => {
   });
 
   it("reports only the envelope's own problem for an envelope", () => {
-    expect(paths({ ...header, recorded_at: "2026-03-13T18:22:41Z", event, extra: 1 })).toEqual([
-      '$ Unrecognized key: "extra"',
+    expect(paths({ ...header, recorded_at: "2026-03-13T18:22:41Z", event: { ...event, task: "" } })).toEqual([
+      "$.event.task must not be empty",
     ]);
   });
 
   it("reports a list item's problem at its index", () => {
-    expect(paths([{ ...header, event }])).toEqual([expect.stringMatching(/^\$\[0\]\.recorded_at /)]);
+    expect(paths([{ ...header, event }, { ...header }])).toEqual([expect.stringMatching(/^\$\[1\]\.event /)]);
   });
 
-  it("returns the payload unchanged when it is valid", () => {
-    const batch = { ...header, metadata: { operator: "x" }, events: [event] };
-    expect(checkValue(runtimeEventPayloadContract, batch)).toEqual({ ok: true, value: batch });
+  it("returns the payload unchanged when it is valid, keys the seed does not name included", () => {
+    const batch = {
+      ...header,
+      metadata: { operator: "x" },
+      events: [{ ...event, trace: "t-1" }],
+      host: "h1",
+    };
+    expect(checkValue(runtimeEventPayloadContract, batch)).toEqual({
+      ok: true,
+      value: batch,
+      warnings: [
+        { path: "$.events[0].trace", code: "unknown_key", message: UNKNOWN_KEY_MESSAGE },
+        { path: "$.host", code: "unknown_key", message: UNKNOWN_KEY_MESSAGE },
+      ],
+    });
   });
 
   it("exports a JSON Schema offering the three forms", () => {

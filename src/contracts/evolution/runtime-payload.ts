@@ -24,7 +24,8 @@ const formSchemas = {
 const anyForm = z.union([runtimeEventListSchema, runtimeEventBatchSchema, runtimeEventEnvelopeSchema]);
 
 /**
- * Whatever Appleseed accepts on ingest: one envelope, a list of envelopes, or a batch. The form is decided
+ * Whatever Appleseed accepts on ingest (seed 004 "Appleseed accepts a single event envelope, a list of event
+ * envelopes, or a batch object with events"): one envelope, a list of envelopes, or a batch. The form is decided
  * first and only that form's problems are reported; a plain union would also report why the input is not one
  * of the other forms. The union after the pipe is the type and what the JSON Schema export shows: the input
  * is a bare z.transform (not z.unknown().transform) because the export skips only a bare transform.
@@ -33,15 +34,8 @@ export const runtimeEventPayloadSchema = z
   .transform((value: unknown, ctx) => {
     const result = formSchemas[payloadForm(value)].safeParse(value);
     if (!result.success) {
-      for (const issue of result.error.issues) {
-        // The issues are final (path and message set) and pass through, except that an unknown key must
-        // become a plain issue: the pipe lets unrecognized_keys through and would validate the union again.
-        ctx.issues.push(
-          issue.code === "unrecognized_keys"
-            ? { code: "custom", path: issue.path, message: issue.message, input: value }
-            : (issue as z.core.$ZodRawIssue),
-        );
-      }
+      // The issues are final (path and message set) and pass through as they are.
+      ctx.issues.push(...(result.error.issues as z.core.$ZodRawIssue[]));
       return z.NEVER;
     }
     return value;
