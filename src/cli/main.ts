@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { IronclawError } from "../core/index.js";
 import { type CliCommand, type CliIo, println, UsageError } from "./command.js";
 import { commands } from "./commands/index.js";
+import { explainAccessError } from "./home-access.js";
 
 const VERSION = "0.1.0";
 
@@ -43,6 +44,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       println(io.stderr, `ironclaw ${name}: ${error.message}\n`);
       println(io.stderr, command.usage);
       return 2;
+    }
+    const denied = explainAccessError(error, io.env);
+    if (denied !== undefined) {
+      println(io.stderr, `ironclaw ${name}: ${denied}`);
+      return 1;
     }
     if (error instanceof IronclawError) {
       println(io.stderr, `ironclaw ${name}: ${error.message}`);

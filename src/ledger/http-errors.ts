@@ -32,6 +32,30 @@ export class BadRequestError extends IronclawError {
   }
 }
 
+/** A request the ledger will not serve to this caller: cross-site, or without authentication off loopback. */
+export class ForbiddenError extends IronclawError {
+  override readonly name = "ForbiddenError";
+  constructor(message: string) {
+    super("forbidden", message);
+  }
+}
+
+/** No bearer token, or one the authenticator refused. */
+export class UnauthorizedError extends IronclawError {
+  override readonly name = "UnauthorizedError";
+  constructor(message: string) {
+    super("unauthorized", message);
+  }
+}
+
+/** A body in a format the ledger does not read (anything but application/json). */
+export class UnsupportedMediaTypeError extends IronclawError {
+  override readonly name = "UnsupportedMediaTypeError";
+  constructor(message: string) {
+    super("unsupported_media_type", message);
+  }
+}
+
 export interface ErrorReply {
   status: number;
   body: Envelope<never>;
@@ -73,6 +97,14 @@ export function errorReply(error: unknown): ErrorReply {
   if (error instanceof ConflictError) return reply("conflict", error.message);
   if (error instanceof NotFoundError) return reply("not_found", error.message);
   if (error instanceof BadRequestError) return reply("bad_request", error.message);
+  if (error instanceof ForbiddenError) return reply("forbidden", error.message);
+  if (error instanceof UnauthorizedError) return reply("unauthorized", error.message);
+  // Not one of the envelope's shared codes (fail() builds only those); the wire allows any short token.
+  if (error instanceof UnsupportedMediaTypeError)
+    return {
+      status: 415,
+      body: { ok: false, data: null, error: { code: error.code, message: error.message } },
+    };
   return frameworkError(error) ?? reply("internal", "internal error");
 }
 

@@ -16,6 +16,7 @@ export type {
   StreamRef,
 } from "./event-store.js";
 export { BadRequestError, errorReply, HTTP_STATUS } from "./http-errors.js";
+export { MAX_JSON_DEPTH } from "./json-body.js";
 export { DEFAULT_BODY_LIMIT, type LedgerRoutesOptions, ledgerRoutes } from "./ledger-routes.js";
 export { createLedgerServer, type LedgerServerOptions } from "./ledger-server.js";
 export { applyOrderEvent } from "./order-projection.js";
@@ -25,6 +26,7 @@ export {
 } from "./postgres-schema.js";
 export { PostgresEventStore, type PostgresStoreOptions } from "./postgres-store.js";
 export { SnapshotSet } from "./projection.js";
+export { isLoopbackAddress, isLoopbackHost, type LedgerAuthenticator } from "./request-guard.js";
 export { applyRunEvent } from "./run-projection.js";
 export {
   type AppendData,

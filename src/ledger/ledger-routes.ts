@@ -3,8 +3,10 @@ import { ledgerEventBatchSchema, ok } from "../contracts/index.js";
 import { issuesFromZod, NotFoundError, nowIso, ValidationError } from "../core/index.js";
 import type { EventStore } from "./event-store.js";
 import { type EventStreamOptions, writeEventStream } from "./event-stream.js";
-import { BadRequestError, errorReply } from "./http-errors.js";
+import { BadRequestError, errorReply, UnauthorizedError } from "./http-errors.js";
 import { expectationsFor, parseQuery, readQuerySchema } from "./http-query.js";
+import { parseJsonBody } from "./json-body.js";
+import { guardRequest, type LedgerAuthenticator } from "./request-guard.js";
 
 export interface LedgerRoutesOptions {
   store: EventStore;
@@ -13,6 +15,11 @@ export interface LedgerRoutesOptions {
   /** For GET /events?follow: how often a stream re-checks the head without a wake-up (default 200 ms). */
   pollIntervalMs?: number;
   heartbeatMs?: number;
+  /**
+   * Checks the bearer token of every request (but /health). Without it the routes answer only loopback
+   * connections naming a loopback Host, so they never serve a network unauthenticated.
+   */
+  authenticate?: LedgerAuthenticator;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -27,21 +34,22 @@ export const ledgerRoutes: FastifyPluginAsync<LedgerRoutesOptions> = async (app,
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const streams = new Set<AbortController>();
 
-  // Every body is read as JSON whatever its content type: curl's default form type is a mistake to forgive,
-  // and one parser gives one set of error messages.
+  // Runs before any body is read: a refused request costs no parsing. guardRequest lets only
+  // application/json through to the parser; the catch-all keeps one parser and one set of error messages.
+  app.addHook("onRequest", (request) => guardRequest(request, options.authenticate));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
-    if (text.trim() === "") return done(new BadRequestError("request body is empty: send a JSON object"));
     try {
-      done(null, JSON.parse(text));
-    } catch (cause) {
-      done(new BadRequestError(`request body is not valid JSON: ${(cause as Error).message}`, { cause }));
+      done(null, parseJsonBody(typeof body === "string" ? body : body.toString("utf8")));
+    } catch (error) {
+      done(error as Error);
     }
   });
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = errorReply(error);
     if (status >= 500) request.log.error({ err: error }, "ledger request failed");
+    if (error instanceof UnauthorizedError)
+      void reply.header("www-authenticate", 'Bearer realm="ironclaw-ledger"');
     return reply.code(status).send(body);
   });
   app.addHook("preClose", async () => {

@@ -1,5 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import { sha256Hex } from "../core/index.js";
+import { BrainFileRefusal, openBrainFile, readBrainFile } from "./brain-file-access.js";
 import { type BrainFile, listBrainFiles, type SkippedFile } from "./brain-files.js";
 import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
 import { chunkMarkdown, DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
@@ -31,8 +31,13 @@ export interface IndexReport {
   durationMs: number;
 }
 
+/** Larger markdown files are skipped (and reported), not read: the brain is guest-written and sizes are not trusted. */
+export const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
+
 export interface IndexerOptions {
   maxBytes?: number;
+  /** Largest file read (default DEFAULT_MAX_FILE_BYTES). */
+  maxFileBytes?: number;
   /** Texts collected across files before one embedder call; remote embedders batch further themselves. */
   embedBatch?: number;
 }
@@ -51,6 +56,7 @@ type Plan = Omit<FileUpdate, "vectors"> & { needed: Map<string, string> };
  */
 export class Indexer {
   private readonly maxBytes: number;
+  private readonly maxFileBytes: number;
   private readonly embedBatch: number;
 
   constructor(
@@ -60,6 +66,7 @@ export class Indexer {
     options: IndexerOptions = {},
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_CHUNK_MAX_BYTES;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.embedBatch = options.embedBatch ?? 256;
   }
 
@@ -101,14 +108,11 @@ export class Indexer {
     const report = this.startReport();
     const present: BrainFile[] = [];
     for (const path of new Set(paths)) {
-      const absolute = this.brain.resolve(path);
+      // Refuses absolute paths, `..` and links out with an error naming the path; the open below re-checks.
+      this.brain.resolve(path);
       if (!isIndexablePath(path)) continue;
-      const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return undefined;
-        throw error;
-      });
-      if (info?.isFile())
-        present.push({ path, absolute, mtimeMs: Math.trunc(info.mtimeMs), size: info.size });
+      const info = await this.describe(path, report);
+      if (info) present.push({ path, mtimeMs: Math.trunc(info.mtimeMs), size: info.size });
       else if (this.store.fileRecord(path) || this.store.chunkKeys(path).size > 0) {
         report.chunksRemoved += this.store.removeFile(path, this.embedder);
         report.removed++;
@@ -142,9 +146,36 @@ export class Indexer {
     }
   }
 
-  /** Reads and chunks one file; undefined when its content is what the index already has. */
-  private async plan(file: BrainFile, report: IndexReport): Promise<Plan | undefined> {
-    const text = await readFile(file.absolute, "utf8");
+  /** The fstat of a file present and readable at `path`; a refused one is reported as skipped. */
+  private async describe(path: string, report: IndexReport) {
+    try {
+      const opened = await openBrainFile(this.brain.root, path);
+      await opened?.handle.close();
+      return opened?.info;
+    } catch (error) {
+      if (!(error instanceof BrainFileRefusal)) throw error;
+      report.skipped.push({ path, reason: error.rule });
+      return undefined;
+    }
+  }
+
+  /**
+   * Reads and chunks one file; undefined when its content is what the index already has, or when the file
+   * vanished or was refused since it was listed (a guest may swap it for a link at any moment).
+   */
+  private async plan(listed: BrainFile, report: IndexReport): Promise<Plan | undefined> {
+    let read: Awaited<ReturnType<typeof readBrainFile>>;
+    try {
+      read = await readBrainFile(this.brain.root, listed.path, this.maxFileBytes);
+    } catch (error) {
+      if (!(error instanceof BrainFileRefusal)) throw error;
+      report.skipped.push({ path: listed.path, reason: error.rule });
+      return undefined;
+    }
+    if (!read) return undefined;
+    // What was read is described by the descriptor it was read from, not by the earlier listing.
+    const file = { path: listed.path, mtimeMs: Math.trunc(read.info.mtimeMs), size: read.info.size };
+    const text = read.bytes.toString("utf8");
     const hash = sha256Hex(text);
     const record = this.store.fileRecord(file.path);
     if (record?.hash === hash && record.chunkMaxBytes === this.maxBytes) {

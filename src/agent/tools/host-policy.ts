@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { ToolRefusal } from "./tool-definition.js";
 
 /**
@@ -17,21 +17,69 @@ export interface HostPolicy {
 export function matchesHost(host: string, pattern: string): boolean {
   const h = normalise(host);
   const p = normalise(pattern);
+  if (isIP(h) !== 0 && isIP(p) !== 0) return sameAddress(h, p);
   if (p.startsWith("*.")) return h.endsWith(p.slice(1));
   return h === p;
 }
 
-/** Throws a ToolRefusal naming the rule when the policy does not let the browser reach `host`. */
+/**
+ * Throws a ToolRefusal naming the rule when the policy does not let the browser reach `host`. This sees only
+ * the name (or literal) in the URL; a name's addresses are checked by checkAddress inside the lookup the
+ * connection uses (page-fetch.ts), so `localhost` cannot pass a deny of 127.0.0.1.
+ */
 export function checkHost(host: string, policy: HostPolicy): void {
-  if (policy.denyHosts.some((p) => matchesHost(host, p))) {
-    throw new ToolRefusal(`host ${host} is on the deny list`);
+  const denied = policy.denyHosts.find((p) => matchesHost(host, p));
+  if (denied !== undefined) {
+    throw new ToolRefusal(
+      `host ${host} is on the deny list${normalise(denied) === normalise(host) ? "" : ` (${denied})`}`,
+    );
   }
   if (policy.egress === "deny" && !policy.allowHosts.some((p) => matchesHost(host, p))) {
     throw new ToolRefusal(`host ${host} is not on the allow list (network egress is deny by default)`);
   }
 }
 
+/**
+ * Throws a ToolRefusal when an address a host name resolved to is on the deny list. Only the deny list is
+ * compared by address: it must catch every way to reach a denied address (another name, an IPv4-mapped IPv6
+ * form, 0.0.0.0), while the allow list grants exactly the names it lists.
+ */
+export function checkAddress(hostname: string, address: string, policy: HostPolicy): void {
+  const denied = deniedBy(address, policy.denyHosts);
+  if (denied !== undefined)
+    throw new ToolRefusal(`${hostname} resolves to ${address}, which is on the deny list (${denied})`);
+}
+
+function deniedBy(address: string, patterns: readonly string[]): string | undefined {
+  const bare = normalise(address);
+  if (isIP(bare) === 0) return undefined;
+  return patterns.find((p) => isIP(normalise(p)) !== 0 && sameAddress(bare, normalise(p)));
+}
+
+/**
+ * Equal addresses in any spelling: `::ffff:127.0.0.1` is 127.0.0.1 (BlockList compares IPv4-mapped IPv6 with
+ * IPv4 rules), `0:0::1` is `::1`. A connection to the unspecified address reaches this host on Linux, so
+ * 0.0.0.0 and `::` count as loopback.
+ */
+function sameAddress(a: string, b: string): boolean {
+  const rule = new BlockList();
+  for (const address of withLoopback(b)) rule.addAddress(address, isIP(address) === 4 ? "ipv4" : "ipv6");
+  return withLoopback(a).some((address) => rule.check(address, isIP(address) === 4 ? "ipv4" : "ipv6"));
+}
+
+function withLoopback(address: string): string[] {
+  const unspecified = new BlockList();
+  unspecified.addAddress("0.0.0.0", "ipv4");
+  unspecified.addAddress("::", "ipv6");
+  return unspecified.check(address, isIP(address) === 4 ? "ipv4" : "ipv6")
+    ? [address, "127.0.0.1", "::1"]
+    : [address];
+}
+
 function normalise(host: string): string {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  const bare = host
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
+    .toLowerCase();
   return isIP(bare) ? bare : bare.replace(/\.$/, "");
 }

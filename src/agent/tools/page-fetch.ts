@@ -4,7 +4,7 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { checkHost, type HostPolicy } from "./host-policy.js";
+import { checkAddress, checkHost, type HostPolicy } from "./host-policy.js";
 import { isPrivateAddress } from "./ip-ranges.js";
 import { ToolRefusal } from "./tool-definition.js";
 
@@ -25,9 +25,10 @@ export interface FetchedPage {
 }
 
 /**
- * GETs a URL under a host policy. Every hop of a redirect chain is checked again, and private addresses are
- * refused in the DNS lookup the connection itself uses, so a name cannot resolve to a public address for the
- * check and to 127.0.0.1 for the connection (DNS rebinding).
+ * GETs a URL under a host policy. Every hop of a redirect chain is checked again, and private and denied
+ * addresses are refused in the DNS lookup the connection itself uses, so a name cannot resolve to a public
+ * address for the check and to 127.0.0.1 for the connection (DNS rebinding), nor reach a denied address
+ * under another name.
  */
 export async function fetchPage(
   target: string,
@@ -42,7 +43,7 @@ export async function fetchPage(
     checkTarget(url, policy);
     let response: IncomingMessage;
     try {
-      response = await get(url, policy.allowPrivate, combined);
+      response = await get(url, policy, combined);
     } catch (error) {
       throw explain(error, url, timeout, limits.timeoutMs);
     }
@@ -103,14 +104,21 @@ function checkTarget(url: URL, policy: HostPolicy): void {
   }
 }
 
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(policy: HostPolicy): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) {
         callback(error, "", 4);
         return;
       }
-      const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
+      try {
+        // Every address, not only the first: the connection may fall back to any of them.
+        for (const { address } of addresses) checkAddress(hostname, address, policy);
+      } catch (refusal) {
+        callback(refusal as Error, "", 4);
+        return;
+      }
+      const bad = policy.allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
       if (bad) {
         callback(new ToolRefusal(`${hostname} resolves to the private address ${bad.address}`), "", 4);
         return;
@@ -123,7 +131,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<IncomingMessage> {
+function get(url: URL, policy: HostPolicy, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
       method: "GET",
@@ -132,7 +140,10 @@ function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<Inco
         accept: "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5",
         "accept-encoding": "gzip, deflate, br",
       },
-      lookup: guardedLookup(allowPrivate),
+      lookup: guardedLookup(policy),
+      // A fresh connection each time: a pooled keep-alive socket skips the lookup, and with it the checks made
+      // there, and it may have been opened under another (wider) policy.
+      agent: false,
       signal,
     });
     request.on("response", resolve);

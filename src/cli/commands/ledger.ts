@@ -1,10 +1,10 @@
-import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { normalizeEventType } from "../../contracts/index.js";
 import { createLogger, NotFoundError } from "../../core/index.js";
 import {
   createLedgerServer,
   type EventStore,
+  isLoopbackHost,
   locateStore,
   openStore,
   type RecordedEvent,
@@ -14,8 +14,9 @@ import {
   subscribe,
 } from "../../ledger/index.js";
 import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
+import { exists, openTokenCheck } from "../ledger-tokens.js";
 
-const usage = `Usage: ironclaw ledger serve [--host H] [--port 7411] [--synchronous FULL|NORMAL|OFF] [--body-limit BYTES]
+const usage = `Usage: ironclaw ledger serve [--host H] [--port 7411] [--auth] [--synchronous FULL|NORMAL|OFF] [--body-limit BYTES]
        ironclaw ledger tail [--after N] [--follow] [--run ID] [--order ID] [--type T[,T…]] [--json]
        ironclaw ledger show run|order <id>
        ironclaw ledger rebuild
@@ -23,6 +24,10 @@ const usage = `Usage: ironclaw ledger serve [--host H] [--port 7411] [--synchron
 The command ledger: an append-only event store with derived run and order snapshots.
   serve     serve the ledger over HTTP on 127.0.0.1 by default: POST /events, /events/batch,
             GET /runs/{id}, /orders/{id}, /events (?follow=true for SSE), /health;
+            bodies must be application/json; requests from web pages of another origin are refused.
+            On any address but loopback (and on loopback with --auth) every request but /health needs
+            Authorization: Bearer <token>, the API token of an admin user of the warden
+            ($IRONCLAW_HOME/host.db, see ironclaw user add --admin);
             --synchronous sets SQLite's durability (FULL, the default, survives power loss), --body-limit the
             largest request body (default 1 MiB)
   tail      print events after a position; --follow keeps printing new ones until interrupted
@@ -87,8 +92,7 @@ function describeLocation(where: StoreLocation): string {
 
 /** Opens an existing ledger for reading; a missing SQLite file is an error rather than a new empty ledger. */
 async function openExisting(where: StoreLocation): Promise<EventStore> {
-  if (where.kind === "sqlite" && !existsSync(where.path))
-    throw new NotFoundError("ledger database", where.path);
+  if (where.kind === "sqlite" && !exists(where.path)) throw new NotFoundError("ledger database", where.path);
   return openStore(where, { mustExist: true });
 }
 
@@ -119,6 +123,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
         port: { type: "string", default: "7411" },
         synchronous: { type: "string" },
         "body-limit": { type: "string" },
+        auth: { type: "boolean" },
       },
     }),
   );
@@ -133,20 +138,36 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     throw new UsageError("--body-limit must be a positive number of bytes");
 
   const where = location(values, io);
-  const store = await openStore(where, synchronous ? { synchronous: synchronous as SqliteSynchronous } : {});
+  const tokens =
+    values.auth || !isLoopbackHost(values.host)
+      ? openTokenCheck(
+          io,
+          values.auth ? "--auth" : `serving the ledger on ${values.host}, not a loopback address,`,
+        )
+      : undefined;
+  const store = await openStore(
+    where,
+    synchronous ? { synchronous: synchronous as SqliteSynchronous } : {},
+  ).catch((error: unknown) => {
+    tokens?.close();
+    throw error;
+  });
   const { interrupted } = untilInterrupted();
   const server = await createLedgerServer({
     store,
     logger: createLogger("ledger"),
     ...(bodyLimit === undefined ? {} : { bodyLimit }),
+    ...(tokens ? { authenticate: tokens.authenticate } : {}),
   });
   try {
     const address = await server.listen({ host: values.host, port });
-    println(io.stdout, `ledger listening on ${address} (${describeLocation(where)})`);
+    const auth = tokens ? "admin bearer tokens required" : "loopback only, no tokens";
+    println(io.stdout, `ledger listening on ${address} (${describeLocation(where)}; ${auth})`);
     await interrupted;
   } finally {
     await server.close();
     await store.close();
+    tokens?.close();
   }
   return 0;
 }
