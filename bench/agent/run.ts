@@ -1,7 +1,9 @@
 // Agent benchmark: `node --import tsx bench/agent/run.ts [iterations]` (default 300).
 // The model is the local test server answering at zero latency, so what is timed is the runtime itself: the
 // provider's SSE parsing, the loop, tool dispatch (validation + audit) and, for full turns, recall and prompt
-// assembly. Each row is compared with a bare fetch of exactly the same replies in the same run.
+// assembly. Full turns run twice: with the built-in embedder a brain uses by default (word table, 128-d) and
+// with the tests' 64-d word-hash embedder, which shows how much of a turn is embedding and vector search. Each
+// row is compared with a bare fetch of exactly the same replies in the same run.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
@@ -14,7 +16,8 @@ import {
   PathPolicy,
   runAgent,
 } from "../../src/agent/index.js";
-import { createLogger } from "../../src/core/index.js";
+import { createLogger, ironclawHome } from "../../src/core/index.js";
+import { BuiltinEmbedder, type Embedder } from "../../src/memory/index.js";
 import { createOpenAiProvider } from "../../src/providers/index.js";
 import { type Reply, reply, startModelServer } from "../../test/support/model-server.js";
 import { createTestBrain } from "../../test/support/test-brain.js";
@@ -71,14 +74,19 @@ async function consume(stream: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of stream);
 }
 
-const brain = await createTestBrain({ baseUrl: server.url });
-const runtime = await AgentRuntime.open(brain.root, {
-  embedder: new WordHashEmbedder(),
-  workspace: brain.workspace,
-  logger: createLogger("bench", { level: "silent" }),
-  env: {},
-});
-await runtime.memory.remember("The launch venue is the old harbour hall.", { target: "memory" });
+async function openRuntime(embedder: Embedder) {
+  const brain = await createTestBrain({ baseUrl: server.url });
+  const runtime = await AgentRuntime.open(brain.root, {
+    embedder,
+    workspace: brain.workspace,
+    logger: createLogger("bench", { level: "silent" }),
+    env: {},
+  });
+  await runtime.memory.remember("The launch venue is the old harbour hall.", { target: "memory" });
+  return { brain, runtime };
+}
+const builtin = await openRuntime(await BuiltinEmbedder.load({ dataDir: ironclawHome() }));
+const wordHash = await openRuntime(new WordHashEmbedder());
 
 interface Case {
   name: string;
@@ -122,16 +130,28 @@ const cases: Case[] = [
     run: () => runAgent(context, { stream: provider.stream, tools }),
   },
   {
-    name: "runtime turn (recall, prompt)",
+    name: "runtime turn, built-in embedder",
     baseline: "bare fetch, 1 reply",
     script: textOnly,
-    run: () => runtime.runTurn({ prompt: "When is the launch?" }),
+    run: () => builtin.runtime.runTurn({ prompt: "When is the launch?" }),
   },
   {
-    name: "runtime turn + file tool (audit)",
+    name: "runtime turn + file tool, built-in",
     baseline: "bare fetch, tool call + answer",
     script: fileThenText,
-    run: () => runtime.runTurn({ prompt: "Who am I?" }),
+    run: () => builtin.runtime.runTurn({ prompt: "Who am I?" }),
+  },
+  {
+    name: "runtime turn, word-hash embedder",
+    baseline: "bare fetch, 1 reply",
+    script: textOnly,
+    run: () => wordHash.runtime.runTurn({ prompt: "When is the launch?" }),
+  },
+  {
+    name: "runtime turn + file tool, word-hash",
+    baseline: "bare fetch, tool call + answer",
+    script: fileThenText,
+    run: () => wordHash.runtime.runTurn({ prompt: "Who am I?" }),
   },
 ];
 
@@ -173,6 +193,8 @@ await writeFile(
 );
 console.log(`wrote ${out}`);
 
-await runtime.close();
-brain.remove();
+for (const { runtime, brain } of [builtin, wordHash]) {
+  await runtime.close();
+  brain.remove();
+}
 await server.close();

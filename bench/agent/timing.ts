@@ -1,3 +1,5 @@
+import { percentile } from "../percentile.js";
+
 /**
  * Runs every function once per round, `rounds` times, after a tenth as many untimed warm-up rounds; returns the
  * latencies in ms per function.
@@ -15,11 +17,14 @@ export async function timeRounds(rounds: number, fns: Array<() => Promise<unknow
   return out;
 }
 
-export function summarise(samples: readonly number[]): { mean: number; p50: number; p95: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
-  return { mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1), p50: at(0.5), p95: at(0.95) };
+export function summarise(samples: readonly number[]): {
+  mean: number;
+  p50: number;
+  p95: number;
+  p99: number;
+} {
+  const mean = samples.reduce((a, b) => a + b, 0) / (samples.length || 1);
+  return { mean, p50: percentile(samples, 50), p95: percentile(samples, 95), p99: percentile(samples, 99) };
 }
 
 export function formatTable(header: string[], rows: string[][]): string {

@@ -12,7 +12,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { RebuildReport } from "../../src/ledger/index.js";
-import { chunks, fmt, perSecond, quantile, timed } from "./measure.js";
+import { percentile } from "../percentile.js";
+import { chunks, fmt, perSecond, timed } from "./measure.js";
 import { type LagResult, measureLag } from "./subscription-lag.js";
 import { postgresTarget, sqliteTarget, type Target } from "./targets.js";
 import { lifecycleEvents, take } from "./workload.js";
@@ -70,11 +71,11 @@ async function compare(
   return {
     count: rounds * perRound,
     rounds,
-    ledgerPerSec: quantile(ledger, 0.5),
-    baselinePerSec: quantile(baseline, 0.5),
-    ratio: quantile(
+    ledgerPerSec: percentile(ledger, 50),
+    baselinePerSec: percentile(baseline, 50),
+    ratio: percentile(
       ledger.map((l, i) => l / (baseline[i] ?? Number.NaN)),
-      0.5,
+      50,
     ),
   };
 }
@@ -133,9 +134,9 @@ async function bench(target: Target): Promise<Result> {
     batched: { ...batchedResult, batchSize: BATCH },
     rebuild: {
       events: rebuilds[0]?.events ?? 0,
-      perSec: quantile(
+      perSec: percentile(
         rebuilds.map((r) => perSecond(r.events, r.millis)),
-        0.5,
+        50,
       ),
       byteIdentical,
     },

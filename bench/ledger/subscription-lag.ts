@@ -1,7 +1,8 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { type EventStore, subscribe } from "../../src/ledger/index.js";
-import { epochMs, quantile } from "./measure.js";
+import { percentile } from "../percentile.js";
+import { epochMs } from "./measure.js";
 
 const WRITER = fileURLToPath(new URL("./lag-writer.ts", import.meta.url));
 
@@ -77,8 +78,8 @@ export async function measureLag(
     achievedRate: (done.events / done.millis) * 1000,
     events: done.events,
     pollIntervalMs: options.pollIntervalMs,
-    p50Ms: quantile(lags, 0.5),
-    p99Ms: quantile(lags, 0.99),
+    p50Ms: percentile(lags, 50),
+    p99Ms: percentile(lags, 99),
     maxMs: lags.reduce((a, b) => Math.max(a, b), 0),
   };
 }

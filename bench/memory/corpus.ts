@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { seededRandom } from "../../src/memory/index.js";
 
@@ -58,4 +58,12 @@ export async function writeCorpus(
     files.push(path);
   }
   return { files, sectionsPerFile: options.sectionsPerFile, topicWords, topicOf };
+}
+
+/** Appends a word to the fourth section of a generated file: exactly one chunk changes. */
+export async function editOneSection(file: string, stamp: number): Promise<void> {
+  const text = await readFile(file, "utf8");
+  const sections = text.split("\n## ");
+  sections[3] = (sections[3] as string).replace(/\.\n/, ` edited${stamp}.\n`);
+  await writeFile(file, sections.join("\n## "));
 }

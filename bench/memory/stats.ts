@@ -1,10 +1,3 @@
-/** The p-th percentile (0..100) of samples, by nearest rank. */
-export function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] ?? Number.NaN;
-}
-
 /** Runs `fn` once per input after `warmup` untimed runs and returns the latencies in ms. */
 export async function timeEach<T>(
   inputs: readonly T[],

@@ -4,8 +4,7 @@ import Database from "better-sqlite3";
 
 /**
  * The runtime's tables in the brain database (`db/ironclaw.db`), beside memory's index tables. Every name is
- * prefixed `agent_` or `audit_` so the two never collide. Unlike the index, these rows are not derived from
- * markdown: the audit trail and job state are records of what happened.
+ * prefixed `agent_` or `audit_` so the two never collide.
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS audit_tool_calls (
@@ -58,22 +57,56 @@ CREATE TABLE IF NOT EXISTS agent_cron_runs (
 CREATE INDEX IF NOT EXISTS agent_cron_runs_by_job ON agent_cron_runs(job_id, started_at);
 `;
 
-/** Creates the runtime's tables when missing, on a connection someone else may own (memory's index store). */
-export function migrateAgentTables(db: Database.Database): void {
-  db.exec(DDL);
+/**
+ * The runtime's own connection to the brain database: the audit trail, sessions and cron state. Memory's index
+ * store has its connection and its tables; this one has these, so neither reaches into the other. Both are WAL
+ * connections to the one file, and a write waits for the other's lock (busy_timeout) instead of failing.
+ *
+ * Unlike the index, these rows are records of what happened, not derived from markdown. They are kept as the
+ * index is (WAL, synchronous = NORMAL): a commit survives the process being killed; a power cut may lose the last
+ * ones, as it may the day-log lines the audit mirrors. Syncing every tool call's audit row costs milliseconds a
+ * call (bench/agent), on a path the model waits on.
+ */
+export class AgentDatabase {
+  private constructor(
+    private readonly db: Database.Database,
+    readonly file: string,
+  ) {}
+
+  static open(file: string): AgentDatabase {
+    mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("busy_timeout = 10000");
+      db.exec(DDL);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new AgentDatabase(db, file);
+  }
+
+  /**
+   * A statement on the runtime's tables, typed by its parameters (a tuple, `[{ … }]` for named ones) and row.
+   * The types are the caller's word for what the SQL binds and returns, stated once beside the SQL.
+   */
+  prepare<Params extends unknown[] = unknown[], Row = never>(sql: string): Database.Statement<Params, Row> {
+    return this.db.prepare(sql) as Database.Statement<Params, Row>;
+  }
+
+  /** Runs `work` in one write transaction, taking the write lock at the start. */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
 }
 
-/** Opens the brain database for the runtime's own tables, in WAL mode so memory's connection can share it. */
-export function openAgentDatabase(file: string): Database.Database {
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 10000");
-    migrateAgentTables(db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
+/** Opens (creating when missing) the runtime's tables of a brain database. */
+export function openAgentDatabase(file: string): AgentDatabase {
+  return AgentDatabase.open(file);
 }

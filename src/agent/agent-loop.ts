@@ -1,3 +1,4 @@
+import type { CompactionPolicy } from "../memory/index.js";
 import type {
   AssistantMessage,
   ChatMessage,
@@ -14,17 +15,15 @@ import { addUsage, ContextMeter } from "./token-budget.js";
 import type { ToolBox, ToolOutcome } from "./tools/tool-box.js";
 
 /**
- * When the context nears the model's window, `flush` moves the oldest part of the conversation into memory
- * (seed 003 §7: summarise into memory.md, record the compaction, evict) and returns what the run continues with.
+ * When the context nears the model's window (memory's policy: `contextTokens - reserveTokens`), `flush` moves the
+ * oldest part of the conversation into memory (seed 003 §7: summarise into memory.md, record the compaction,
+ * evict) and returns what the run continues with.
  */
-export interface CompactionPolicy {
-  /** The model's context window in tokens. */
-  contextTokens: number;
-  /** Head room kept free for the next answer: flushing starts at `contextTokens - reserveTokens`. */
-  reserveTokens: number;
+export interface CompactionHook extends CompactionPolicy {
   flush(
     messages: ChatMessage[],
-    scope: { sessionId: string; signal: AbortSignal; tokens: number },
+    /** `tokens` is the measured size of the whole request, `prompt` the system message it starts with. */
+    scope: { sessionId: string; signal: AbortSignal; tokens: number; prompt: ChatMessage },
   ): Promise<CompactionResult>;
 }
 
@@ -42,7 +41,7 @@ export interface RunAgentOptions {
   emit?: (event: AgentEvent) => void;
   /** Model calls allowed in this run; a run that still wants tools after the last one ends with `max_steps`. */
   maxSteps?: number;
-  compaction?: CompactionPolicy;
+  compaction?: CompactionHook;
   temperature?: number;
 }
 
@@ -173,7 +172,7 @@ export async function runAgent(context: AgentContext, options: RunAgentOptions):
 
 /** Flushes through the hook when the request would cross the threshold; undefined when nothing was needed. */
 async function compactIfNeeded(
-  policy: CompactionPolicy,
+  policy: CompactionHook,
   request: ChatMessage[],
   meter: ContextMeter,
   scope: { sessionId: string; signal: AbortSignal; step: number; emit: (event: AgentEvent) => void },
@@ -184,6 +183,7 @@ async function compactIfNeeded(
   const flushed = await policy.flush(conversation, {
     sessionId: scope.sessionId,
     signal: scope.signal,
+    prompt: request[0] as ChatMessage,
     tokens,
   });
   scope.emit({

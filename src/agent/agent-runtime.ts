@@ -1,6 +1,5 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type Database from "better-sqlite3";
 import type { AgentProfile } from "../contracts/index.js";
 import { createLogger, type Logger, newId } from "../core/index.js";
 import {
@@ -17,7 +16,7 @@ import {
   type ProviderRegistry,
   type ProviderTuning,
 } from "../providers/index.js";
-import { migrateAgentTables } from "./agent-db.js";
+import { AgentDatabase } from "./agent-db.js";
 import type { AgentEvent, AgentRunResult } from "./agent-event.js";
 import { runAgent } from "./agent-loop.js";
 import { type AuditSink, BrainAuditLog } from "./audit-log.js";
@@ -93,12 +92,13 @@ export class AgentRuntime {
     readonly brain: BrainLayout,
     private config: RuntimeConfig,
     readonly memory: BrainMemory,
+    /** The runtime's own tables (audit, sessions, cron) on their own connection to the brain database. */
+    readonly db: AgentDatabase,
     private registry: ProviderRegistry,
     private readonly options: AgentRuntimeOptions,
     private readonly logger: Logger,
   ) {
     this.configStamp = configStamp(brain);
-    migrateAgentTables(this.db);
     this.dayLog = new DayLog(brain.root);
     this.audit = new BrainAuditLog(this.db, this.dayLog);
   }
@@ -113,9 +113,11 @@ export class AgentRuntime {
       logger,
       ...(options.embedder ? { embedder: options.embedder } : {}),
     });
+    let db: AgentDatabase;
     try {
       if (options.indexOnOpen ?? true) await memory.index();
       if (options.watchBrain) memory.watch();
+      db = AgentDatabase.open(brain.databaseFile);
     } catch (error) {
       await memory.close();
       throw error;
@@ -123,7 +125,7 @@ export class AgentRuntime {
     const providers =
       options.providers ??
       createProviderRegistry(runtimeConfig.config.providers, env, options.providerTuning ?? {});
-    return new AgentRuntime(brain, runtimeConfig, memory, providers, options, logger);
+    return new AgentRuntime(brain, runtimeConfig, memory, db, providers, options, logger);
   }
 
   get runtimeConfig(): RuntimeConfig {
@@ -159,11 +161,6 @@ export class AgentRuntime {
     }
     this.toolBoxes.clear();
     this.pathPolicy = undefined;
-  }
-
-  /** The brain database, shared with memory's index (one connection, one file). */
-  get db(): Database.Database {
-    return this.memory.store.db;
   }
 
   profile(name?: string): AgentProfile {
@@ -222,7 +219,11 @@ export class AgentRuntime {
   }
 
   async close(): Promise<void> {
-    await this.memory.close();
+    try {
+      await this.memory.close();
+    } finally {
+      this.db.close();
+    }
   }
 
   private get workspace(): string {

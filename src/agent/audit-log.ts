@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { TOOL_OUTCOMES } from "../contracts/index.js";
 import { newId } from "../core/index.js";
+import type { AgentDatabase } from "./agent-db.js";
 import type { DayLog } from "./day-log.js";
 
 /** How a tool call ended; the same outcomes travel to the warden in ToolResult messages. */
@@ -35,16 +36,40 @@ const MAX_LINE_ARGS = 200;
  * so that both a query and a human reading the markdown see every call, including the refused ones.
  */
 export class BrainAuditLog implements AuditSink {
-  private readonly insert: Database.Statement;
+  private readonly insert: Database.Statement<
+    [string, string, string, string, string, string, string, AuditOutcome, number, number, string]
+  >;
 
   constructor(
-    db: Database.Database,
+    private readonly db: AgentDatabase,
     private readonly dayLog: DayLog,
   ) {
     this.insert = db.prepare(
       `INSERT INTO audit_tool_calls (id, ts, session_id, agent, tool, call_id, args, outcome, is_error, duration_ms, summary)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+  }
+
+  /** Stored calls, oldest first, optionally of one session (entries are clipped as they were stored). */
+  entries(sessionId?: string): AuditEntry[] {
+    const rows = this.db
+      .prepare<[{ session: string | null }], AuditRow>(
+        `SELECT ts, session_id, agent, tool, call_id, args, outcome, is_error, duration_ms, summary
+         FROM audit_tool_calls WHERE @session IS NULL OR session_id = @session ORDER BY id`,
+      )
+      .all({ session: sessionId ?? null });
+    return rows.map((r) => ({
+      at: new Date(r.ts),
+      sessionId: r.session_id,
+      agent: r.agent,
+      tool: r.tool,
+      callId: r.call_id,
+      args: r.args,
+      outcome: parseOutcome(r.outcome),
+      isError: r.is_error !== 0,
+      durationMs: r.duration_ms,
+      summary: r.summary,
+    }));
   }
 
   async record(entry: AuditEntry): Promise<void> {
@@ -77,6 +102,26 @@ export class MemoryAuditLog implements AuditSink {
   async record(entry: AuditEntry): Promise<void> {
     this.entries.push(entry);
   }
+}
+
+interface AuditRow {
+  ts: string;
+  session_id: string;
+  agent: string;
+  tool: string;
+  call_id: string;
+  args: string;
+  outcome: string;
+  is_error: number;
+  duration_ms: number;
+  summary: string;
+}
+
+function parseOutcome(value: string): AuditOutcome {
+  const outcome = AUDIT_OUTCOMES.find((o) => o === value);
+  if (outcome === undefined)
+    throw new TypeError(`audit_tool_calls.outcome ${JSON.stringify(value)} is not a tool outcome`);
+  return outcome;
 }
 
 function clip(text: string, max: number): string {

@@ -1,8 +1,6 @@
-import { newId } from "../core/index.js";
-import type { BrainMemory, ContextMessage, Summariser } from "../memory/index.js";
+import type { BrainMemory, CompactionPolicy, Summariser } from "../memory/index.js";
 import type { ChatMessage, StreamFunction } from "../providers/index.js";
-import type { CompactionPolicy } from "./agent-loop.js";
-import { estimateTokens } from "./token-budget.js";
+import type { CompactionHook } from "./agent-loop.js";
 
 export interface MemoryCompactionOptions {
   contextTokens: number;
@@ -13,60 +11,37 @@ export interface MemoryCompactionOptions {
 }
 
 /**
- * The loop's compaction hook, backed by memory's pre-compaction flush. An assistant message that called tools
- * and the tool results answering it travel as one unit: a slice boundary between them would leave tool results
- * without their call, which OpenAI-compatible servers reject.
+ * The loop's compaction hook, backed by memory's pre-compaction flush. Memory owns the policy, the estimate and
+ * the choice of slice (which keeps an assistant's tool calls with their results); the loop passes the size it
+ * measured, so both decide on the same number.
  */
 export function createMemoryCompaction(
   memory: Pick<BrainMemory, "compact">,
   options: MemoryCompactionOptions,
-): CompactionPolicy {
-  const ids = new WeakMap<ChatMessage, string>();
-  const idOf = (m: ChatMessage) => {
-    let id = ids.get(m);
-    if (id === undefined) {
-      id = newId();
-      ids.set(m, id);
-    }
-    return id;
-  };
-  return {
+): CompactionHook {
+  const policy: CompactionPolicy = {
     contextTokens: options.contextTokens,
     reserveTokens: options.reserveTokens,
-    async flush(messages, { sessionId, signal, tokens }) {
-      const groups = groupToolExchanges(messages);
-      const units: ContextMessage[] = groups.map((g) => ({
-        id: idOf(g[0] as ChatMessage),
-        role: (g[0] as ChatMessage).role,
-        content: g.map(render).join("\n"),
-      }));
-      const byId = new Map(units.map((u, i) => [u.id, groups[i] as ChatMessage[]]));
-      // Memory estimates by bytes; scale its counts so its usage matches what the model reported to the loop.
-      const estimated = groups.reduce((n, g) => n + estimateTokens(g), 0) || 1;
-      const scale = Math.max(1, tokens / estimated);
+    ...(options.keepRecent === undefined ? {} : { keepRecent: options.keepRecent }),
+  };
+  return {
+    ...policy,
+    async flush(messages, { sessionId, signal, tokens, prompt }) {
+      // Memory sees the request as the model was sent it, prompt included, since `tokens` measured all of it;
+      // a leading system message is never evicted, so the prompt comes back first and is dropped again.
       const outcome = await memory.compact({
         sessionId,
-        messages: units,
-        policy: {
-          limit: options.contextTokens,
-          buffer: options.reserveTokens,
-          ...(options.keepRecent === undefined ? {} : { keepRecent: options.keepRecent }),
-        },
+        messages: [prompt, ...messages],
+        policy,
+        usage: tokens,
         summarise: options.summarise,
-        countTokens: (m) => Math.ceil(estimateTokens([{ role: "user", content: m.content }]) * scale),
         signal,
       });
       if (outcome.status === "failed") {
         return { messages, compacted: false, error: `${outcome.stage}: ${outcome.error}` };
       }
       if (outcome.status === "not-needed") return { messages, compacted: false };
-      const out: ChatMessage[] = [];
-      for (const unit of outcome.messages) {
-        const group = byId.get(unit.id);
-        if (group) out.push(...group);
-        else out.push({ role: "system", content: unit.content });
-      }
-      return { messages: out, compacted: true };
+      return { messages: outcome.messages.slice(1), compacted: true };
     },
   };
 }
@@ -74,7 +49,7 @@ export function createMemoryCompaction(
 /** A summariser that asks the agent's own model for a summary of the evicted slice. */
 export function createModelSummariser(stream: StreamFunction, model: string): Summariser {
   return async (slice, signal) => {
-    const transcript = slice.map((m) => `${m.role}: ${m.content}`).join("\n\n");
+    const transcript = slice.map((m) => `${m.role}: ${render(m)}`).join("\n\n");
     const request = {
       model,
       messages: [
@@ -95,16 +70,7 @@ export function createModelSummariser(stream: StreamFunction, model: string): Su
   };
 }
 
-function groupToolExchanges(messages: readonly ChatMessage[]): ChatMessage[][] {
-  const groups: ChatMessage[][] = [];
-  for (const m of messages) {
-    const last = groups.at(-1);
-    if (m.role === "tool" && last && last[0]?.role === "assistant") last.push(m);
-    else groups.push([m]);
-  }
-  return groups;
-}
-
+/** A message as the summariser reads it: tool calls and results spelled out, since they carry facts too. */
 function render(m: ChatMessage): string {
   switch (m.role) {
     case "assistant": {

@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
+import { chatMessageSchema } from "../contracts/index.js";
 import type { ChatMessage } from "../providers/index.js";
+import type { AgentDatabase } from "./agent-db.js";
 
 export interface StoredSession {
   sessionId: string;
@@ -21,7 +23,7 @@ export class SessionStore {
   >;
   private readonly write: Database.Statement<[string, string, string, string]>;
 
-  constructor(db: Database.Database) {
+  constructor(db: AgentDatabase) {
     this.read = db.prepare(
       "SELECT agent, messages, turns, updated_at FROM agent_sessions WHERE session_id = ?",
     );
@@ -38,7 +40,7 @@ export class SessionStore {
     return {
       sessionId,
       agent: row.agent,
-      messages: JSON.parse(row.messages) as ChatMessage[],
+      messages: parseMessages(sessionId, row.messages),
       turns: row.turns,
       updatedAt: row.updated_at,
     };
@@ -47,4 +49,27 @@ export class SessionStore {
   save(sessionId: string, agent: string, messages: ChatMessage[]): void {
     this.write.run(sessionId, agent, JSON.stringify(messages), new Date().toISOString());
   }
+}
+
+const storedMessages = chatMessageSchema.array();
+
+/**
+ * The stored conversation, checked against the message contract: the brain is user data that may have been
+ * edited or written by an older build, and a malformed history sent to a provider fails the turn obscurely.
+ */
+function parseMessages(sessionId: string, json: string): ChatMessage[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (cause) {
+    throw new TypeError(`agent_sessions.messages of session ${sessionId} is not JSON`, { cause });
+  }
+  const parsed = storedMessages.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TypeError(
+      `agent_sessions.messages of session ${sessionId} at ${issue?.path.join(".") || "$"}: ${issue?.message}`,
+    );
+  }
+  return parsed.data;
 }

@@ -1,16 +1,5 @@
+import { estimateTokens } from "../memory/index.js";
 import type { ChatMessage, TokenUsage } from "../providers/index.js";
-
-/** About four characters a token for English text: only used before the server has reported real numbers. */
-const CHARS_PER_TOKEN = 4;
-
-export function estimateTokens(messages: readonly ChatMessage[]): number {
-  let chars = 0;
-  for (const m of messages) {
-    chars += m.content.length + 8;
-    if (m.role === "assistant") for (const c of m.toolCalls) chars += c.name.length + c.arguments.length + 16;
-  }
-  return Math.ceil(chars / CHARS_PER_TOKEN);
-}
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
@@ -18,8 +7,8 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 
 /**
  * The size of the context the next call will send: the last call's reported input and output (which is what
- * the model saw and wrote) plus an estimate for what was appended since, or an estimate of everything when no
- * call has reported yet.
+ * the model saw and wrote) plus memory's estimate for what was appended since, or an estimate of everything when
+ * no call has reported yet. Memory's estimator is the only one, so the loop and the flush count alike.
  */
 export class ContextMeter {
   private reported: number | undefined;

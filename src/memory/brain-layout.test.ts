@@ -1,11 +1,11 @@
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
 import { agentProfileSchema, cronJobsSchema, irowclawConfigSchema } from "../contracts/index.js";
 import { InvalidInputError, parseTomlConfig } from "../core/index.js";
 import { BrainLayout, isIndexablePath } from "./brain-layout.js";
 import { initBrain } from "./brain-starter.js";
-import { makeTempBrain, type TempBrain } from "./test-support.js";
 
 let temp: TempBrain;
 afterEach(() => temp?.cleanup());

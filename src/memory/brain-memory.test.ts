@@ -1,11 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadTestEmbedder, makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
 import { ConfigError, createLogger } from "../core/index.js";
 import { BrainMemory } from "./brain-memory.js";
 import { initBrain } from "./brain-starter.js";
 import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
-import { loadTestEmbedder, makeTempBrain, type TempBrain } from "./test-support.js";
 
 let embedder: BuiltinEmbedder;
 beforeAll(async () => {
@@ -75,8 +75,11 @@ describe("remember and recall", () => {
 describe("brain memory", () => {
   it("reports its status", async () => {
     const m = await openBrain();
+    expect(m.status()).toMatchObject({ files: 0, chunks: 0, lastIndexedAt: null, compactions: 0 });
+    const before = new Date().toISOString();
     await m.index();
     const status = m.status();
+    expect(status.lastIndexedAt !== null && status.lastIndexedAt >= before).toBe(true);
     expect(status).toMatchObject({
       files: 4,
       embedder: `builtin/${embedder.model}/128`,

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "../core/index.js";
 import { loadMemorySettings, type MemorySettings } from "./brain-config.js";
 import { BrainLayout } from "./brain-layout.js";
 import { type CompactionInput, type CompactionOutcome, flushBeforeCompaction } from "./compaction.js";
-import { CompactionLog } from "./compaction-log.js";
+import type { CompactionLog } from "./compaction-log.js";
 import { type Embedder, embedderKey } from "./embedders/embedder.js";
 import { createEmbedder } from "./embedders/embedder-factory.js";
 import { HybridSearch, type SearchHit, type SearchOptions } from "./hybrid-search.js";
@@ -64,7 +64,7 @@ export class BrainMemory {
   ) {
     this.indexer = new Indexer(brain, store, embedder, { maxBytes: settings.indexing.chunk_max_bytes });
     this.searcher = new HybridSearch(store, embedder, settings.retrieval);
-    this.compactions = new CompactionLog(store.db);
+    this.compactions = store.compactions;
     this.queue = new IndexQueue(
       (request) => this.runPass(request),
       (error) => this.logger.error({ err: error }, "indexing failed; the files stay as last indexed"),
@@ -141,9 +141,6 @@ export class BrainMemory {
 
   status(): MemoryStatus {
     const indexed = this.store.indexedEmbedder();
-    const last = this.store.db.prepare("SELECT max(indexed_at) AS at FROM files").get() as {
-      at: string | null;
-    };
     return {
       brain: this.brain.root,
       database: this.store.file,
@@ -156,7 +153,7 @@ export class BrainMemory {
         ? this.store.vectors(this.embedder).listCount()
         : 0,
       compactions: this.compactions.list().length,
-      lastIndexedAt: last.at,
+      lastIndexedAt: this.store.lastIndexedAt(),
     };
   }
 

@@ -19,7 +19,7 @@ export class CompactionLog {
   constructor(private readonly db: Database.Database) {}
 
   add(record: CompactionRecord): void {
-    statement(
+    statement<[string, string, string, string, string, number, number, string, string]>(
       this.db,
       "INSERT INTO compactions(id, created_at, session_id, first_message, last_message, message_count, " +
         "token_count, summary_hash, affected_docs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -38,15 +38,24 @@ export class CompactionLog {
 
   /** Records oldest first, optionally for one session. */
   list(sessionId?: string): CompactionRecord[] {
-    const rows = statement(
+    const rows = statement<[{ session: string | null }], StoredRecord>(
       this.db,
       "SELECT id, created_at AS createdAt, session_id AS sessionId, first_message AS firstMessage, " +
         "last_message AS lastMessage, message_count AS messageCount, token_count AS tokenCount, " +
         "summary_hash AS summaryHash, affected_docs AS affectedDocs FROM compactions " +
         "WHERE @session IS NULL OR session_id = @session ORDER BY id",
-    ).all({ session: sessionId ?? null }) as Array<
-      Omit<CompactionRecord, "affectedDocs"> & { affectedDocs: string }
-    >;
-    return rows.map((r) => ({ ...r, affectedDocs: JSON.parse(r.affectedDocs) as string[] }));
+    ).all({ session: sessionId ?? null });
+    return rows.map((r) => ({ ...r, affectedDocs: parseDocs(r.affectedDocs) }));
   }
+}
+
+/** A row as SQLite returns it: `affected_docs` is a JSON array of brain-relative paths. */
+type StoredRecord = Omit<CompactionRecord, "affectedDocs"> & { affectedDocs: string };
+
+function parseDocs(json: string): string[] {
+  const docs: unknown = JSON.parse(json);
+  if (!Array.isArray(docs) || !docs.every((d) => typeof d === "string")) {
+    throw new TypeError(`compactions.affected_docs is not a JSON array of paths: ${json.slice(0, 80)}`);
+  }
+  return docs;
 }

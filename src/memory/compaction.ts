@@ -1,24 +1,17 @@
-import { InvalidInputError, newId, sha256Hex } from "../core/index.js";
+import { canonicalJson, InvalidInputError, newId, sha256Hex } from "../core/index.js";
 import { BRAIN_PATHS, type BrainLayout } from "./brain-layout.js";
 import type { CompactionLog, CompactionRecord } from "./compaction-log.js";
 import { appendSection } from "./remember.js";
-import {
-  type CompactionPolicy,
-  type ContextMessage,
-  estimateTokens,
-  selectSlice,
-  type TokenCounter,
-  usageOf,
-} from "./token-budget.js";
+import { type ChatMessage, type CompactionPolicy, estimateTokens, selectSlice } from "./token-budget.js";
 
 /** Summarises a slice of conversation; supplied by the agent loop (usually a model call). */
-export type Summariser = (slice: readonly ContextMessage[], signal?: AbortSignal) => Promise<string>;
+export type Summariser = (slice: readonly ChatMessage[], signal?: AbortSignal) => Promise<string>;
 
 export type CompactionOutcome =
-  | { status: "not-needed"; messages: readonly ContextMessage[]; usage: number }
+  | { status: "not-needed"; messages: readonly ChatMessage[]; usage: number }
   | {
       status: "compacted";
-      messages: ContextMessage[];
+      messages: ChatMessage[];
       record: CompactionRecord;
       usageBefore: number;
       usageAfter: number;
@@ -26,17 +19,19 @@ export type CompactionOutcome =
   /** Nothing was evicted: the context comes back exactly as it went in, with why. */
   | {
       status: "failed";
-      messages: readonly ContextMessage[];
+      messages: readonly ChatMessage[];
       stage: "summarise" | "write" | "record";
       error: string;
     };
 
 export interface CompactionInput {
   sessionId: string;
-  messages: readonly ContextMessage[];
+  /** The conversation as the model is sent it; leading system messages (the prompt) are never evicted. */
+  messages: readonly ChatMessage[];
   policy: CompactionPolicy;
   summarise: Summariser;
-  countTokens?: TokenCounter;
+  /** The context's size as the model last reported it; estimated from the messages when absent. */
+  usage?: number;
   now?: Date;
   signal?: AbortSignal;
 }
@@ -49,21 +44,25 @@ export interface CompactionTarget {
 }
 
 /**
- * The pre-compaction flush (seed 003 §7): when a session's context crosses `limit - buffer`, summarise its
- * oldest slice into `memory.md`, log the compaction in the brain database, and return the context without the
- * slice (a short summary message takes its place). Each step must succeed before the next starts; if any fails
- * the outcome is `failed` and the caller keeps the full context, so a slice is never lost — at worst a summary
- * is written twice.
+ * The pre-compaction flush (seed 003 §7): when a session's context crosses `contextTokens - reserveTokens`,
+ * summarise its oldest slice into `memory.md`, log the compaction in the brain database, and return the context
+ * without the slice (a short summary message takes its place). Each step must succeed before the next starts; if
+ * any fails the outcome is `failed` and the caller keeps the full context, so a slice is never lost — at worst a
+ * summary is written twice.
  */
 export async function flushBeforeCompaction(
   input: CompactionInput,
   target: CompactionTarget,
 ): Promise<CompactionOutcome> {
-  const count = input.countTokens ?? estimateTokens;
   if (input.sessionId.trim() === "") throw new InvalidInputError("sessionId", "must not be empty");
-  const usage = usageOf(input.messages, count);
-  const slice = selectSlice(input.messages, input.policy, count);
-  if (!slice) return { status: "not-needed", messages: input.messages, usage };
+  const slice = selectSlice(input.messages, input.policy, input.usage);
+  if (!slice) {
+    return {
+      status: "not-needed",
+      messages: input.messages,
+      usage: input.usage ?? estimateTokens(input.messages),
+    };
+  }
   const evicted = input.messages.slice(slice.start, slice.end);
   let summary: string;
   try {
@@ -73,21 +72,23 @@ export async function flushBeforeCompaction(
     return { status: "failed", messages: input.messages, stage: "summarise", error: messageOf(error) };
   }
   const now = input.now ?? new Date();
-  const first = evicted[0] as ContextMessage;
-  const last = evicted.at(-1) as ContextMessage;
+  const first = messageRef(evicted[0] as ChatMessage);
+  const last = messageRef(evicted.at(-1) as ChatMessage);
   const record: CompactionRecord = {
     id: newId(),
     createdAt: now.toISOString(),
     sessionId: input.sessionId,
-    firstMessage: first.id,
-    lastMessage: last.id,
+    firstMessage: first,
+    lastMessage: last,
     messageCount: evicted.length,
-    tokenCount: usageOf(evicted, count),
+    tokenCount: slice.sliceTokens,
     summaryHash: sha256Hex(summary),
     affectedDocs: [BRAIN_PATHS.memory],
   };
   const heading = `## Session summary ${record.createdAt.slice(0, 16).replace("T", " ")} UTC`;
-  const provenance = `_Compacted from session ${input.sessionId}, messages ${first.id} to ${last.id}._`;
+  const provenance =
+    `_Compacted from session ${input.sessionId}: ${evicted.length} messages, ` +
+    `${first.slice(0, 12)} to ${last.slice(0, 12)}._`;
   try {
     await appendSection(
       target.brain,
@@ -104,13 +105,22 @@ export async function flushBeforeCompaction(
     return { status: "failed", messages: input.messages, stage: "record", error: messageOf(error) };
   }
   target.onWritten?.(BRAIN_PATHS.memory);
-  const replacement: ContextMessage = {
-    id: `compaction:${record.id}`,
+  const replacement: ChatMessage = {
     role: "system",
     content: `Summary of the earlier conversation (saved to memory.md):\n${summary}`,
   };
   const messages = [...input.messages.slice(0, slice.start), replacement, ...input.messages.slice(slice.end)];
-  return { status: "compacted", messages, record, usageBefore: usage, usageAfter: usageOf(messages, count) };
+  // The summary is estimated; the rest keeps the scale of the reported usage the slice was chosen on.
+  const usageAfter = slice.usage - slice.sliceTokens + estimateTokens([replacement]);
+  return { status: "compacted", messages, record, usageBefore: slice.usage, usageAfter };
+}
+
+/**
+ * Which message a record names: the sha256 of its canonical JSON. Messages carry no ids, and a hash finds the
+ * message in any stored copy of the conversation (the session store, a transcript) without one.
+ */
+export function messageRef(message: ChatMessage): string {
+  return sha256Hex(canonicalJson(message));
 }
 
 function messageOf(error: unknown): string {

@@ -16,12 +16,12 @@ export class EmbeddingCache {
   /** The cached vectors among `hashes`. */
   get(hashes: Iterable<string>): Map<string, Float32Array> {
     const found = new Map<string, Float32Array>();
-    const select = statement(
+    const select = statement<[string, string, string], { vector: Buffer }>(
       this.db,
       "SELECT vector FROM embedding_cache WHERE embedder = ? AND model = ? AND content_hash = ?",
     );
     for (const hash of new Set(hashes)) {
-      const row = select.get(this.embedder.id, this.embedder.model, hash) as { vector: Buffer } | undefined;
+      const row = select.get(this.embedder.id, this.embedder.model, hash);
       if (row && row.vector.byteLength === this.embedder.dimensions * 4)
         found.set(hash, vectorFromBlob(row.vector));
     }
@@ -30,21 +30,18 @@ export class EmbeddingCache {
 
   /** The vectors of stored chunks, by chunk rowid, in one query. */
   forChunks(rowids: readonly number[]): Map<number, Float32Array> {
-    const rows = statement(
+    const rows = statement<[string, string, string], { rowid: number; vector: Buffer }>(
       this.db,
       // CROSS JOIN fixes the join order: from the few rowids to their chunks to the cache rows, never a scan.
       "SELECT c.rowid AS rowid, e.vector AS vector FROM json_each(?) j " +
         "CROSS JOIN chunks c ON c.rowid = j.value " +
         "CROSS JOIN embedding_cache e ON e.embedder = ? AND e.model = ? AND e.content_hash = c.embed_hash",
-    ).all(JSON.stringify(rowids), this.embedder.id, this.embedder.model) as Array<{
-      rowid: number;
-      vector: Buffer;
-    }>;
+    ).all(JSON.stringify(rowids), this.embedder.id, this.embedder.model);
     return new Map(rows.map((r) => [r.rowid, vectorFromBlob(r.vector)]));
   }
 
   put(hash: string, vector: Float32Array): void {
-    statement(
+    statement<[string, string, string, Buffer]>(
       this.db,
       "INSERT INTO embedding_cache(embedder, model, content_hash, vector) VALUES (?, ?, ?, ?) " +
         "ON CONFLICT DO UPDATE SET vector = excluded.vector",
@@ -53,7 +50,7 @@ export class EmbeddingCache {
 
   /** Drops the vectors of `hashes` that no chunk uses any more, so deleted text leaves nothing behind. */
   forgetUnused(hashes: Iterable<string>): void {
-    const remove = statement(
+    const remove = statement<[string, string, string, string]>(
       this.db,
       "DELETE FROM embedding_cache WHERE embedder = ? AND model = ? AND content_hash = ? " +
         "AND NOT EXISTS (SELECT 1 FROM chunks WHERE embed_hash = ?)",

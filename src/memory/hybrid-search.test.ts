@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadTestEmbedder, makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
 import { InvalidInputError } from "../core/index.js";
 import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 import { ftsMatchExpression } from "./fts-query.js";
 import { HybridSearch } from "./hybrid-search.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer } from "./indexer.js";
-import { loadTestEmbedder, makeTempBrain, type TempBrain } from "./test-support.js";
 
 let temp: TempBrain;
 let store: IndexStore;

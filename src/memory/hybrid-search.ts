@@ -2,7 +2,6 @@ import { InvalidInputError } from "../core/index.js";
 import { dotProduct, type Embedder } from "./embedders/embedder.js";
 import { ftsMatchExpression } from "./fts-query.js";
 import type { IndexStore } from "./index-store.js";
-import { statement } from "./statements.js";
 
 export type SearchMode = "hybrid" | "lexical" | "semantic";
 
@@ -42,9 +41,6 @@ interface Candidate {
   bm25: number | null;
 }
 
-// bm25 column weights: chunk text, heading trail (a match there says what the whole section is about), path.
-const BM25 = "bm25(chunks_fts, 1.0, 2.0, 0.5)";
-
 /**
  * Hybrid retrieval (seed 003 §6): candidates from both legs — FTS5 bm25 and vector cosine — are scored on both,
  * each leg normalised to 0..1 over the candidates, then fused as `w_s · semantic + w_l · lexical`.
@@ -74,7 +70,7 @@ export class HybridSearch {
       [queryVector] = await this.embedder.embed([query], signal ? { signal } : {});
     }
     // One read transaction: every statement sees the same snapshot, even while an indexer commits files.
-    return this.store.db.transaction(() => {
+    return this.store.read(() => {
       const candidates = new Map<number, Candidate>();
       let lexical: LexicalLeg = { scores: new Map(), exhaustive: true, floor: 0 };
       if (mode !== "semantic" && match !== undefined) {
@@ -102,7 +98,7 @@ export class HybridSearch {
           ? settings
           : { semanticWeight: mode === "semantic" ? 1 : 0, lexicalWeight: mode === "lexical" ? 1 : 0 };
       return this.rank([...candidates.values()], weights, settings.topK);
-    })();
+    });
   }
 
   /**
@@ -110,14 +106,8 @@ export class HybridSearch {
    * score semantic candidates on the lexical leg for free, since FTS5 computes bm25 for every match anyway.
    */
   private lexicalLeg(match: string, depth: number): LexicalLeg {
-    const rows = statement(
-      this.store.db,
-      `SELECT rowid, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
-    )
-      .raw()
-      .all(match, depth) as Array<[number, number]>;
-    const scores = new Map(rows.map(([rowid, rank]) => [rowid, -rank]));
-    return { scores, exhaustive: rows.length < depth, floor: -(rows.at(-1)?.[1] ?? 0) };
+    const rows = this.store.lexical.matches(match, depth);
+    return { scores: new Map(rows), exhaustive: rows.length < depth, floor: rows.at(-1)?.[1] ?? 0 };
   }
 
   /** The cosine of lexical-only candidates, from their cached vectors (one query, no vector scan). */
@@ -155,12 +145,10 @@ export class HybridSearch {
     const kth = candidates.map(known).sort((a, b) => b - a)[settings.topK - 1] ?? Number.NEGATIVE_INFINITY;
     const needed = unknown.filter((c) => known(c) + (settings.lexicalWeight * leg.floor) / best > kth);
     if (needed.length === 0) return;
-    const rows = statement(
-      this.store.db,
-      `SELECT rowid, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ` +
-        "AND rowid IN (SELECT value FROM json_each(?))",
-    ).all(match, JSON.stringify(needed.map((c) => c.rowid))) as Array<{ rowid: number; rank: number }>;
-    const byRowid = new Map(rows.map((r) => [r.rowid, -r.rank]));
+    const byRowid = this.store.lexical.scoresOf(
+      match,
+      needed.map((c) => c.rowid),
+    );
     for (const c of needed) c.bm25 = byRowid.get(c.rowid) ?? null;
   }
 

@@ -83,11 +83,11 @@ CREATE TABLE IF NOT EXISTS compactions (
 /** Creates the tables of a new index, or checks that an existing one has a schema this code can read. */
 export function migrateIndex(db: Database.Database, file: string): void {
   db.exec(DDL);
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
-    | { value: string }
-    | undefined;
+  const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (row === undefined) {
-    db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    db.prepare<[string]>("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(
+      String(SCHEMA_VERSION),
+    );
   } else if (Number(row.value) !== SCHEMA_VERSION) {
     throw new ConfigError(file, [
       {

@@ -3,16 +3,25 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { ConflictError } from "../core/index.js";
+import { CompactionLog } from "./compaction-log.js";
 import { type Embedder, embedderKey } from "./embedders/embedder.js";
 import { EmbeddingCache } from "./embedding-cache.js";
-import { applyFileUpdate, type FileChange, type FileUpdate, removeFileChunks } from "./file-writes.js";
+import {
+  applyFileUpdate,
+  type ChunkKey,
+  type ChunkTables,
+  type FileChange,
+  type FileUpdate,
+  readChunkKeys,
+  removeFileChunks,
+} from "./file-writes.js";
 import { migrateIndex } from "./index-schema.js";
-
-export { type FileChange, type FileUpdate, StalePlanError } from "./file-writes.js";
-
+import { LexicalIndex } from "./lexical-index.js";
 import { statement } from "./statements.js";
 import { type ChunkRow, type StoredChunk, storedChunk } from "./stored-chunk.js";
 import { DEFAULT_VECTOR_TUNING, VectorIndex, type VectorIndexTuning } from "./vector-index.js";
+
+export { type ChunkKey, type FileChange, type FileUpdate, StalePlanError } from "./file-writes.js";
 
 export interface FileRecord {
   path: string;
@@ -29,15 +38,25 @@ type EmbeddingSpace = Pick<Embedder, "id" | "model" | "dimensions">;
 /**
  * The brain database (`db/ironclaw.db`): chunks, FTS5, vectors, files, embedding cache, compactions. Every write
  * that changes what a search can see is one transaction per file, so a reader never sees half a file.
+ *
+ * The store owns its connection and all SQL on these tables: the lexical and vector legs, the embedding cache
+ * and the compaction log are its parts, each with its own statements. Nothing outside memory sees the connection.
  */
 export class IndexStore {
+  /** The FTS5 leg of hybrid search. */
+  readonly lexical: LexicalIndex;
+  /** The `compactions` table (seed 003 §7). */
+  readonly compactions: CompactionLog;
   private vectorIndex: VectorIndex | undefined;
 
   private constructor(
-    readonly db: Database.Database,
+    private readonly db: Database.Database,
     readonly file: string,
     private readonly tuning: VectorIndexTuning,
-  ) {}
+  ) {
+    this.lexical = new LexicalIndex(db);
+    this.compactions = new CompactionLog(db);
+  }
 
   static open(file: string, options: { tuning?: Partial<VectorIndexTuning> } = {}): IndexStore {
     mkdirSync(dirname(file), { recursive: true });
@@ -59,6 +78,11 @@ export class IndexStore {
 
   close(): void {
     this.db.close();
+  }
+
+  /** Runs `read` in one read transaction: all its statements see one snapshot, whatever commits meanwhile. */
+  read<T>(read: () => T): T {
+    return this.db.transaction(read).deferred();
   }
 
   /** The embedding space the stored vectors belong to, or undefined for a new index. */
@@ -123,85 +147,82 @@ export class IndexStore {
   }
 
   fileRecord(path: string): FileRecord | undefined {
-    const row = statement(this.db, `${FILE_SELECT} WHERE path = ?`).get(path) as FileRecord | undefined;
-    return row;
+    return statement<[string], FileRecord>(this.db, `${FILE_SELECT} WHERE path = ?`).get(path);
   }
 
   fileRecords(): FileRecord[] {
-    return statement(this.db, `${FILE_SELECT} ORDER BY path`).all() as FileRecord[];
+    return statement<[], FileRecord>(this.db, `${FILE_SELECT} ORDER BY path`).all();
+  }
+
+  /** When the last file was indexed (ISO 8601), or null for an empty index. */
+  lastIndexedAt(): string | null {
+    const row = statement<[], { at: string | null }>(
+      this.db,
+      "SELECT max(indexed_at) AS at FROM files",
+    ).get();
+    return row?.at ?? null;
   }
 
   /** Records a new mtime for a file whose content hash did not change. */
   touchFile(path: string, mtimeMs: number, size: number): void {
-    statement(this.db, "UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?").run(mtimeMs, size, path);
+    statement<[number, number, string]>(
+      this.db,
+      "UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?",
+    ).run(mtimeMs, size, path);
   }
 
-  /** id → (rowid, embed hash) of the chunks stored for a file. */
-  chunkKeys(
-    path: string,
-  ): Map<string, { rowid: number; embedHash: string; startLine: number; endLine: number }> {
-    const rows = statement(
-      this.db,
-      "SELECT rowid, id, embed_hash, start_line, end_line FROM chunks WHERE path = ?",
-    ).all(path) as Array<{
-      rowid: number;
-      id: string;
-      embed_hash: string;
-      start_line: number;
-      end_line: number;
-    }>;
-    return new Map(
-      rows.map((r) => [
-        r.id,
-        { rowid: r.rowid, embedHash: r.embed_hash, startLine: r.start_line, endLine: r.end_line },
-      ]),
-    );
+  /** id → (rowid, embed hash, line range) of the chunks stored for a file. */
+  chunkKeys(path: string): Map<string, ChunkKey> {
+    return readChunkKeys(this.db, path);
   }
 
   /** One file's new chunks, in one transaction; see `applyFileUpdate`. */
   applyFile(update: FileUpdate, embedder: Embedder): FileChange {
-    return applyFileUpdate(this, update, embedder);
+    return applyFileUpdate(this.chunkTables(embedder), update);
   }
 
   /** Everything indexed for a file, in one transaction; see `removeFileChunks`. */
   removeFile(path: string, embedder: Embedder): number {
-    return removeFileChunks(this, path, embedder);
+    return removeFileChunks(this.chunkTables(embedder), path);
   }
 
   chunkCount(): number {
-    return (statement(this.db, "SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+    return statement<[], { n: number }>(this.db, "SELECT count(*) AS n FROM chunks").get()?.n ?? 0;
   }
 
   /** Stored chunks by rowid, in the order asked. */
   chunksByRowid(rowids: readonly number[]): StoredChunk[] {
-    const rows = statement(
+    const rows = statement<[string], ChunkRow>(
       this.db,
       "SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))",
-    ).all(JSON.stringify(rowids)) as ChunkRow[];
+    ).all(JSON.stringify(rowids));
     const byRowid = new Map(rows.map((r) => [r.rowid, storedChunk(r)]));
     return rowids.flatMap((r) => byRowid.get(r) ?? []);
   }
 
   chunksOfFile(path: string): StoredChunk[] {
-    const rows = statement(
+    return statement<[string], ChunkRow>(
       this.db,
       "SELECT rowid, * FROM chunks WHERE path = ? ORDER BY start_line, ordinal",
-    ).all(path) as ChunkRow[];
-    return rows.map(storedChunk);
+    )
+      .all(path)
+      .map(storedChunk);
   }
 
   meta(key: string): string | undefined {
-    const row = statement(this.db, "SELECT value FROM meta WHERE key = ?").get(key) as
-      | { value: string }
-      | undefined;
-    return row?.value;
+    return statement<[string], { value: string }>(this.db, "SELECT value FROM meta WHERE key = ?").get(key)
+      ?.value;
   }
 
   setMeta(key: string, value: string): void {
-    statement(
+    statement<[string, string]>(
       this.db,
       "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ).run(key, value);
+  }
+
+  private chunkTables(embedder: Embedder): ChunkTables {
+    return { db: this.db, vectors: this.vectors(embedder), cache: this.cache(embedder) };
   }
 }
 

@@ -9,6 +9,7 @@ export {
   type CompactionOutcome,
   type CompactionTarget,
   flushBeforeCompaction,
+  messageRef,
   type Summariser,
 } from "./compaction.js";
 export { CompactionLog, type CompactionRecord } from "./compaction-log.js";
@@ -36,7 +37,7 @@ export {
   type SearchOptions,
 } from "./hybrid-search.js";
 export { IndexQueue, type IndexRequest } from "./index-queue.js";
-export { type FileChange, type FileRecord, IndexStore } from "./index-store.js";
+export { type ChunkKey, type FileChange, type FileRecord, IndexStore } from "./index-store.js";
 export {
   Indexer,
   type IndexerOptions,
@@ -45,15 +46,16 @@ export {
   type PassOptions,
 } from "./indexer.js";
 export { seededRandom } from "./kmeans.js";
+export type { LexicalIndex } from "./lexical-index.js";
 export { appendEntry, type Remembered, type RememberOptions, type RememberTarget } from "./remember.js";
 export type { StoredChunk } from "./stored-chunk.js";
 export {
   type CompactionPolicy,
-  type ContextMessage,
+  type ContextSlice,
+  compactionThreshold,
+  estimateMessageTokens,
   estimateTokens,
   selectSlice,
-  type TokenCounter,
-  usageOf,
 } from "./token-budget.js";
 export {
   DEFAULT_VECTOR_TUNING,

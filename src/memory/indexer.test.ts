@@ -1,11 +1,18 @@
 import { symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  CountingEmbedder,
+  countRows,
+  loadTestEmbedder,
+  makeTempBrain,
+  openInspector,
+  type TempBrain,
+} from "../../test/support/memory-fixtures.js";
 import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 import { HybridSearch } from "./hybrid-search.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer } from "./indexer.js";
-import { CountingEmbedder, loadTestEmbedder, makeTempBrain, type TempBrain } from "./test-support.js";
 
 let base: BuiltinEmbedder;
 beforeAll(async () => {
@@ -18,7 +25,10 @@ const car = "# Car\n\n## Brakes\n\nPads replaced at 80,000 km.\n\n## Tyres\n\nRo
 
 let temp: TempBrain;
 let store: IndexStore;
+let inspector: ReturnType<typeof openInspector> | undefined;
 afterEach(async () => {
+  inspector?.close();
+  inspector = undefined;
   store?.close();
   await temp?.cleanup();
 });
@@ -30,7 +40,11 @@ async function setup(files: Record<string, string>) {
   return { embedder, indexer: new Indexer(temp.brain, store, embedder) };
 }
 
-const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+/** Counts rows through a second connection: what is stored, not what the store under test says it stored. */
+function count(sql: string): number {
+  inspector ??= openInspector(temp.brain.databaseFile);
+  return countRows(inspector, sql);
+}
 
 describe("indexer", () => {
   it("indexes every markdown file into chunks, FTS, vectors and file records", async () => {
@@ -135,8 +149,10 @@ describe("indexer", () => {
     await indexer.indexAll();
     const edited = garden.replace("Water deeply.", "Water daily.").replace("Turn monthly.", "Turn weekly.");
     await temp.write("garden.md", edited);
-    // The second inserted chunk of the pass aborts the transaction after the first one was written.
-    store.db.exec(`CREATE TEMP TRIGGER fail_second AFTER INSERT ON chunks
+    // The second inserted chunk of the pass aborts the transaction after the first one was written. The trigger
+    // is planted through another connection, so the store's own connection meets it as any writer would.
+    inspector ??= openInspector(temp.brain.databaseFile);
+    inspector.exec(`CREATE TRIGGER fail_second AFTER INSERT ON chunks
       WHEN (SELECT count(*) FROM chunks WHERE content LIKE '%weekly%') > 0
       BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
     await expect(indexer.indexAll()).rejects.toThrow(/disk on fire/);
@@ -145,7 +161,7 @@ describe("indexer", () => {
     expect(texts.join("\n")).toContain("Turn monthly.");
     expect(texts.join("\n")).not.toContain("Water daily.");
     expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(3);
-    store.db.exec("DROP TRIGGER fail_second");
+    inspector.exec("DROP TRIGGER fail_second");
     await indexer.indexAll();
     expect(
       store

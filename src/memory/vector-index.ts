@@ -63,27 +63,23 @@ export class VectorIndex {
   insert(rowid: number, vector: Float32Array): void {
     const centroids = this.loadCentroids();
     const list = centroids ? nearestCentroid(centroids, this.dimensions, vector) : 0;
-    statement(this.db, `INSERT INTO ${TABLE}(rowid, list, embedding) VALUES (?, ?, ?)`).run(
-      BigInt(rowid),
-      BigInt(list),
-      vectorBlob(vector),
-    );
+    statement<[bigint, bigint, Buffer]>(
+      this.db,
+      `INSERT INTO ${TABLE}(rowid, list, embedding) VALUES (?, ?, ?)`,
+    ).run(BigInt(rowid), BigInt(list), vectorBlob(vector));
   }
 
   delete(rowid: number): void {
-    statement(this.db, `DELETE FROM ${TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+    statement<[bigint]>(this.db, `DELETE FROM ${TABLE} WHERE rowid = ?`).run(BigInt(rowid));
   }
 
   /** The `k` nearest vectors (exact below the list threshold, approximate above it), most similar first. */
   search(query: Float32Array, k: number): VectorHit[] {
     const centroids = this.loadCentroids();
     const blob = vectorBlob(query);
-    let rows: Array<{ rowid: number; distance: number }>;
+    let rows: VectorRow[];
     if (!centroids) {
-      rows = statement(this.db, `SELECT rowid, distance FROM ${TABLE} WHERE embedding MATCH ? AND k = ?`).all(
-        blob,
-        k,
-      ) as typeof rows;
+      rows = this.scanAll(blob, k);
     } else {
       const lists = centroids.length / this.dimensions;
       const probes = Math.min(
@@ -92,17 +88,22 @@ export class VectorIndex {
       );
       const chosen = nearestCentroids(centroids, this.dimensions, query, probes);
       // With a partition constraint vec0 returns up to k rows per list; the merge below keeps the best k.
-      rows = statement(
+      rows = statement<[Buffer, number, string], VectorRow>(
         this.db,
         `SELECT rowid, distance FROM ${TABLE} WHERE embedding MATCH ? AND k = ? ` +
           "AND list IN (SELECT value FROM json_each(?))",
-      ).all(blob, k, JSON.stringify(chosen)) as typeof rows;
+      ).all(blob, k, JSON.stringify(chosen));
       rows.sort((a, b) => a.distance - b.distance);
     }
-    // Vectors are unit length, so the L2 distance vec0 computes fastest gives the cosine: 1 − d²/2.
-    return rows
-      .slice(0, k)
-      .map((r) => ({ rowid: Number(r.rowid), similarity: 1 - (r.distance * r.distance) / 2 }));
+    return rows.slice(0, k).map(toHit);
+  }
+
+  /**
+   * The exact `k` nearest vectors: vec0 scans every list, whatever the index's size. The baseline that the
+   * approximate search is measured against (its recall and its speed); a search never needs it.
+   */
+  searchExact(query: Float32Array, k: number): VectorHit[] {
+    return this.scanAll(vectorBlob(query), k).map(toHit);
   }
 
   listCount(): number {
@@ -137,14 +138,20 @@ export class VectorIndex {
         const { rowids, data, blobs } = this.readAll();
         this.db.exec(`DROP TABLE ${TABLE}; DELETE FROM vector_lists;`);
         VectorIndex.create(this.db, dims);
-        const insertList = statement(this.db, "INSERT INTO vector_lists(list, centroid) VALUES (?, ?)");
+        const insertList = statement<[number, Buffer]>(
+          this.db,
+          "INSERT INTO vector_lists(list, centroid) VALUES (?, ?)",
+        );
         for (let c = 0; centroids && c < centroids.length / dims; c++) {
           insertList.run(c, vectorBlob(centroids.subarray(c * dims, (c + 1) * dims)));
         }
-        const insert = statement(this.db, `INSERT INTO ${TABLE}(rowid, list, embedding) VALUES (?, ?, ?)`);
+        const insert = statement<[bigint, bigint, Buffer]>(
+          this.db,
+          `INSERT INTO ${TABLE}(rowid, list, embedding) VALUES (?, ?, ?)`,
+        );
         rowids.forEach((rowid, i) => {
           const list = centroids ? nearestCentroid(centroids, dims, data, i * dims) : 0;
-          insert.run(BigInt(rowid), BigInt(list), blobs[i]);
+          insert.run(BigInt(rowid), BigInt(list), blobs[i] as Buffer);
         });
         this.setMeta("vector_lists_trained_on", String(rowids.length));
         this.setMeta("vector_lists_version", String(Number(this.meta("vector_lists_version") ?? 0) + 1));
@@ -153,11 +160,19 @@ export class VectorIndex {
     this.centroidVersion = "";
   }
 
+  /** vec0's full scan: every list, exact distances. */
+  private scanAll(blob: Buffer, k: number): VectorRow[] {
+    return statement<[Buffer, number], VectorRow>(
+      this.db,
+      `SELECT rowid, distance FROM ${TABLE} WHERE embedding MATCH ? AND k = ?`,
+    ).all(blob, k);
+  }
+
   private readAll(): { rowids: number[]; data: Float32Array; blobs: Buffer[] } {
-    const rows = statement(this.db, `SELECT rowid, embedding FROM ${TABLE}`).all() as Array<{
-      rowid: number;
-      embedding: Buffer;
-    }>;
+    const rows = statement<[], { rowid: number; embedding: Buffer }>(
+      this.db,
+      `SELECT rowid, embedding FROM ${TABLE}`,
+    ).all();
     const data = new Float32Array(rows.length * this.dimensions);
     rows.forEach((r, i) => {
       data.set(vectorFromBlob(r.embedding), i * this.dimensions);
@@ -169,9 +184,10 @@ export class VectorIndex {
   private loadCentroids(): Float32Array | undefined {
     const version = this.meta("vector_lists_version") ?? "0";
     if (version !== this.centroidVersion) {
-      const rows = statement(this.db, "SELECT centroid FROM vector_lists ORDER BY list").all() as Array<{
-        centroid: Buffer;
-      }>;
+      const rows = statement<[], { centroid: Buffer }>(
+        this.db,
+        "SELECT centroid FROM vector_lists ORDER BY list",
+      ).all();
       const centroids = new Float32Array(rows.length * this.dimensions);
       rows.forEach((r, i) => {
         centroids.set(vectorFromBlob(r.centroid), i * this.dimensions);
@@ -183,16 +199,24 @@ export class VectorIndex {
   }
 
   private meta(key: string): string | undefined {
-    const row = statement(this.db, "SELECT value FROM meta WHERE key = ?").get(key) as
-      | { value: string }
-      | undefined;
-    return row?.value;
+    return statement<[string], { value: string }>(this.db, "SELECT value FROM meta WHERE key = ?").get(key)
+      ?.value;
   }
 
   private setMeta(key: string, value: string): void {
-    statement(
+    statement<[string, string]>(
       this.db,
       "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ).run(key, value);
   }
+}
+
+interface VectorRow {
+  rowid: number;
+  distance: number;
+}
+
+/** Vectors are unit length, so the L2 distance vec0 computes fastest gives the cosine: 1 − d²/2. */
+function toHit(row: VectorRow): VectorHit {
+  return { rowid: Number(row.rowid), similarity: 1 - (row.distance * row.distance) / 2 };
 }

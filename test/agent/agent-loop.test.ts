@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   type AgentEvent,
-  type CompactionPolicy,
+  type CompactionHook,
   createToolBox,
   defineTool,
   MemoryAuditLog,
@@ -198,7 +198,7 @@ describe("the loop", () => {
       reply.text("2"),
     );
     const flushed: number[] = [];
-    const compaction: CompactionPolicy = {
+    const compaction: CompactionHook = {
       contextTokens: 1000,
       reserveTokens: 100,
       async flush(messages, { tokens }) {
@@ -228,7 +228,7 @@ describe("the loop", () => {
     );
     let attempts = 0;
     const events: AgentEvent[] = [];
-    const compaction: CompactionPolicy = {
+    const compaction: CompactionHook = {
       contextTokens: 100,
       reserveTokens: 10,
       async flush(messages) {

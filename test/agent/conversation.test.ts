@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type AgentEvent, AgentRuntime } from "../../src/agent/index.js";
 import { createLogger } from "../../src/core/index.js";
@@ -42,8 +43,14 @@ function toolNames(tools: unknown): string[] {
   return ((tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
 }
 
+/** The audit trail as stored in the brain database, read through a connection of its own. */
 function auditRows() {
-  return runtime.db.prepare("SELECT tool, outcome, is_error FROM audit_tool_calls ORDER BY id").all();
+  const db = new Database(runtime.db.file, { readonly: true });
+  try {
+    return db.prepare("SELECT tool, outcome, is_error FROM audit_tool_calls ORDER BY id").all();
+  } finally {
+    db.close();
+  }
 }
 
 describe("a multi-step conversation through the test model server", () => {
@@ -156,7 +163,39 @@ describe("pre-compaction flush", () => {
     expect(readFileSync(join(brain.root, "memory.md"), "utf8")).toMatch(
       /## Session summary[\s\S]*trip to Kyoto/,
     );
-    expect(runtime.db.prepare("SELECT count(*) AS n FROM compactions").get()).toEqual({ n: 1 });
+    expect(runtime.memory.compactions.list(result.sessionId)).toHaveLength(1);
+  });
+
+  it("evicts an assistant's tool calls together with their results, so the model never gets an orphaned result", async () => {
+    await open({}, { contextTokens: 2000, reserveTokens: 200 });
+    type History = NonNullable<Parameters<AgentRuntime["runTurn"]>[0]["history"]>;
+    const detail = "The itinerary lists temples, gardens and a tea house. ".repeat(8);
+    // Every exchange is an assistant message calling four tools and their results, the first result long and the
+    // others short: a cut chosen by token count alone lands after a long result, inside an exchange.
+    const history: History = [{ role: "user", content: "Plan the Kyoto trip from my notes." }];
+    for (let i = 0; i < 8; i++) {
+      const calls = [0, 1, 2, 3].map((k) => ({ id: `c${i}-${k}`, name: "file", arguments: `{"n":${k}}` }));
+      history.push({ role: "assistant", content: "", toolCalls: calls });
+      for (const [k, call] of calls.entries()) {
+        const content = k === 0 ? detail : `Day ${i}, note ${k}.`;
+        history.push({ role: "tool", toolCallId: call.id, name: "file", content, isError: false });
+      }
+    }
+    server.enqueue(reply.text("- Kyoto trip: temples, gardens, tea house."), reply.text("Done."));
+    const result = await runtime.runTurn({ prompt: "Anything else?", history });
+
+    expect(result.compactions).toBe(1);
+    const turn = server.chatRequests()[1]?.messages ?? [];
+    expect(turn.length).toBeLessThan(history.length);
+    // Each tool result follows the assistant message that asked for it, with only sibling results between.
+    const answered = new Set<string>();
+    for (const m of turn) {
+      if (m.role === "assistant") {
+        answered.clear();
+        for (const call of (m.tool_calls ?? []) as Array<{ id: string }>) answered.add(call.id);
+      } else if (m.role === "tool") expect(answered).toContain(m.tool_call_id);
+      else answered.clear();
+    }
   });
 });
 

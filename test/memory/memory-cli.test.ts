@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_DATA_DIR } from "../../src/memory/test-support.js";
+import { TEST_DATA_DIR } from "../support/memory-fixtures.js";
 
 const run = promisify(execFile);
 const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");

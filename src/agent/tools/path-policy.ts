@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { InvalidInputError, realpathOfDeepestExisting, isWithin as within } from "../../core/index.js";
-import { ToolRefusal } from "./tool-definition.js";
+import { ToolRefusal } from "./tool-refusal.js";
 
 /**
  * Where file tools may read and write: a list of root directories (the brain and `/tmp/workspace` by default).

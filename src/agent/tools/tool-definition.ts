@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { IronclawError } from "../../core/index.js";
 import type { ToolSpec } from "../../providers/index.js";
 import type { AuditSink } from "../audit-log.js";
 import type { PathPolicy } from "./path-policy.js";
+
+export { ToolRefusal } from "./tool-refusal.js";
 
 /** What every tool call gets from the runtime: the turn's abort signal, the cell's path policy, the audit sink. */
 export interface ToolContext {
@@ -30,17 +31,6 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
 /** Declares a tool once: its schema validates the model's arguments and is what the model is shown. */
 export function defineTool<S extends z.ZodType>(tool: AgentTool<S>): AgentTool<S> {
   return tool;
-}
-
-/**
- * A policy said no (a path outside the roots, a denied host, a private address). Tools throw it; the tool box
- * turns it into an `isError` result the model can read and audits the call as refused.
- */
-export class ToolRefusal extends IronclawError {
-  override readonly name = "ToolRefusal";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("tool_refused", message, options);
-  }
 }
 
 export function ok(content: string, details?: Record<string, unknown>): ToolResult {

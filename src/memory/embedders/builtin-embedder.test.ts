@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadTestEmbedder } from "../test-support.js";
+import { loadTestEmbedder } from "../../../test/support/memory-fixtures.js";
 import type { BuiltinEmbedder } from "./builtin-embedder.js";
 import { dotProduct } from "./embedder.js";
 import { stemCandidates, tokenizeText } from "./text-tokens.js";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmbeddingTestServer, startEmbeddingServer } from "../../../test/support/embedding-server.js";
+import { TEST_DATA_DIR } from "../../../test/support/memory-fixtures.js";
 import { irowclawConfigSchema } from "../../contracts/index.js";
 import { ConfigError } from "../../core/index.js";
-import { TEST_DATA_DIR } from "../test-support.js";
 import { BuiltinEmbedder } from "./builtin-embedder.js";
 import { createEmbedder } from "./embedder-factory.js";
-import { type EmbeddingTestServer, startEmbeddingServer } from "./embedding-test-server.js";
 import { OpenAiEmbedder } from "./openai-embedder.js";
 
 let server: EmbeddingTestServer;

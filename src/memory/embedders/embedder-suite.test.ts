@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadTestEmbedder } from "../test-support.js";
+import { type EmbeddingTestServer, startEmbeddingServer } from "../../../test/support/embedding-server.js";
+import { loadTestEmbedder } from "../../../test/support/memory-fixtures.js";
 import { dotProduct, type Embedder } from "./embedder.js";
-import { type EmbeddingTestServer, startEmbeddingServer } from "./embedding-test-server.js";
 import { OpenAiEmbedder } from "./openai-embedder.js";
 
 // One suite, run against every embedder: what the index relies on, whatever produces the vectors.

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type EmbeddingTestServer, startEmbeddingServer } from "../../../test/support/embedding-server.js";
 import { InvalidInputError } from "../../core/index.js";
-import { type EmbeddingTestServer, startEmbeddingServer } from "./embedding-test-server.js";
 import { EmbeddingRequestError, OpenAiEmbedder } from "./openai-embedder.js";
 
 let server: EmbeddingTestServer;

@@ -1,10 +1,10 @@
-// Helpers shared by the memory test suites; not part of the memory surface (index.ts does not export them).
+// Helpers of the memory tests: temp brains, the built-in embedder on a shared word table, a counting embedder.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { BrainLayout } from "./brain-layout.js";
-import { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
-import type { Embedder } from "./embedders/embedder.js";
+import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
+import { BrainLayout, BuiltinEmbedder, type Embedder } from "../../src/memory/index.js";
 
 /** One word table for every test run on this machine: building it takes seconds, loading it milliseconds. */
 export const TEST_DATA_DIR = join(tmpdir(), "ironclaw-test-home");
@@ -70,4 +70,20 @@ export async function makeTempBrain(files: Record<string, string> = {}): Promise
     remove: (path) => rm(join(root, path), { force: true }),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A second connection to a brain database, as another process would open it: tests read stored state through it
+ * (not through the store under test) and plant failures in it (a trigger is seen by every connection).
+ */
+export function openInspector(file: string): Database.Database {
+  const db = new Database(file);
+  sqliteVec.load(db);
+  db.pragma("busy_timeout = 10000");
+  return db;
+}
+
+/** The single number a `SELECT count(*) AS n …` returns. */
+export function countRows(db: Database.Database, sql: string): number {
+  return db.prepare<[], { n: number }>(sql).get()?.n ?? Number.NaN;
 }

@@ -1,0 +1,62 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/**
+ * Durability, observed from outside: a writer run under `strace` records every fsync/fdatasync and every write
+ * to its stdout. An append is durable when acknowledged only if the database was synced between the previous
+ * ack and this one; killing the process cannot show that (the kernel keeps unsynced pages), a sync trace can.
+ */
+export interface SyncReport {
+  /** Ack writes (one per append) in the trace. */
+  acks: number;
+  /** Acks printed with no sync of the database since the previous ack. */
+  unsynced: number;
+  /** Syncs of the database file or its WAL/journal. */
+  syncs: number;
+}
+
+export const STRACE_MISSING =
+  "strace is needed to observe the writer's fsyncs (Debian: apt-get install strace); durability cannot be " +
+  "judged from a kill alone, since the kernel keeps unsynced pages";
+
+export function hasStrace(): boolean {
+  return spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0;
+}
+
+/** The strace command line that runs `command` and writes the trace this module reads to `traceFile`. */
+export function straceArgs(traceFile: string, command: string[]): string[] {
+  return [
+    "-f",
+    "--seccomp-bpf",
+    "-qq",
+    "-y",
+    "-e",
+    "trace=fsync,fdatasync,write,writev",
+    "-o",
+    traceFile,
+    "--",
+    ...command,
+  ];
+}
+
+/** Reads a trace of process `pid` (its main thread: SQLite syncs and Node writes stdout there) for `dbPath`. */
+export function readSyncTrace(traceFile: string, pid: number, dbPath: string): SyncReport {
+  const report: SyncReport = { acks: 0, unsynced: 0, syncs: 0 };
+  let syncedSinceAck = true;
+  for (const line of readFileSync(traceFile, "utf8").split("\n")) {
+    const call = /^(\d+)\s+(fsync|fdatasync|writev?)\((\d+)<([^>]*)>(.*)$/.exec(line);
+    if (!call || Number(call[1]) !== pid) continue;
+    const [, , name, fd, path, rest] = call as unknown as [string, string, string, string, string, string];
+    if (name === "fsync" || name === "fdatasync") {
+      if (path === dbPath || path.startsWith(`${dbPath}-`)) {
+        report.syncs++;
+        syncedSinceAck = true;
+      }
+    } else if (fd === "1" && /^, (?:\[\{iov_base=)?"ack /.test(rest)) {
+      report.acks++;
+      if (!syncedSinceAck) report.unsynced++;
+      syncedSinceAck = false;
+    }
+  }
+  return report;
+}
