@@ -2,7 +2,9 @@
 // A chat turn through the whole product (HTTP → warden → the user's bwrap cell over the framed protocol → the
 // model proxy → the scripted model server, and back) against the same turn run in-process (AgentRuntime and a
 // bare runAgent) on the same server, in the same run. Then many users at once: turn latency under load and the
-// host memory each warm cell costs. The model answers at zero latency, so what is timed is IronClaw.
+// host memory each warm cell costs. The model answers at zero latency, so what is timed is IronClaw. Last, what
+// spend caps cost: the reservation and settlement per model call on host.db, and a turn under caps against the
+// same turn without.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentRuntime, createToolBox, MemoryAuditLog, PathPolicy, runAgent } from "../../src/agent/index.js";
@@ -13,13 +15,17 @@ import { reply } from "../../test/support/model-server.js";
 import { createTestBrain } from "../../test/support/test-brain.js";
 import { api, startWardenHarness } from "../../test/support/warden-harness.js";
 import { formatTable, summarise, timeRounds } from "../agent/timing.js";
+import { percentile } from "../percentile.js";
+import { measureBudgetCost } from "./budget-cost.js";
 
 const TURNS = Number(process.argv[2] ?? 200);
 const USERS = Number(process.argv[3] ?? 20);
 const PER_USER = Number(process.argv[4] ?? 5);
 const ANSWER = "The launch is on the fourteenth of March, and the venue is the old harbour hall.";
 
-const h = await startWardenHarness();
+const h = await startWardenHarness({
+  configure: (config) => ({ ...config, pricing: { local: { "test-model": { input: 1, output: 10 } } } }),
+});
 h.model.respondWith(() => reply.text(ANSWER, { chunks: 24 }));
 const server = h.model;
 
@@ -78,8 +84,34 @@ const samples = await timeRounds(TURNS, [
   warden,
 ]);
 const [bare, inProcess, through] = samples.map((s) => summarise(s ?? []));
-const p99 = (s: number[] | undefined) =>
-  [...(s ?? [])].sort((a, b) => a - b)[Math.floor((s?.length ?? 1) * 0.99)] ?? 0;
+
+// The same turn for a user under caps (user and agent, large enough never to refuse) and for one without.
+const cappedToken = await h.addUser("capped");
+h.warden.context.budget.store.setCap({ kind: "user", user: "capped" }, "day", 1e12, "bench");
+h.warden.context.budget.store.setCap(
+  { kind: "agent", user: "capped", name: "assistant" },
+  "month",
+  1e12,
+  "bench",
+);
+const cappedCall = api(h.url, cappedToken);
+const cappedSession = (
+  (await (await cappedCall("POST", "/api/chat", { text: "hello" })).json()) as {
+    data: { session_id: string };
+  }
+).data.session_id;
+const cappedTurn = async () => {
+  const answer = (await (
+    await cappedCall("POST", "/api/chat", { text: "When is the launch?", session_id: cappedSession })
+  ).json()) as { data: { text: string } };
+  if (answer.data.text !== ANSWER)
+    throw new Error(`unexpected answer under a cap: ${JSON.stringify(answer)}`);
+};
+const [plainTurns, cappedTurns] = await timeRounds(TURNS, [warden, cappedTurn]);
+const plainTurn = summarise(plainTurns ?? []);
+const capTurn = summarise(cappedTurns ?? []);
+const bookkeeping = await measureBudgetCost(TURNS * 10);
+const p99 = (s: number[] | undefined) => percentile(s ?? [], 99);
 
 // Many users at once: cold starts first (each user's cell), then every user's turns concurrently.
 const users = await Promise.all(Array.from({ length: USERS }, (_, i) => h.addUser(`u${i}`)));
@@ -150,6 +182,41 @@ console.log(
     `${(latencies.length / loadSeconds).toFixed(1)} turns/s; cold start to first answer p50 ${cold.p50.toFixed(0)} ms; ` +
     `${cells.length} warm cells, host RSS per cell ${mib(rss.reduce((a, b) => a + b, 0) / (rss.length || 1)).toFixed(1)} MiB (max ${mib(Math.max(...rss)).toFixed(1)})\n`,
 );
+console.log(
+  `${formatTable(
+    ["spend caps", "p50", "p95", "p99", "ratio"],
+    [
+      [
+        "reserve + settle, no cap (µs/call)",
+        (bookkeeping.uncapped.p50 * 1000).toFixed(1),
+        (bookkeeping.uncapped.p95 * 1000).toFixed(1),
+        (bookkeeping.uncapped.p99 * 1000).toFixed(1),
+        "1.00×",
+      ],
+      [
+        "reserve + settle, 4 caps (µs/call)",
+        (bookkeeping.capped.p50 * 1000).toFixed(1),
+        (bookkeeping.capped.p95 * 1000).toFixed(1),
+        (bookkeeping.capped.p99 * 1000).toFixed(1),
+        `${(bookkeeping.capped.p50 / (bookkeeping.uncapped.p50 || 1)).toFixed(2)}×`,
+      ],
+      [
+        "warden turn, no cap (ms)",
+        plainTurn.p50.toFixed(2),
+        plainTurn.p95.toFixed(2),
+        plainTurn.p99.toFixed(2),
+        "1.00×",
+      ],
+      [
+        "warden turn, user + agent caps (ms)",
+        capTurn.p50.toFixed(2),
+        capTurn.p95.toFixed(2),
+        capTurn.p99.toFixed(2),
+        `${(capTurn.p50 / (plainTurn.p50 || 1)).toFixed(2)}×`,
+      ],
+    ],
+  )}\nbookkeeping under 4 caps is ${((bookkeeping.capped.p50 / (plainTurn.p50 || 1)) * 100).toFixed(2)} % of a turn's p50\n`,
+);
 const results = {
   node: process.version,
   turns: TURNS,
@@ -158,6 +225,10 @@ const results = {
     runtimeTurn: inProcess,
     warden: through,
     p99: { runAgent: p99(samples[0]), runtimeTurn: p99(samples[1]), warden: p99(samples[2]) },
+  },
+  budget: {
+    bookkeepingMs: bookkeeping,
+    turn: { uncapped: plainTurn, capped: capTurn, ratio: capTurn.p50 / (plainTurn.p50 || 1) },
   },
   concurrent: {
     users: USERS,

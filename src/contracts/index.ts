@@ -10,10 +10,14 @@ export {
   type ContractFormat,
   checkText,
   checkValue,
+  decodeText,
   defineContract,
   parseContract,
   type Seed,
   toJsonSchema,
+  UNKNOWN_KEY_MESSAGE,
+  unknownKeyWarnings,
   type ValidationResult,
 } from "./registry.js";
+export { findUnknownKeys } from "./unknown-keys.js";
 export * from "./warden/index.js";

@@ -10,7 +10,10 @@ import type {
   TokenUsage,
 } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
+import type { StreamEvent } from "../providers/index.js";
+import type { ModelBudget, ModelCallStart } from "./budget-guard.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
+import type { CallState } from "./usage-store.js";
 
 const FETCH_BODY_CAP = Math.floor((DEFAULT_MAX_FRAME_BYTES - 64 * 1024) * 0.75);
 
@@ -21,7 +24,7 @@ export interface AuditEntry {
   detail: Record<string, unknown>;
 }
 
-/** One finished model call, for accounting (spend caps build on this). */
+/** One finished model call, as the provider reported it (the budget keeps its own records). */
 export interface ModelCallRecord {
   userId: string;
   agent: string | undefined;
@@ -39,6 +42,8 @@ export interface CellRequestOptions {
   audit: (entry: AuditEntry) => void;
   logger: Logger;
   onModelCall?: (record: ModelCallRecord) => void;
+  /** Spend caps and usage records; without it calls are neither capped nor recorded. */
+  budget?: ModelBudget;
 }
 
 /**
@@ -96,42 +101,94 @@ async function proxyModel(
   options: CellRequestOptions,
   signal: AbortSignal,
 ): Promise<void> {
-  const provider = options.providers.resolve(request.provider, request.model);
-  if (isRefusal(provider)) {
+  const refuseModel = (action: string, reason: string, detail: Record<string, unknown> = {}) => {
     options.audit({
       userId: options.userId,
       actor: `cell:${options.userId}`,
-      action: "model.refused",
-      detail: { provider: request.provider, model: request.model, reason: provider.refused },
+      action,
+      detail: { provider: request.provider, model: request.model, ...detail, reason },
     });
-    refuse(cell, request, "forbidden", provider.refused);
-    return;
-  }
+    refuse(cell, request, "forbidden", reason);
+  };
+  // The cell's owner pays for its calls: a frame naming anyone else is a guest trying to charge them.
+  if (request.user_id !== options.userId)
+    return refuseModel("model.refused", `this cell belongs to ${options.userId}, not to ${request.user_id}`, {
+      claimed_user: request.user_id,
+    });
+  const provider = options.providers.resolve(request.provider, request.model);
+  if (isRefusal(provider)) return refuseModel("model.refused", provider.refused);
+  const call: ModelCallStart = {
+    userId: options.userId,
+    provider: request.provider,
+    model: request.model,
+    messages: request.messages,
+    ...(request.agent ? { agent: request.agent } : {}),
+    ...(request.session ? { session: request.session } : {}),
+    ...(request.job ? { job: request.job } : {}),
+    ...(request.tools ? { tools: request.tools } : {}),
+    ...(request.max_tokens === undefined ? {} : { maxTokens: request.max_tokens }),
+  };
+  // Before anything reaches the provider: a call no cap can afford is refused here, and costs nothing.
+  const admission = options.budget?.admit(call);
+  if (admission && !admission.ok)
+    return refuseModel("budget.refused", admission.refusal.message, {
+      agent: request.agent,
+      job: request.job,
+      kind: admission.refusal.kind,
+    });
+  const maxTokens = admission ? admission.maxTokens : request.max_tokens;
   const started = Date.now();
-  const stream = provider.stream(
-    {
-      model: request.model,
-      messages: request.messages,
-      ...(request.tools ? { tools: request.tools } : {}),
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      ...(request.max_tokens === undefined ? {} : { maxTokens: request.max_tokens }),
-    },
-    { signal },
-  );
-  for await (const event of stream) {
-    cell.send({ type: "ModelEvent", reply_to: request.msg_id, event });
-    if (event.type === "done" || event.type === "error") {
-      options.onModelCall?.({
-        userId: options.userId,
-        agent: request.agent,
-        provider: request.provider,
+  let final: Extract<StreamEvent, { type: "done" | "error" }> | undefined;
+  let usage: TokenUsage | undefined;
+  let accepted = false;
+  const partial = { content: "", toolCalls: [] as Array<{ name: string; arguments: string }> };
+  try {
+    const stream = provider.stream(
+      {
         model: request.model,
-        usage: event.usage,
-        outcome: event.type,
+        messages: request.messages,
+        ...(request.tools ? { tools: request.tools } : {}),
+        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(maxTokens === undefined ? {} : { maxTokens }),
+      },
+      { signal },
+    );
+    for await (const event of stream) {
+      if (event.type === "start") accepted = true;
+      else if (event.type === "usage") usage = event.usage;
+      else if (event.type === "text_delta") partial.content += event.delta;
+      else if (event.type === "tool_call") partial.toolCalls.push(event.call);
+      cell.send({ type: "ModelEvent", reply_to: request.msg_id, event });
+      if (event.type === "done" || event.type === "error") {
+        final = event;
+        options.onModelCall?.({
+          userId: options.userId,
+          agent: request.agent,
+          provider: request.provider,
+          model: request.model,
+          usage: event.usage,
+          outcome: event.type,
+          ms: Date.now() - started,
+        });
+      }
+    }
+  } finally {
+    // Whatever happened (even a stream that threw), the reservation turns into the real cost exactly once.
+    if (admission?.ok)
+      options.budget?.settle(admission, call, {
+        state: stateOf(final, signal),
+        ...(usage ? { usage } : {}),
+        reply: final ? final.message : partial,
+        accepted,
         ms: Date.now() - started,
       });
-    }
   }
+}
+
+function stateOf(final: StreamEvent | undefined, signal: AbortSignal): CallState {
+  if (final?.type === "done") return "done";
+  if (signal.aborted || (final?.type === "error" && final.error.code === "aborted")) return "aborted";
+  return "error";
 }
 
 async function proxyEmbed(

@@ -1,5 +1,6 @@
 import type { CellHandle } from "../cells/index.js";
 import { type Logger, NotFoundError } from "../core/index.js";
+import { findBudgetRefusal } from "./budget-messages.js";
 import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { SoulWatch } from "./soul-watch.js";
@@ -142,6 +143,8 @@ export class ChatCore implements ChatService {
             call_id: reply.call_id,
             is_error: reply.isError,
             ...(reply.outcome ? { outcome: reply.outcome } : {}),
+            ...(reply.args !== undefined ? { args: reply.args } : {}),
+            ...(reply.duration_ms !== undefined ? { duration_ms: reply.duration_ms } : {}),
           });
           yield {
             type: "tool",
@@ -150,6 +153,8 @@ export class ChatCore implements ChatService {
             isError: reply.isError,
             ...(reply.outcome ? { outcome: reply.outcome } : {}),
             content: reply.content,
+            ...(reply.args !== undefined ? { args: reply.args } : {}),
+            ...(reply.duration_ms !== undefined ? { durationMs: reply.duration_ms } : {}),
           };
         } else if (reply.type === "TurnComplete") {
           finished = true;
@@ -212,5 +217,6 @@ function explainTurnError(error: string): string {
   if (/missing_key|needs an API key/.test(error))
     return `${error}. The operator sets the provider's key in the warden's environment (see [providers] in ironclawd.toml).`;
   if (/not offered by this host|is not allowed on provider/.test(error)) return error;
-  return error;
+  // A spend cap's refusal already says what happened and what to do; the proxy's preamble adds nothing.
+  return findBudgetRefusal(error)?.message ?? error;
 }

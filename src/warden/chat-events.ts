@@ -14,6 +14,9 @@ export type ChatEvent =
       isError: boolean;
       outcome?: string;
       content: string;
+      /** The call's arguments as the model sent them (raw JSON, possibly cut) and its duration. */
+      args?: string;
+      durationMs?: number;
     }
   | {
       type: "done";

@@ -5,6 +5,8 @@ import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger, type Logger } from "../core/index.js";
 import type { ProviderTuning } from "../providers/index.js";
 import { AuditStore } from "./audit-store.js";
+import { relayBudgetAlerts } from "./budget-alerts.js";
+import { ModelBudget } from "./budget-guard.js";
 import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
@@ -72,6 +74,11 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const conversations = new ConversationStore(db);
   const soulStore = new SoulStore(db, { audit: (entry) => audit.record(entry) });
   const channelLinks = new ChannelLinks(db);
+  const budget = new ModelBudget({ db, config });
+  // Calls that were in flight when an earlier warden died hold reservations nobody will settle.
+  const recovered = budget.recover();
+  if (recovered > 0)
+    logger.warn({ calls: recovered }, "settled the model calls of a warden that died mid-call");
 
   const chosen = options.backend
     ? { backend: options.backend, choice: { backend: options.backend.name, reason: "given by the caller" } }
@@ -89,11 +96,13 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     },
     audit: (entry) => audit.record(entry),
     logger,
+    budget,
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
   });
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   const chat = new ChatCore({ cells, conversations, soul, logger });
   const router = new ChannelRouter({ chat, links: channelLinks, logger });
+  relayBudgetAlerts(budget, { router, users, audit });
   const telegramBots = new Map<string, TelegramChannel>();
   const telegram = config.integrations.telegram;
   // Without a configured secret the warden makes one and registers the webhook itself (needs public_url);
@@ -146,6 +155,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     soulStore,
     soul,
     channelLinks,
+    budget,
     telegramBots,
     cellBackend: {
       name: chosen.backend.name,
@@ -158,9 +168,12 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      await server.close().catch(() => undefined);
+      // The server stops taking requests at once, but waits for those in flight; a turn stuck on a model call
+      // would hold it forever, so the cells are stopped meanwhile (their turns end, their model calls settle).
+      const serverClosed = server.close().catch(() => undefined);
       await router.close().catch(() => undefined);
       await cells.stopAll();
+      await serverClosed;
       db.close();
     })();
     return closing;

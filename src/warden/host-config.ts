@@ -41,6 +41,16 @@ const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10
 # enabled = true
 # max_change_ratio = 0.5
 
+# Spend caps: set them with \`ironclaw budget set\`; these are their rules. Prices in USD per million tokens
+# (a dated table ships with IronClaw: \`ironclaw budget prices\`); a model with no price under a cap is refused.
+# [budgets]
+# timezone = "UTC"            # when days and months turn over, for users without their own
+# allow_unpriced = false
+# default_max_tokens = 4096   # the output reserved (and requested) for a call that names no max_tokens
+# [pricing.local."llama3.1"]
+# input = 0
+# output = 0
+
 # [integrations.telegram]
 # token_env = "TELEGRAM_BOT_TOKEN"
 # secret_token_env = "TELEGRAM_WEBHOOK_SECRET"

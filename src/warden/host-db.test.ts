@@ -29,12 +29,17 @@ describe("openHostDb", () => {
         .pluck()
         .all();
       expect(tables).toEqual([
+        "budget_alerts",
+        "budget_caps",
+        "budget_spend",
+        "budget_time_zones",
         "channel_links",
         "channel_pairing_codes",
         "conversation_entries",
         "conversations",
         "soul_baseline",
         "soul_changes",
+        "usage_calls",
         "warden_audit",
         "warden_login_codes",
         "warden_tokens",

@@ -2,10 +2,12 @@ import { closeSync, constants, fchmodSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { migrateAuditTables } from "./audit-store.js";
+import { migrateBudgetTables } from "./budget-store.js";
 import { migrateChannelTables } from "./channels/channel-links.js";
 import { migrateConversationTables } from "./conversation-store.js";
 import { migrateLoginLinkTables } from "./login-links.js";
 import { migrateSoulTables } from "./soul-store.js";
+import { migrateUsageTables } from "./usage-store.js";
 import { migrateUserTables } from "./user-store.js";
 import { migrateWebSessionTables } from "./web-sessions.js";
 
@@ -24,6 +26,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   migrateConversationTables,
   migrateSoulTables,
   migrateChannelTables,
+  migrateBudgetTables,
+  migrateUsageTables,
 ];
 
 /** Opens (creating when missing) `<home>/host.db`, readable by the host user only, with every table migrated. */

@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import {
+  type BrainSeed,
   type CellBackend,
   type CellEvent,
   type CellHandle,
@@ -9,7 +8,7 @@ import {
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, Ready } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
-import { initBrain } from "../memory/index.js";
+import type { ModelBudget } from "./budget-guard.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 import type { HostProviders } from "./host-providers.js";
 
@@ -23,6 +22,8 @@ export interface WardenCellsOptions {
   audit: (entry: AuditEntry) => void;
   logger: Logger;
   onModelCall?: (record: ModelCallRecord) => void;
+  /** Spend caps and usage records for every model call of every cell. */
+  budget?: ModelBudget;
   /** Tests and the explicit dev flag only: a handler other than the agent. */
   spec?: Partial<CellStartSpec>;
   /** How long a Hello may wait for Ready (a microVM under TCG indexes a brain slowly). */
@@ -50,7 +51,7 @@ export class WardenCells {
       backend: options.backend,
       usersDir: options.usersDir,
       idleStopMs: idleMinutes * 60_000,
-      spec: { handler: "agent", ...options.spec },
+      spec: { handler: "agent", brainSeed: brainSeedOf(options.config), ...options.spec },
       specFor: (userId) => {
         const runAs = options.runAsOf(userId);
         return runAs ? { runAs } : {};
@@ -61,7 +62,6 @@ export class WardenCells {
 
   /** The user's cell, started and greeted if need be. Throws when the cell cannot start (the message says why). */
   async get(userId: string): Promise<LiveCell> {
-    await this.seedBrain(userId);
     const cell = await this.manager.get(userId);
     let ready = this.live.get(cell);
     if (!ready) {
@@ -109,6 +109,7 @@ export class WardenCells {
       audit: this.options.audit,
       logger: this.options.logger.child({ user: userId }),
       ...(this.options.onModelCall ? { onModelCall: this.options.onModelCall } : {}),
+      ...(this.options.budget ? { budget: this.options.budget } : {}),
     });
     const off = cell.onEvent((message) => {
       if (message.type === "JobStatus" && message.reply_to === undefined) {
@@ -118,9 +119,20 @@ export class WardenCells {
         this.options.logger.error({ user: userId, reason: message.message }, "the cell cannot go on");
       }
     });
+    // A frame the host refused (a field the contract does not allow, such as a URL or an env var in a
+    // ModelRequest) is a cell trying something: kept in the audit trail, not only answered.
+    const offRefusals = cell.peer.onRefusal((refusal) =>
+      this.options.audit({
+        userId,
+        actor: `cell:${userId}`,
+        action: "protocol.refused",
+        detail: { code: refusal.code, reason: refusal.message.slice(0, 500) },
+      }),
+    );
     void cell.exited.then(() => {
       detach();
       off();
+      offRefusals();
     });
     const reply = await cell
       .call(
@@ -140,24 +152,6 @@ export class WardenCells {
     return reply;
   }
 
-  /**
-   * A new user's brain starts with the host's `[new_brains]` provider and model, so a host with a local model
-   * server works without anybody editing a brain. Directory brains only; a microVM's disk is seeded from it.
-   */
-  private async seedBrain(userId: string): Promise<void> {
-    const { provider, model, embedding_provider, embedding_model } = this.options.config.new_brains;
-    if (provider === undefined && model === undefined && embedding_provider === undefined) return;
-    const userDir = join(this.options.usersDir, userId);
-    if (existsSync(join(userDir, "brain")) || existsSync(join(userDir, "brain.ext4"))) return;
-    await initBrain(join(userDir, "brain"), {
-      ...(provider ? { provider } : {}),
-      ...(model ? { model } : {}),
-      ...(embedding_provider && embedding_model
-        ? { embedding: { provider: embedding_provider, model: embedding_model } }
-        : {}),
-    });
-  }
-
   private logEvent(event: CellEvent): void {
     const log = this.options.logger;
     if (event.kind === "crashed") log.warn({ user: event.userId, exit: event.exit }, "a cell crashed");
@@ -165,4 +159,19 @@ export class WardenCells {
       log.error({ user: event.userId, error: event.error }, "a cell keeps crashing; not restarting it");
     else log.info({ user: event.userId, event: event.kind }, "cell");
   }
+}
+
+/**
+ * A new user's brain starts with the host's `[new_brains]` provider, model and embedder, so a host with a local
+ * model server works without anybody editing a brain.
+ */
+function brainSeedOf(config: IronclawdConfig): BrainSeed {
+  const { provider, model, embedding_provider, embedding_model } = config.new_brains;
+  return {
+    ...(provider ? { provider } : {}),
+    ...(model ? { model } : {}),
+    ...(embedding_provider && embedding_model
+      ? { embedding: { provider: embedding_provider, model: embedding_model } }
+      : {}),
+  };
 }

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { IronclawdConfig } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
 import type { AuditStore } from "./audit-store.js";
+import type { ModelBudget } from "./budget-guard.js";
 import type { ChannelLinks } from "./channels/channel-links.js";
 import type { TelegramChannel } from "./channels/telegram.js";
 import type { ChatCore } from "./chat-core.js";
@@ -33,6 +34,8 @@ export interface WardenContext {
   soulStore: SoulStore;
   soul: SoulWatch;
   channelLinks: ChannelLinks;
+  /** Spend caps, prices and usage records of the model proxy. */
+  budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;
   /** The backend cells run in and why it was chosen, for /health. */
   cellBackend: { name: string; reason: string; isolated: boolean };

@@ -40,6 +40,8 @@ export async function startWardenHarness(
     backend?: CellBackend;
     home?: string;
     configure?: (config: IronclawdConfig) => IronclawdConfig;
+    /** Tests of hostile guests: a development handler instead of the agent. */
+    handler?: "shell" | "echo";
   } = {},
 ): Promise<WardenHarness> {
   const model = await startModelServer();
@@ -51,7 +53,7 @@ export async function startWardenHarness(
     env: { TEST_MODEL_KEY: HOST_KEY },
     logger: createLogger("warden-test", { level: process.env.IRONCLAW_TEST_LOG ?? "silent" }),
     backend: options.backend ?? testBackend(),
-    cellSpec: { startTimeoutMs: 90_000 },
+    cellSpec: { startTimeoutMs: 90_000, ...(options.handler ? { handler: options.handler } : {}) },
     providerTuning: { retry: { maxRetries: 0 } },
     configure: (config) => {
       const tuned: IronclawdConfig = {

@@ -81,3 +81,34 @@ describe("the browser tool's fetches go through the warden's egress proxy", () =
     expect(String(audit.data[0]?.detail.reason)).toMatch(/localhost is on the deny list/);
   }, 60_000);
 });
+
+describe("the host's private-address rule wins over a brain that allows private addresses", () => {
+  let strict: WardenHarness;
+  beforeAll(async () => {
+    strict = await startWardenHarness();
+    const own = api(strict.url, await strict.addUser("gina"));
+    expect(
+      (await own("PUT", "/api/brain/file", { path: "config/irowclaw.toml", content: OPEN_BRAIN })).status,
+    ).toBe(200);
+    call = own;
+  }, 120_000);
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it("refuses loopback and link-local targets and audits the refusal", async () => {
+    const before = hits;
+    strict.model.enqueue(
+      reply.toolCalls([{ name: "browser", arguments: { url: `${pagesUrl}/private` } }]),
+      reply.text("No."),
+    );
+    const answer = (await (await call("POST", "/api/chat", { text: "read the private page" })).json()) as {
+      data: { tools: Array<{ isError: boolean; content: string }> };
+    };
+    expect(answer.data.tools[0]?.isError).toBe(true);
+    expect(answer.data.tools[0]?.content).toMatch(/private|loopback/);
+    expect(hits).toBe(before);
+    const audit = strict.warden.context.audit.list({ userId: "gina", action: "egress.refused" });
+    expect(String(audit[0]?.detail.reason)).toMatch(/private|loopback/);
+  }, 60_000);
+});

@@ -22,6 +22,7 @@ import type { IronclawdConfig } from "../../contracts/index.js";
 import { createLogger, ironclawHome } from "../../core/index.js";
 import { HostProviders, serveCellRequests } from "../../warden/index.js";
 import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
+import { explainAccessError } from "../home-access.js";
 
 const usage = `Usage: ironclaw cell start --user <uid> [--foreground] [--dev-handler echo|shell]
        ironclaw cell stop --user <uid>
@@ -61,7 +62,7 @@ export const cellCommand: CliCommand = {
     } catch (error) {
       // A cell that cannot start is the host's situation, not a bug: say why and what to do, in one line.
       if (!(error instanceof CellStartError)) throw error;
-      println(io.stderr, `${START_FAILED}${firstLine(error.message)}`);
+      println(io.stderr, `${START_FAILED}${explainAccessError(error, io.env) ?? firstLine(error.message)}`);
       return 1;
     }
   },

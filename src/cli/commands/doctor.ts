@@ -11,6 +11,7 @@ import {
   probeKernelBoot,
   QEMU_BINARY,
   readImageStatus,
+  reportCellLimits,
   runProgram,
 } from "../../cells/index.js";
 import { type CliCommand, println } from "../command.js";
@@ -93,6 +94,7 @@ export async function runDoctor(): Promise<{
     existsSync("/dev/vhost-vsock")
       ? { name: "vhost-vsock", status: "ok", detail: "/dev/vhost-vsock present: vsock channel to microVMs" }
       : { name: "vhost-vsock", status: "warn", detail: "absent: microVMs talk over virtio-serial instead" },
+    await checkCellLimits(bwrap.usable),
   ];
   const cellBackend = chooseCellBackend({
     // A vCPU probe can pass where a real kernel still hangs (nested PVM): when an image exists, its kernel
@@ -242,6 +244,28 @@ function tcgCheck(probe: Awaited<ReturnType<typeof probeAccelerator>> | null): D
   return probe.usable
     ? { name: "tcg", status: "ok", detail: `software emulation works: ${probe.detail}` }
     : { name: "tcg", status: "missing", detail: probe.detail, disables: "microVMs without KVM" };
+}
+
+/** Which limits of a bwrap cell this host enforces (cgroups, brain images, the tool sandbox) and which it cannot. */
+async function checkCellLimits(bwrapUsable: boolean): Promise<DoctorCheck> {
+  if (!bwrapUsable)
+    return {
+      name: "cell limits",
+      status: "missing",
+      detail: "not probed: bubblewrap cannot run here",
+      disables: "bwrap cells",
+    };
+  const limits = await reportCellLimits();
+  const weak = limits.filter((l) => !l.enforced);
+  const detail = limits.map((l) => `${l.limit}: ${l.how}`).join("; ");
+  return weak.length === 0
+    ? { name: "cell limits", status: "ok", detail }
+    : {
+        name: "cell limits",
+        status: "warn",
+        detail,
+        disables: weak.map((l) => `a hard bound on ${l.limit}`).join(", "),
+      };
 }
 
 function printReport(out: NodeJS.WritableStream, report: Awaited<ReturnType<typeof runDoctor>>): void {

@@ -1,6 +1,7 @@
 import type { CliCommand } from "../command.js";
 import { agentCommand } from "./agent.js";
 import { brainCommand } from "./brain.js";
+import { budgetCommand } from "./budget.js";
 import { cellCommand } from "./cell.js";
 import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
@@ -10,6 +11,7 @@ import { memoryCommand } from "./memory.js";
 import { schemaCommand } from "./schema.js";
 import { serveCommand } from "./serve.js";
 import { soulCommand } from "./soul.js";
+import { usageCommand } from "./usage.js";
 import { userCommand } from "./user.js";
 import { validateCommand } from "./validate.js";
 
@@ -28,4 +30,6 @@ export const commands: CliCommand[] = [
   imageCommand,
   userCommand,
   soulCommand,
+  budgetCommand,
+  usageCommand,
 ];

@@ -50,7 +50,10 @@ export const serveCommand: CliCommand = {
       `IronClaw is running at ${warden.url}  (cells: ${cellBackend.name}${cellBackend.isolated ? "" : ", NOT isolated"})`,
     );
     println(io.stdout, "");
-    println(io.stdout, "Open the UI as admin (a one-time link):");
+    println(
+      io.stdout,
+      "Open the UI as admin (a one-time link; `ironclaw user login-link admin` makes another):",
+    );
     println(io.stdout, `  ${warden.loginUrl}`);
     println(io.stdout, "");
     println(io.stdout, `Add a user:   ironclaw user add alice      (home: ${home})`);

@@ -1,8 +1,11 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ironclawHome } from "../../core/index.js";
+import type Database from "better-sqlite3";
+import { loadHostConfig } from "../../cells/index.js";
+import { ironclawHome, NotFoundError } from "../../core/index.js";
 import { AuditStore } from "../../warden/audit-store.js";
 import { openHostDb } from "../../warden/host-db.js";
+import { LoginLinks } from "../../warden/login-links.js";
 import { UserStore } from "../../warden/user-store.js";
 import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
 
@@ -10,13 +13,15 @@ const usage = `Usage: ironclaw user add <name> [--admin] [--json]
        ironclaw user list [--json]
        ironclaw user remove <name>
        ironclaw user token rotate <name> [--json]
+       ironclaw user login-link <name>
 
 The warden's users, in $IRONCLAW_HOME/host.db (IRONCLAW_HOME=~/.ironclaw).
   add            create a user and print their API token; it is shown this once and never stored in clear
                  (--json prints {"user":"<name>","token":"<token>"})
   list           every user with admin flag, creation time and cell uid
   remove         delete a user with their tokens and sessions; their brain on disk is left in place
-  token rotate   replace the user's API token; the old one stops working at once`;
+  token rotate   replace the user's API token; the old one stops working at once
+  login-link     a one-time link that signs the user in to the UI (the printed admin link expired or was used)`;
 
 export const userCommand: CliCommand = {
   name: "user",
@@ -86,6 +91,22 @@ export const userCommand: CliCommand = {
               );
           return 0;
         });
+      case "login-link": {
+        const who = required(name, extra);
+        const home = ironclawHome(io.env);
+        const config = loadHostConfig(home);
+        return withStores(io, async (users, audit, db) => {
+          if (!users.get(who)) throw new NotFoundError("user", who);
+          const code = new LoginLinks(db).issue(who, config.auth.login_link_ttl_minutes * 60_000);
+          audit.record({ userId: who, actor: "cli", action: "login_link.issued" });
+          const base = config.server.public_url
+            ? new URL(config.server.public_url).origin
+            : `http://${config.server.bind === "0.0.0.0" ? "127.0.0.1" : config.server.bind}:${config.server.port}`;
+          println(io.stdout, `${base}/login?code=${code}`);
+          println(io.stderr, `one use, valid for ${config.auth.login_link_ttl_minutes} minutes`);
+          return 0;
+        });
+      }
       case "remove": {
         const removed = required(name, extra);
         return withStores(io, async (users, audit) => {
@@ -108,11 +129,11 @@ export const userCommand: CliCommand = {
 
 async function withStores(
   io: CliIo,
-  work: (users: UserStore, audit: AuditStore) => Promise<number>,
+  work: (users: UserStore, audit: AuditStore, db: Database.Database) => Promise<number>,
 ): Promise<number> {
   const db = openHostDb(ironclawHome(io.env));
   try {
-    return await work(new UserStore(db), new AuditStore(db));
+    return await work(new UserStore(db), new AuditStore(db), db);
   } finally {
     db.close();
   }

@@ -49,6 +49,13 @@ describe("config defaults", () => {
       },
       auth: { session_ttl_hours: 168, login_link_ttl_minutes: 60, login_attempts_per_minute: 10 },
       new_brains: {},
+      pricing: {},
+      budgets: {
+        timezone: "UTC",
+        allow_unpriced: false,
+        default_max_tokens: 4096,
+        alert_percent: [50, 80, 100],
+      },
     });
   });
 

@@ -35,6 +35,8 @@ export {
   type IronclawdConfigInput,
   ironclawdConfigContract,
   ironclawdConfigSchema,
+  type ModelPrice,
+  modelPriceSchema,
   type TelegramBotConfig,
   telegramBotSchema,
 } from "./ironclawd-config.js";
@@ -130,6 +132,27 @@ export {
   toolCallSchema,
   toolSpecSchema,
 } from "./protocol-model.js";
+export {
+  type BrainAnswer,
+  type BrainQuery,
+  brainAnswerSchema,
+  brainQuerySchema,
+  CRON_JOB_STATES,
+  type CronJobState,
+  cronJobStateSchema,
+  type MemoryHit,
+  type MemoryIndexStatus,
+  memoryHitSchema,
+  memoryIndexStatusSchema,
+  QUERY_ERROR_CODES,
+  type QueryRequest,
+  type QueryResult,
+  queryRequestSchema,
+  queryResultSchema,
+  SEARCH_MODES,
+  type ToolAuditEntry,
+  toolAuditEntrySchema,
+} from "./protocol-query.js";
 
 /** Seed 003 (SPEC.md): warden ↔ inmate protocol messages and the TOML configs. */
 export const cellContracts: Contract[] = [

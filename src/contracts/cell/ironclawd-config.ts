@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { aBoolean, aNumber, aString } from "../common.js";
 import { defineContract } from "../registry.js";
+import { ianaTimeZone } from "./cron-expression.js";
 import { bindAddress, hostPattern, httpUrl } from "./host-names.js";
 import { envVarName, nameToken, providerName } from "./names.js";
 
@@ -238,6 +239,53 @@ const uiSchema = z
   })
   .prefault({});
 
+const usdPerMillionTokens = aNumber()
+  .min(0, "must be at least 0 (US dollars per million tokens)")
+  .max(10_000, "must be at most 10000 (US dollars per million tokens)");
+
+/** A model's price in US dollars per million tokens, as the provider lists it. */
+export const modelPriceSchema = z.strictObject({
+  input: usdPerMillionTokens,
+  output: usdPerMillionTokens,
+  // Prompt tokens the provider served from its cache, where it reports them; charged at `input` otherwise.
+  cached_input: usdPerMillionTokens.optional(),
+});
+export type ModelPrice = z.output<typeof modelPriceSchema>;
+
+// [pricing.<provider>."<model>"]: prices that add to or override the table shipped with the warden.
+const pricingSchema = z
+  .record(
+    providerName,
+    z.record(
+      aString()
+        .min(1, "a model name must not be empty")
+        .max(256, "a model name must be at most 256 characters"),
+      modelPriceSchema,
+    ),
+  )
+  .default({});
+
+/** Spend caps: the caps themselves live in host.db (`ironclaw budget`); these are the rules they follow. */
+const budgetsSchema = z
+  .strictObject({
+    // The days and months of the host-wide cap, and of users given no time zone of their own.
+    timezone: ianaTimeZone.default("UTC"),
+    // Under a budget a model without a price is refused (its cost cannot be bounded); true lets it through at $0.
+    allow_unpriced: aBoolean().default(false),
+    // The output a call without max_tokens may produce under a budget: reserved before the call and sent to the
+    // provider as its max_tokens, so the reservation is a true worst case.
+    default_max_tokens: aNumber()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .max(1_000_000, "must be at most 1000000")
+      .default(4096),
+    // Shares of a cap (percent) at which the user is told, each once per day or month.
+    alert_percent: z
+      .array(aNumber().int("must be an integer").min(1, "must be at least 1").max(100, "must be at most 100"))
+      .default([50, 80, 100]),
+  })
+  .prefault({});
+
 /** `ironclawd.toml`, the host daemon's config (seed 003 §10.1). */
 export const ironclawdConfigSchema = z.strictObject({
   server: serverSchema,
@@ -251,6 +299,8 @@ export const ironclawdConfigSchema = z.strictObject({
   soul_guard: soulGuardSchema,
   auth: authSchema,
   new_brains: newBrainsSchema,
+  pricing: pricingSchema,
+  budgets: budgetsSchema,
 });
 export type IronclawdConfig = z.output<typeof ironclawdConfigSchema>;
 export type IronclawdConfigInput = z.input<typeof ironclawdConfigSchema>;
@@ -263,7 +313,8 @@ export const ironclawdConfigContract = defineContract({
     "The warden's TOML config: [server] port, bind address and public URL, [cells] backend, image paths and " +
     "idle stop, [storage] home and users directory, [integrations] channel tokens (inline or by environment " +
     "variable), [ui], [providers.<name>] the model providers offered to cells, [egress] the browser's network " +
-    "policy, [soul_guard], [auth] and [new_brains]. " +
+    'policy, [soul_guard], [auth], [new_brains], [pricing.<provider>."<model>"] model prices in US dollars per ' +
+    "million tokens and [budgets] the rules of spend caps. " +
     "Every key has a default, so an empty file is a valid config.",
   format: "toml",
   schema: ironclawdConfigSchema,

@@ -50,6 +50,10 @@ export const toolResultSchema = z.strictObject({
   isError: aBoolean(),
   outcome: z.enum(TOOL_OUTCOMES, `must be one of ${TOOL_OUTCOMES.join(", ")}`).optional(),
   content: aString(),
+  // What the chat view shows beside the result: the call's arguments (raw JSON text, possibly cut) and its
+  // duration. Optional: older inmates and the test handlers do not send them.
+  args: aString().optional(),
+  duration_ms: aNumber().int("must be an integer").min(0, "must be a non-negative integer").optional(),
 });
 export type ToolResult = z.output<typeof toolResultSchema>;
 

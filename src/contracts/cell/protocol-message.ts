@@ -24,6 +24,7 @@ import {
   modelEventSchema,
   modelRequestSchema,
 } from "./protocol-model.js";
+import { queryRequestSchema, queryResultSchema } from "./protocol-query.js";
 
 export const PROTOCOL_MESSAGE_TYPES = [
   "UserMessage",
@@ -46,6 +47,8 @@ export const PROTOCOL_MESSAGE_TYPES = [
   "EmbedResult",
   "FetchRequest",
   "FetchResult",
+  "QueryRequest",
+  "QueryResult",
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
 
@@ -73,6 +76,8 @@ export const protocolMessageSchema = z.discriminatedUnion(
     embedResultSchema,
     fetchRequestSchema,
     fetchResultSchema,
+    queryRequestSchema,
+    queryResultSchema,
   ],
   {
     error: (issue) =>

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { aBoolean, aNumber, aString } from "../common.js";
-import { providerName } from "./names.js";
+import { aBoolean, aNumber, aString, idString } from "../common.js";
+import { hostPattern } from "./host-names.js";
+import { cronJobId, providerName } from "./names.js";
 import { protocolHeader } from "./protocol-header.js";
 
 // The model proxy (seed 003 §3.1, §11): a cell holds no provider key and has no network, so its agent's model
@@ -112,6 +113,12 @@ export const modelRequestSchema = z.strictObject({
   max_tokens: aNumber().int("must be an integer").min(1, "must be at least 1").optional(),
   /** The agent profile the call is for, for the warden's accounting and audit. */
   agent: aString().max(64, "must be at most 64 characters").optional(),
+  // Labels for usage reports and the per-job cap. Who pays is never the guest's to say: the warden charges the
+  // cell's owner, whatever these (or the header) name.
+  /** The chat session the call is part of. */
+  session: idString.optional(),
+  /** The cron job the call runs for. */
+  job: cronJobId.optional(),
 });
 export type ModelRequest = z.output<typeof modelRequestSchema>;
 
@@ -148,6 +155,9 @@ export const fetchRequestSchema = z.strictObject({
   url: aString().min(1, "must not be empty").max(8192, "must be at most 8192 characters"),
   max_bytes: aNumber().int("must be an integer").min(1, "must be at least 1").optional(),
   timeout_ms: aNumber().int("must be an integer").min(1, "must be at least 1").optional(),
+  // The brain's own deny list: the warden checks it against resolved addresses (the cell has no DNS). It can
+  // only narrow the host's policy, never widen it.
+  deny_hosts: z.array(hostPattern).max(1000, "must list at most 1000 hosts").optional(),
 });
 export type FetchRequest = z.output<typeof fetchRequestSchema>;
 

@@ -77,6 +77,8 @@ export const chatEventSchema = z.discriminatedUnion("type", [
     isError: aBoolean(),
     outcome: aString().optional(),
     content: aString(),
+    args: aString().optional(),
+    durationMs: aNumber().optional(),
   }),
   z.object({
     type: z.literal("done"),

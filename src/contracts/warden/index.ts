@@ -1,1 +1,3 @@
 export * from "./api.js";
+export * from "./budget-api.js";
+export * from "./ui-api.js";

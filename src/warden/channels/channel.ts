@@ -176,21 +176,30 @@ export class ChannelRouter {
     return FAILED;
   }
 
-  private relayJobNotice(notice: JobNotice): void {
-    const text =
-      notice.status === "succeeded"
-        ? `Job ${notice.jobId} succeeded${notice.resultRef ? `: ${notice.resultRef}` : "."}`
-        : `Job ${notice.jobId} failed: ${notice.error ?? "no reason given"}`;
+  /**
+   * Sends a notice (a budget alert, a job's result) to every chat linked to the user, behind what each chat has
+   * queued. Never throws: it is called from emitters whose work must not fail because a chat is unreachable.
+   */
+  notify(userId: string, text: string): void {
+    if (this.closed) return;
     try {
-      for (const link of this.links.linksForUser(notice.userId)) {
+      for (const link of this.links.linksForUser(userId)) {
         // A link to a bot that is no longer configured has nowhere to go.
         const channel = this.channels.get(channelKey(link.kind, link.bot));
         if (channel) this.enqueue(channel, link.chatId, () => this.sendAll(channel, link.chatId, text));
       }
     } catch (err) {
-      // Called from the chat service's emitter: a store failure must not break the job that reported.
-      this.log.error({ err, jobId: notice.jobId }, "job notice not relayed");
+      this.log.error({ err, userId }, "notice not relayed");
     }
+  }
+
+  private relayJobNotice(notice: JobNotice): void {
+    this.notify(
+      notice.userId,
+      notice.status === "succeeded"
+        ? `Job ${notice.jobId} succeeded${notice.resultRef ? `: ${notice.resultRef}` : "."}`
+        : `Job ${notice.jobId} failed: ${notice.error ?? "no reason given"}`,
+    );
   }
 
   private async sendAll(channel: Channel, address: string, text: string): Promise<void> {

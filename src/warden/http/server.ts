@@ -3,14 +3,19 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { fail } from "../../contracts/index.js";
 import { BadRequestError } from "../../ledger/index.js";
 import { registerTelegramRoutes } from "../channels/telegram-routes.js";
+import { adminRoutes } from "../routes/admin-routes.js";
 import { authRoutes } from "../routes/auth-routes.js";
 import { brainRoutes } from "../routes/brain-routes.js";
+import { budgetRoutes } from "../routes/budget-routes.js";
 import { channelRoutes } from "../routes/channel-routes.js";
+import { cronRoutes } from "../routes/cron-routes.js";
+import { memoryRoutes } from "../routes/memory-routes.js";
 import { openAiRoutes } from "../routes/openai-routes.js";
 import { sessionRoutes } from "../routes/session-routes.js";
 import { soulRoutes } from "../routes/soul-routes.js";
 import { systemRoutes } from "../routes/system-routes.js";
 import { uiRoutes } from "../routes/ui-routes.js";
+import { usageRoutes } from "../routes/usage-routes.js";
 import { userRoutes } from "../routes/user-routes.js";
 import { wsRoute } from "../routes/ws-route.js";
 import type { WardenContext } from "../warden-context.js";
@@ -94,6 +99,11 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
     ...brainRoutes(ctx),
     ...soulRoutes(ctx),
     ...channelRoutes(ctx),
+    ...budgetRoutes(ctx),
+    ...usageRoutes(ctx),
+    ...memoryRoutes(ctx),
+    ...cronRoutes(ctx),
+    ...adminRoutes(ctx),
   );
   app.get("/api/openapi.json", async () => api.openApi(EXTRA_PATHS));
   await app.register(async (child) => wsRoute(child, ctx));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { meSchema, tokenLoginBodySchema } from "../../contracts/index.js";
+import { logoutAnswerSchema, meSchema, tokenLoginBodySchema } from "../../contracts/index.js";
 import { defineRoute } from "../http/api-route.js";
 import { cookieValue, RateLimitedError, UnauthorizedError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
@@ -34,10 +34,21 @@ export function authRoutes(ctx: WardenContext) {
       async handler({ query, request, reply }) {
         limit(request.ip);
         const userId = ctx.loginLinks.redeem(query.code);
-        if (!userId)
-          throw new UnauthorizedError(
-            "this login link was already used or has expired: ask the operator for a new one (`ironclaw login-link`)",
-          );
+        if (!userId) {
+          const why =
+            "This login link was already used or has expired. Ask the operator for a new one (ironclaw user login-link <name>), or sign in with your API token.";
+          // A person followed this link in a browser: answer with a page, not JSON.
+          if ((request.headers.accept ?? "").includes("text/html")) {
+            return reply
+              .code(401)
+              .header("content-type", "text/html; charset=utf-8")
+              .header("content-security-policy", "default-src 'none'; base-uri 'none'; form-action 'none'")
+              .send(
+                `<!doctype html><meta charset="utf-8"><title>IronClaw: sign-in link expired</title><h1>Sign-in link expired</h1><p>${why}</p><p><a href="${ctx.config.ui.path}/">Open IronClaw</a></p>`,
+              );
+          }
+          throw new UnauthorizedError(why);
+        }
         const user = ctx.users.get(userId);
         if (!user) throw new UnauthorizedError("the user of this login link no longer exists");
         reply.header("set-cookie", startSession(user.id, user.admin));
@@ -69,7 +80,7 @@ export function authRoutes(ctx: WardenContext) {
       summary: "End this browser session",
       tag: "auth",
       access: "none",
-      response: z.object({ signed_out: z.boolean() }),
+      response: logoutAnswerSchema,
       async handler({ request, reply }) {
         const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
         if (cookie) ctx.webSessions.revoke(cookie);

@@ -1,17 +1,19 @@
-import { z } from "zod";
 import {
   agentInfoSchema,
-  brainEntrySchema,
+  brainDeleteResultSchema,
   brainFileQuerySchema,
+  brainFileSchema,
+  brainListingSchema,
   brainPathQuerySchema,
   brainWriteBodySchema,
+  brainWriteResultSchema,
   type FileOpRequest,
-  soulChangeSchema,
 } from "../../contracts/index.js";
 import { ConflictError, IronclawError, NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import { ForbiddenError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
+import { checkJobsToml, JOBS_FILE } from "./cron-file.js";
 
 class BrainUnavailableError extends IronclawError {
   override readonly name = "BrainUnavailableError";
@@ -54,7 +56,7 @@ export function brainRoutes(ctx: WardenContext) {
       tag: "brain",
       access: "user",
       query: brainPathQuerySchema,
-      response: z.object({ path: z.string(), entries: z.array(brainEntrySchema) }),
+      response: brainListingSchema,
       async handler({ auth, query }) {
         const path = query.path ?? ".";
         const { reply } = await fileOp(auth.userId, { op: "list", path });
@@ -68,7 +70,7 @@ export function brainRoutes(ctx: WardenContext) {
       tag: "brain",
       access: "user",
       query: brainFileQuerySchema,
-      response: z.object({ path: z.string(), content: z.string() }),
+      response: brainFileSchema,
       async handler({ auth, query }) {
         const { reply } = await fileOp(auth.userId, { op: "read", path: query.path });
         return { path: query.path, content: reply.content ?? "" };
@@ -81,7 +83,7 @@ export function brainRoutes(ctx: WardenContext) {
       tag: "brain",
       access: "user",
       body: brainWriteBodySchema,
-      response: z.object({ path: z.string(), written: z.boolean(), held: soulChangeSchema.optional() }),
+      response: brainWriteResultSchema,
       async handler({ auth, body, reply }) {
         if (body.path === "soul.md") {
           const { cell } = await ctx.cells.get(auth.userId);
@@ -92,6 +94,8 @@ export function brainRoutes(ctx: WardenContext) {
           }
           return { path: body.path, written: true };
         }
+        // The scheduler would keep running the last good schedule and only log why: refuse it here instead.
+        if (body.path === JOBS_FILE) checkJobsToml(body.content);
         await fileOp(auth.userId, { op: "write", path: body.path, content: body.content });
         ctx.audit.record({
           userId: auth.userId,
@@ -109,7 +113,7 @@ export function brainRoutes(ctx: WardenContext) {
       tag: "brain",
       access: "user",
       query: brainFileQuerySchema,
-      response: z.object({ path: z.string(), deleted: z.boolean() }),
+      response: brainDeleteResultSchema,
       async handler({ auth, query }) {
         if (query.path === "soul.md")
           throw new ForbiddenError(

@@ -6,6 +6,7 @@ import {
   type openAiMessageSchema,
 } from "../../contracts/index.js";
 import { IronclawError, newId } from "../../core/index.js";
+import { findBudgetRefusal } from "../budget-messages.js";
 import type { ChatEvent } from "../chat-events.js";
 import { requireAccess } from "../http/auth.js";
 import { openEventStream } from "../http/sse.js";
@@ -153,8 +154,7 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
       if (event.type === "session") session = event.sessionId;
       if (event.type !== "done") continue;
       reply.header(SESSION_HEADER, session);
-      if (event.error && event.text === "")
-        throw new OpenAiError(502, event.error, "agent_error", event.stopReason);
+      if (event.error && event.text === "") throw turnError(event.error, event.stopReason);
       return {
         id,
         object: "chat.completion",
@@ -177,6 +177,18 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
 
 type Done = Extract<ChatEvent, { type: "done" }>;
 
+/**
+ * A turn that ended with an error and no text. A spend cap's refusal is the client's to handle (429, like a
+ * provider's own quota: the SDKs raise RateLimitError with the message); anything else is the agent's failure.
+ */
+function turnError(error: string, stopReason: string): OpenAiError {
+  const budget = findBudgetRefusal(error);
+  if (budget?.kind === "exceeded")
+    return new OpenAiError(429, budget.message, "budget_exceeded", "budget_exceeded");
+  if (budget) return new OpenAiError(403, budget.message, "budget_refused", "unpriced_model");
+  return new OpenAiError(502, error, "agent_error", stopReason);
+}
+
 function finishReason(event: Done): "stop" | "length" {
   return event.stopReason === "length" || event.stopReason === "max_steps" ? "length" : "stop";
 }
@@ -198,8 +210,19 @@ async function streamTurn(
     abort: AbortController;
   },
 ): Promise<void> {
-  const stream = openEventStream(o.request, o.reply);
-  stream.signal.addEventListener("abort", () => o.abort.abort());
+  // The stream opens with the first event worth sending, so a turn refused before any text (a spend cap) can
+  // still be answered with its HTTP status instead of a 200 stream carrying an error.
+  let stream: ReturnType<typeof openEventStream> | undefined;
+  const open = () => {
+    if (!stream) {
+      stream = openEventStream(o.request, o.reply);
+      stream.signal.addEventListener("abort", () => o.abort.abort());
+    }
+    return stream;
+  };
+  o.reply.raw.on("close", () => {
+    if (!stream && !o.reply.raw.writableFinished) o.abort.abort();
+  });
   const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
     id: o.id,
     object: "chat.completion.chunk",
@@ -210,22 +233,25 @@ async function streamTurn(
   let first = true;
   for await (const event of turn) {
     if (event.type === "delta") {
-      stream.write(
+      open().write(
         undefined,
         chunk(first ? { role: "assistant", content: event.text } : { content: event.text }, null),
       );
       first = false;
     } else if (event.type === "done") {
       if (event.error && event.text === "") {
+        const failure = turnError(event.error, event.stopReason);
+        if (!stream) throw failure;
         // The OpenAI SDKs raise an APIError for an `error` object on the stream.
         stream.write(undefined, {
-          error: { message: event.error, type: "agent_error", code: event.stopReason, param: null },
+          error: { message: failure.message, type: failure.type, code: failure.code, param: null },
         });
       } else {
-        if (first) stream.write(undefined, chunk({ role: "assistant", content: "" }, null));
-        stream.write(undefined, chunk({}, finishReason(event)));
+        const out = open();
+        if (first) out.write(undefined, chunk({ role: "assistant", content: "" }, null));
+        out.write(undefined, chunk({}, finishReason(event)));
         if (o.includeUsage)
-          stream.write(undefined, {
+          out.write(undefined, {
             id: o.id,
             object: "chat.completion.chunk",
             created: o.created,
@@ -236,8 +262,9 @@ async function streamTurn(
       }
     }
   }
-  stream.write(undefined, "[DONE]");
-  stream.end();
+  const out = open();
+  out.write(undefined, "[DONE]");
+  out.end();
 }
 
 type OpenAiMessage = z.output<typeof openAiMessageSchema>;

@@ -2,8 +2,9 @@ import { z } from "zod";
 import {
   chatAnswerSchema,
   chatBodySchema,
+  deletedAnswerSchema,
   sessionCreateBodySchema,
-  sessionEntrySchema,
+  sessionDetailSchema,
   sessionPatchBodySchema,
   sessionSchema,
 } from "../../contracts/index.js";
@@ -98,7 +99,7 @@ export function sessionRoutes(ctx: WardenContext) {
       tag: "sessions",
       access: "user",
       params: idParams,
-      response: z.object({ session: sessionSchema, entries: z.array(sessionEntrySchema) }),
+      response: sessionDetailSchema,
       handler: async ({ auth, params }) => {
         const { userId: _, ...session } = own(auth.userId, params.id);
         return { session, entries: conversations.entries(params.id) };
@@ -127,7 +128,7 @@ export function sessionRoutes(ctx: WardenContext) {
       tag: "sessions",
       access: "user",
       params: idParams,
-      response: z.object({ deleted: z.string() }),
+      response: deletedAnswerSchema,
       handler: async ({ auth, params }) => {
         own(auth.userId, params.id);
         conversations.remove(auth.userId, params.id);

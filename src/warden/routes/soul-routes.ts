@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { soulChangeSchema } from "../../contracts/index.js";
+import { soulChangeDetailSchema, soulChangeSchema } from "../../contracts/index.js";
 import { NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { Auth } from "../http/auth.js";
@@ -62,10 +62,7 @@ export function soulRoutes(ctx: WardenContext) {
       tag: "soul",
       access: "user",
       params: idParams,
-      response: z.object({
-        change: soulChangeSchema,
-        diff: z.array(z.object({ op: z.string(), text: z.string() })),
-      }),
+      response: soulChangeDetailSchema,
       async handler({ auth, params }) {
         const change = visible(auth, params.id);
         return { change, diff: diffLines(change.before, change.after ?? "") };

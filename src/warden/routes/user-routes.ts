@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { userCreateBodySchema, userNameSchema, userSchema, userTokenSchema } from "../../contracts/index.js";
+import {
+  userCreateBodySchema,
+  userNameSchema,
+  userRemovedSchema,
+  userSchema,
+  userTokenSchema,
+  wardenAuditQuerySchema,
+  wardenAuditRecordSchema,
+} from "../../contracts/index.js";
 import { NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import { ForbiddenError } from "../http/auth.js";
@@ -47,7 +55,7 @@ export function userRoutes(ctx: WardenContext) {
       tag: "users",
       access: "admin",
       params: nameParams,
-      response: z.object({ removed: z.string() }),
+      response: userRemovedSchema,
       async handler({ params, auth }) {
         if (params.name === auth.userId) throw new ForbiddenError("an admin cannot remove themselves");
         if (!users.get(params.name)) throw new NotFoundError("user", params.name);
@@ -89,12 +97,8 @@ export function userRoutes(ctx: WardenContext) {
       summary: "The warden's audit trail: your own entries, or everyone's for an admin",
       tag: "users",
       access: "user",
-      query: z.strictObject({
-        action: z.string().optional(),
-        user: z.string().optional(),
-        limit: z.coerce.number().int().min(1).max(1000).optional(),
-      }),
-      response: z.array(z.record(z.string(), z.unknown())),
+      query: wardenAuditQuerySchema,
+      response: z.array(wardenAuditRecordSchema),
       handler: async ({ auth, query }) => {
         const userId = auth.admin ? query.user : auth.userId;
         return audit.list({

@@ -1,0 +1,68 @@
+import {
+  memorySearchAnswerSchema,
+  memorySearchParamsSchema,
+  memoryStatusAnswerSchema,
+  toolAuditAnswerSchema,
+  toolAuditParamsSchema,
+} from "../../contracts/index.js";
+import { defineRoute } from "../http/api-route.js";
+import type { WardenContext } from "../warden-context.js";
+import { askBrain } from "./brain-access.js";
+
+/**
+ * What the brain database knows, asked of the user's cell (the warden never opens it): hybrid memory search
+ * with each hit's semantic and lexical parts and provenance, the index status, and the tool-call audit trail.
+ */
+export function memoryRoutes(ctx: WardenContext) {
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/api/memory/search",
+      summary: "Hybrid search of the brain: each hit with its semantic and lexical scores, path and headings",
+      tag: "memory",
+      access: "user",
+      query: memorySearchParamsSchema,
+      response: memorySearchAnswerSchema,
+      async handler({ auth, query }) {
+        const answer = await askBrain(ctx, auth.userId, {
+          kind: "memory_search",
+          text: query.q,
+          ...(query.mode ? { mode: query.mode } : {}),
+          ...(query.limit ? { limit: query.limit } : {}),
+        });
+        return { hits: answer.hits };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/memory/status",
+      summary: "The brain index: files, chunks, embedder, when it last indexed",
+      tag: "memory",
+      access: "user",
+      response: memoryStatusAnswerSchema,
+      async handler({ auth }) {
+        return (await askBrain(ctx, auth.userId, { kind: "memory_status" })).status;
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/audit/tools",
+      summary:
+        "The agent's tool calls from its brain's audit trail, newest first; filter by session, tool, outcome",
+      tag: "audit",
+      access: "user",
+      query: toolAuditParamsSchema,
+      response: toolAuditAnswerSchema,
+      async handler({ auth, query }) {
+        const answer = await askBrain(ctx, auth.userId, {
+          kind: "tool_audit",
+          ...(query.session ? { session_id: query.session } : {}),
+          ...(query.tool ? { tool: query.tool } : {}),
+          ...(query.outcome ? { outcome: query.outcome } : {}),
+          ...(query.limit ? { limit: query.limit } : {}),
+        });
+        return { entries: answer.entries };
+      },
+    }),
+  ];
+}
