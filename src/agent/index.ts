@@ -1,7 +1,7 @@
-export { migrateAgentTables, openAgentDatabase } from "./agent-db.js";
+export { AgentDatabase, openAgentDatabase } from "./agent-db.js";
 export type { AgentContext, AgentEvent, AgentRunResult, AgentStopReason } from "./agent-event.js";
 export {
-  type CompactionPolicy,
+  type CompactionHook,
   type CompactionResult,
   DEFAULT_MAX_STEPS,
   type RunAgentOptions,
@@ -57,10 +57,10 @@ export {
   type RunReason,
   type RunRow,
 } from "./scheduler/job-store.js";
-export { cronFor, loadJobsFile, nextRunAfter } from "./scheduler/jobs-file.js";
+export { cronFor, loadJobsFile, nextRunAfter, parseJobsFile } from "./scheduler/jobs-file.js";
 export { createRuntimeScheduler, type RuntimeSchedulerOptions } from "./scheduler/runtime-scheduler.js";
 export { SessionStore, type StoredSession } from "./session-store.js";
-export { addUsage, ContextMeter, estimateTokens } from "./token-budget.js";
+export { addUsage, ContextMeter } from "./token-budget.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
 export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";

@@ -46,12 +46,36 @@ describe("ironclaw validate", () => {
   describe.each(allContracts.map((c) => [c.kind]))("%s fixtures", (kind) => {
     const set = loadFixtureSet(kind);
 
-    it("accepts every valid fixture and prints valid", async () => {
+    it("accepts every valid fixture and prints valid, with a warning for each key no seed names", async () => {
       const { code, stdout } = await runIronclawInProcess(["validate", kind, ...set.valid]);
-      expect(stdout.trim().split("\n")).toEqual(
-        set.valid.map((f) => (set.valid.length > 1 ? `${f}: valid` : "valid")),
+      const verdicts = stdout
+        .trim()
+        .split("\n")
+        .filter((line) => !line.startsWith("  warning "));
+      expect(verdicts).toEqual(
+        set.valid.map((f) => {
+          const noted = set.warnings.has(f) ? " (1 warning)" : "";
+          return set.valid.length > 1 ? `${f}: valid${noted}` : `valid${noted}`;
+        }),
       );
+      for (const path of set.warnings.values()) expect(stdout).toContain(`  warning ${path}: `);
       expect(code).toBe(0);
+    });
+
+    it.runIf(set.warnings.size > 0)("refuses each unknown key under --strict, naming its path", async () => {
+      const files = [...set.warnings.keys()];
+      const { code, stdout } = await runIronclawInProcess(["validate", "--json", "--strict", kind, ...files]);
+      expect(code).toBe(1);
+      const results = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { valid: boolean; issues: Array<{ path: string; code: string }> });
+      for (const [i, file] of files.entries()) {
+        expect(results[i]?.valid).toBe(false);
+        expect(results[i]?.issues).toContainEqual(
+          expect.objectContaining({ path: set.warnings.get(file), code: "unknown_key" }),
+        );
+      }
     });
 
     it("rejects every invalid fixture, naming the field path", async () => {
@@ -78,7 +102,7 @@ describe("ironclaw validate", () => {
     const contract = allContracts[0];
     if (!contract) throw new Error("no contracts registered");
     const set = loadFixtureSet(contract.kind);
-    const validFile = set.valid[0] ?? "";
+    const validFile = set.valid.find((f) => !set.warnings.has(f)) ?? "";
     const invalid = set.invalid[0];
     const ok = await runIronclaw(["validate", contract.kind, "-"], {
       stdin: readFileSync(validFile, "utf8"),
@@ -89,6 +113,22 @@ describe("ironclaw validate", () => {
     });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(`  ${invalid?.expectPath}`);
+  });
+
+  it("accepts a key no seed names with a warning, and refuses it under --strict", async () => {
+    const fixtures = new URL("../fixtures/contracts/", import.meta.url).pathname;
+    const dispatch = JSON.parse(readFileSync(`${fixtures}dispatch/valid/seed-dispatch.json`, "utf8"));
+    const stdin = JSON.stringify({ ...dispatch, requested_by: "ops" });
+    const lenient = await runIronclaw(["validate", "dispatch", "-"], { stdin });
+    expect([lenient.code, lenient.stdout]).toEqual([
+      0,
+      "valid (1 warning)\n  warning $.requested_by: is not a field of this contract; accepted and kept as is\n",
+    ]);
+    const strict = await runIronclaw(["validate", "--strict", "dispatch", "-"], { stdin });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(
+      /^invalid \(1 problem\)\n {2}\$\.requested_by: is not a field of this contract/,
+    );
   });
 });
 
@@ -130,6 +170,19 @@ describe("ironclaw validate completion --dispatch", () => {
     expect(code).toBe(1);
     expect(stdout).toContain("<stdin>: failed_contract");
     expect(stdout).toMatch(/^ {2}\$\.run_id: .*task-20260222-001/m);
+  });
+
+  it("passes a completion with an extra note to review, warning about the note; --strict refuses it", async () => {
+    const noted = completion.replace('"run_id":', '"note": "also bumped a dependency",\n  "run_id":');
+    const args = ["validate", "completion", "-", "--dispatch", dispatch];
+    const lenient = await runIronclaw(args, { stdin: noted });
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toBe(
+      "<stdin>: review_requested\nvalid (1 warning)\n  warning $.note: is not a field of this contract; accepted and kept as is\n",
+    );
+    const strict = await runIronclaw([...args, "--strict"], { stdin: noted });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain("  $.note: is not a field of this contract (--strict");
   });
 
   it("refuses a dispatch that is not a JSON object", async () => {

@@ -17,6 +17,14 @@ export function loadJobsFile(file: string): CronJobs {
       cause: error,
     });
   }
+  return parseJobsFile(text, file);
+}
+
+/**
+ * Checks the text of a jobs.toml (the warden does before it writes one): the contract, then croner on every
+ * schedule. Throws a ConfigError naming the line, key and rule of each problem.
+ */
+export function parseJobsFile(text: string, file: string): CronJobs {
   const parsed = parseTomlConfig(text, cronJobsSchema, file);
   const problems: Array<{ key: string; rule: string; line?: number }> = [];
   parsed.jobs.forEach((job, i) => {

@@ -1,0 +1,46 @@
+import { createSignal, onMount } from "solid-js";
+import type { AuthController } from "./auth-controller.js";
+
+/** The sign-in form: a user token, or the one-time link the operator gave (which lands here signed in). */
+export function LoginView(props: { auth: AuthController }) {
+  const [token, setToken] = createSignal("");
+  let input!: HTMLInputElement;
+  onMount(() => {
+    input.focus();
+    performance.mark("ironclaw:login-ready");
+  });
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void props.auth.dispatch({ type: "sign-in", token: token() }).then(() => setToken(""));
+  };
+  return (
+    <main class="signin">
+      <form class="card signin-card" onSubmit={submit} novalidate aria-labelledby="signin-title">
+        <h1 id="signin-title" class="brand-title">
+          <span class="brand-mark" aria-hidden="true" />
+          IronClaw
+        </h1>
+        <p class="muted">
+          Sign in with your user token, or open the one-time login link your operator gave you (
+          <code>ironclaw login-link</code>).
+        </p>
+        <label for="token">User token</label>
+        <input
+          id="token"
+          ref={input}
+          type="password"
+          autocomplete="current-password"
+          spellcheck={false}
+          value={token()}
+          onInput={(e) => setToken(e.currentTarget.value)}
+        />
+        <p class="form-error" role="alert">
+          {props.auth.state.message}
+        </p>
+        <button type="submit" class="primary" disabled={props.auth.state.busy}>
+          {props.auth.state.busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,81 @@
+import { createEffect, For, Match, Show, Switch } from "solid-js";
+import { MarkdownView } from "../shared/markdown-view.js";
+import type { ChatItem } from "./chat-items.js";
+import { ToolCallView } from "./tool-call.js";
+
+/**
+ * The conversation pane. New content follows the bottom unless the reader has scrolled up. A streaming
+ * answer is a polite live region, busy until done, so a screen reader reads the finished text.
+ */
+export function MessageList(props: { items: ChatItem[]; loading: boolean; working: boolean }) {
+  let pane!: HTMLElement;
+  let stick = true;
+  const nearBottom = () => pane.scrollHeight - pane.scrollTop - pane.clientHeight < 80;
+  createEffect(() => {
+    // Track every change of the last item's text too, not only new items.
+    const last = props.items.at(-1);
+    void (last && "text" in last ? last.text : props.items.length);
+    void props.working;
+    if (stick) queueMicrotask(() => pane.scrollTo({ top: pane.scrollHeight }));
+  });
+  return (
+    <section
+      ref={pane}
+      class="messages"
+      aria-label="Conversation"
+      aria-busy={props.loading}
+      onScroll={() => {
+        stick = nearBottom();
+      }}
+    >
+      <Show when={!props.loading && props.items.length === 0}>
+        <div class="empty">
+          <h2>What can I help with?</h2>
+          <p class="muted">Your agent runs in its own cell. Conversations are kept on this server.</p>
+        </div>
+      </Show>
+      <For each={props.items}>
+        {(item) => (
+          <Switch>
+            <Match when={item.kind === "user" && item}>
+              {(user) => (
+                <article class="message user" aria-label="You">
+                  <div class="body">{user().text}</div>
+                </article>
+              )}
+            </Match>
+            <Match when={item.kind === "assistant" && item}>
+              {(answer) => (
+                <article
+                  class="message assistant"
+                  aria-label="Agent"
+                  aria-live={answer().streaming ? "polite" : undefined}
+                  aria-busy={answer().streaming}
+                  data-streaming={answer().streaming ? "true" : "false"}
+                >
+                  <MarkdownView class="body markdown" text={answer().text} />
+                </article>
+              )}
+            </Match>
+            <Match when={item.kind === "tool" && item}>{(tool) => <ToolCallView item={tool()} />}</Match>
+            <Match when={item.kind === "notice" && item}>
+              {(n) => (
+                <div class={`notice ${n().level}`} role={n().level === "error" ? "alert" : "status"}>
+                  {n().text}
+                </div>
+              )}
+            </Match>
+          </Switch>
+        )}
+      </For>
+      <Show when={props.working}>
+        <div class="typing" role="status">
+          <span class="dot" />
+          <span class="dot" />
+          <span class="dot" />
+          <span class="visually-hidden">The agent is working…</span>
+        </div>
+      </Show>
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { EditorState, type Extension } from "@codemirror/state";
+import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
+import { tags } from "@lezer/highlight";
+import { markdownMode } from "./markdown-mode.js";
+
+export interface CodeEditorOptions {
+  text: string;
+  language: "markdown" | "text";
+  /** The accessible name of the editing area. */
+  label: string;
+  onChange(text: string): void;
+  onSave(): void;
+}
+
+export interface CodeEditorHandle {
+  /** Replaces the whole text (another file was opened); not reported back through onChange. */
+  setText(text: string): void;
+  revealLine(line: number): void;
+  focus(): void;
+  destroy(): void;
+}
+
+// Colours come from the page's custom properties, which reach into the editor's shadow root: one theme that
+// follows light and dark.
+const theme = EditorView.theme({
+  "&": {
+    flex: "1",
+    minWidth: "0",
+    color: "var(--text)",
+    backgroundColor: "var(--surface)",
+    fontSize: "0.875rem",
+  },
+  "&.cm-focused": { outline: "2px solid var(--focus)", outlineOffset: "-2px" },
+  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.55" },
+  ".cm-gutters": {
+    backgroundColor: "var(--surface-2)",
+    color: "var(--muted)",
+    borderRight: "1px solid var(--border)",
+  },
+  ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--accent-soft) 45%, transparent)" },
+  ".cm-activeLineGutter": { backgroundColor: "var(--accent-soft)" },
+  ".cm-cursor": { borderLeftColor: "var(--text)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground": {
+    backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)",
+  },
+});
+
+const highlight = HighlightStyle.define([
+  { tag: tags.heading, color: "var(--tok-heading)", fontWeight: "700" },
+  { tag: tags.strong, fontWeight: "700" },
+  { tag: tags.emphasis, fontStyle: "italic", color: "var(--tok-keyword)" },
+  { tag: tags.keyword, color: "var(--tok-keyword)" },
+  { tag: [tags.string, tags.link, tags.url], color: "var(--tok-string)" },
+  { tag: [tags.meta, tags.comment], color: "var(--tok-meta)" },
+]);
+
+/**
+ * CodeMirror 6 for brain files, inside a shadow root: there CodeMirror puts its styles in a constructed
+ * stylesheet, which the page's CSP allows, where in the document it would add a <style> element, which the CSP
+ * refuses. Tab is left to the browser so keyboard users can move on (the editor's own advice); Mod-s saves.
+ */
+export function mountCodeEditor(host: HTMLElement, options: CodeEditorOptions): CodeEditorHandle {
+  const root = host.shadowRoot ?? host.attachShadow({ mode: "open" });
+  const parent = document.createElement("div");
+  // CSSOM, which the CSP allows (a style attribute in markup it would not).
+  Object.assign(parent.style, { flex: "1", minWidth: "0", display: "flex" });
+  root.replaceChildren(parent);
+  let quiet = false;
+  const extensions: Extension[] = [
+    lineNumbers(),
+    history(),
+    drawSelection(),
+    highlightActiveLine(),
+    EditorView.lineWrapping,
+    theme,
+    syntaxHighlighting(highlight),
+    keymap.of([
+      {
+        key: "Mod-s",
+        preventDefault: true,
+        run: () => {
+          options.onSave();
+          return true;
+        },
+      },
+      ...defaultKeymap,
+      ...historyKeymap,
+    ]),
+    EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true" }),
+    EditorView.updateListener.of((update) => {
+      if (update.docChanged && !quiet) options.onChange(update.state.doc.toString());
+    }),
+    ...(options.language === "markdown" ? [markdownMode] : []),
+  ];
+  const view = new EditorView({ parent, root, state: EditorState.create({ doc: options.text, extensions }) });
+  return {
+    setText(text) {
+      if (text === view.state.doc.toString()) return;
+      quiet = true;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      quiet = false;
+    },
+    revealLine(line) {
+      const target = view.state.doc.line(Math.min(Math.max(1, line), view.state.doc.lines));
+      view.dispatch({
+        selection: { anchor: target.from },
+        effects: EditorView.scrollIntoView(target.from, { y: "center" }),
+      });
+    },
+    focus: () => view.focus(),
+    destroy() {
+      view.destroy();
+      root.replaceChildren();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { deferred, fakeApi, ok, refused } from "../testing/fake-api.js";
+import { createFileEditor } from "./file-editor.js";
+
+const soulChange = {
+  id: "c1",
+  userId: "alice",
+  before: "a",
+  after: "b",
+  reasons: ['adds "ignore all previous instructions"'],
+  source: "api",
+  status: "pending",
+  createdAt: "2026-01-01T00:00:00Z",
+  decidedAt: null,
+  decidedBy: null,
+  applied: false,
+};
+
+describe("the file editor", () => {
+  it("saves the draft, and then the file is no longer dirty", async () => {
+    const api = fakeApi({
+      "GET /api/brain/file": () => ok({ path: "memory.md", content: "# Memory\n" }),
+      "PUT /api/brain/file": () => ok({ path: "memory.md", written: true }),
+    });
+    const editor = createFileEditor(api.client);
+    await editor.dispatch({ type: "open", path: "memory.md" });
+    await editor.dispatch({ type: "edit", text: "# Memory\nquince\n" });
+    expect(editor.dirty()).toBe(true);
+    await editor.dispatch({ type: "save" });
+    expect(api.calls.at(-1)?.args).toEqual({ body: { path: "memory.md", content: "# Memory\nquince\n" } });
+    expect(editor.dirty()).toBe(false);
+    expect(editor.state.message).toEqual({ level: "info", text: "Saved memory.md." });
+  });
+
+  it("keeps a soul.md edit the soul guard held as a draft, and says why and what to do", async () => {
+    const api = fakeApi({
+      "GET /api/brain/file": () => ok({ path: "soul.md", content: "a" }),
+      "PUT /api/brain/file": () => ({
+        ok: true,
+        status: 202,
+        data: { path: "soul.md", written: false, held: soulChange },
+      }),
+    });
+    const editor = createFileEditor(api.client);
+    await editor.dispatch({ type: "open", path: "soul.md" });
+    await editor.dispatch({ type: "edit", text: "b" });
+    await editor.dispatch({ type: "save" });
+    expect(editor.dirty()).toBe(true);
+    expect(editor.state.message?.text).toMatch(
+      /Held for a human's approval.*ignore all previous instructions.*Soul guard/,
+    );
+  });
+
+  it("shows each problem of a refused jobs.toml with its line and rule", async () => {
+    const api = fakeApi({
+      "GET /api/brain/file": () => ok({ path: "cron/jobs.toml", content: "" }),
+      "PUT /api/brain/file": () =>
+        refused(400, "validation_failed", "x", [
+          { path: "cron/jobs.toml line 5 (jobs[0].enabled)", message: "must be true or false" },
+        ]),
+    });
+    const editor = createFileEditor(api.client);
+    await editor.dispatch({ type: "open", path: "cron/jobs.toml" });
+    await editor.dispatch({ type: "edit", text: 'enabled = "yes"' });
+    await editor.dispatch({ type: "save" });
+    expect(editor.state.message).toEqual({
+      level: "error",
+      text: "Not saved. cron/jobs.toml line 5 (jobs[0].enabled): must be true or false",
+    });
+  });
+
+  it("asks before leaving unsaved changes, and a slow read of the file left behind is dropped", async () => {
+    const slow = deferred<ReturnType<typeof ok>>();
+    const api = fakeApi({
+      "GET /api/brain/file": (args) => {
+        const path = (args.query as { path: string }).path;
+        return path === "slow.md" ? (slow.promise as never) : ok({ path, content: `text of ${path}` });
+      },
+    });
+    const editor = createFileEditor(api.client);
+    await editor.dispatch({ type: "open", path: "a.md" });
+    await editor.dispatch({ type: "edit", text: "changed" });
+    await editor.dispatch({ type: "open", path: "b.md" });
+    expect(editor.state).toMatchObject({ path: "a.md", pendingOpen: "b.md", draft: "changed" });
+    const leaving = editor.dispatch({ type: "open", path: "slow.md", force: true });
+    await editor.dispatch({ type: "open", path: "b.md", force: true });
+    slow.resolve(ok({ path: "slow.md", content: "late" }) as never);
+    await leaving;
+    expect(editor.state).toMatchObject({ path: "b.md", draft: "text of b.md", pendingOpen: null });
+  });
+});

@@ -1,0 +1,117 @@
+import { createStore } from "solid-js/store";
+import type { ApiClient } from "../api/api-client.js";
+import { createGenerations } from "../shared/generation.js";
+
+export interface FileEditorState {
+  path: string | null;
+  /** The text as last read from or written to the brain. */
+  saved: string;
+  draft: string;
+  loading: boolean;
+  saving: boolean;
+  /** What happened last (saved, held by the soul guard, refused), for the status line. */
+  message: { level: "error" | "info"; text: string } | null;
+  /** A file asked for while the draft has unsaved changes: the view asks to save or discard first. */
+  pendingOpen: string | null;
+  /** The line to bring into view once the file is open (a search hit). */
+  revealLine: number | null;
+}
+
+export type FileEditorAction =
+  | { type: "open"; path: string; line?: number; force?: boolean }
+  | { type: "edit"; text: string }
+  | { type: "save" }
+  | { type: "discard" }
+  | { type: "close" };
+
+/**
+ * One brain file open for editing, shared by the memory inspector and instruction mode. Saving goes through
+ * the warden: soul.md edits may be held by the soul guard, a bad cron/jobs.toml is refused with its line.
+ */
+export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string): void } = {}) {
+  const [state, setState] = createStore<FileEditorState>({
+    path: null,
+    saved: "",
+    draft: "",
+    loading: false,
+    saving: false,
+    message: null,
+    pendingOpen: null,
+    revealLine: null,
+  });
+  const generations = createGenerations();
+  const dirty = () => state.path !== null && state.draft !== state.saved;
+
+  async function open(path: string, line: number | undefined): Promise<void> {
+    const ticket = generations.next("open");
+    setState({
+      path,
+      loading: true,
+      message: null,
+      pendingOpen: null,
+      saved: "",
+      draft: "",
+      revealLine: line ?? null,
+    });
+    const answer = await api.call("GET /api/brain/file", { query: { path } });
+    if (!generations.isCurrent("open", ticket)) return;
+    if (answer.ok) setState({ saved: answer.data.content, draft: answer.data.content, loading: false });
+    else
+      setState({
+        loading: false,
+        message: { level: "error", text: `${path} could not be opened: ${answer.error.message}` },
+      });
+  }
+
+  async function save(): Promise<void> {
+    const path = state.path;
+    if (!path || state.saving) return;
+    const content = state.draft;
+    setState({ saving: true, message: null });
+    const answer = await api.call("PUT /api/brain/file", { body: { path, content } });
+    if (state.path !== path) return;
+    if (!answer.ok) {
+      const detail =
+        answer.error.issues?.map((i) => `${i.path}: ${i.message}`).join("\n") ?? answer.error.message;
+      return void setState({ saving: false, message: { level: "error", text: `Not saved. ${detail}` } });
+    }
+    if (answer.data.held) {
+      const why = answer.data.held.reasons.join("; ");
+      return void setState({
+        saving: false,
+        message: {
+          level: "error",
+          text: `Held for a human's approval by the soul guard (${why}). The agent is halted until it is decided under Soul guard.`,
+        },
+      });
+    }
+    setState({ saving: false, saved: content, message: { level: "info", text: `Saved ${path}.` } });
+    hooks.onSaved?.(path);
+  }
+
+  async function dispatch(action: FileEditorAction): Promise<void> {
+    switch (action.type) {
+      case "open":
+        if (!action.force && dirty() && action.path !== state.path)
+          return void setState("pendingOpen", action.path);
+        return open(action.path, action.line);
+      case "edit":
+        return void setState("draft", action.text);
+      case "save":
+        return save();
+      case "discard": {
+        const next = state.pendingOpen;
+        setState({ draft: state.saved, pendingOpen: null });
+        if (next) await open(next, undefined);
+        return;
+      }
+      case "close":
+        generations.next("open");
+        return void setState({ path: null, saved: "", draft: "", message: null, pendingOpen: null });
+    }
+  }
+
+  return { state, dispatch, dirty, dispose: () => generations.invalidateAll() };
+}
+
+export type FileEditor = ReturnType<typeof createFileEditor>;

@@ -1,0 +1,88 @@
+import { createResource, For, type JSX, Show } from "solid-js";
+import type { ApiClient } from "../api/api-client.js";
+import type { AuthController } from "../auth/auth-controller.js";
+import { hrefOf, type Route, type View } from "../shared/route.js";
+import { soulVersion } from "../shared/soul-signal.js";
+import { createTheme } from "../shared/theme.js";
+
+const LABELS: Record<View, string> = {
+  chat: "Chat",
+  memory: "Memory",
+  instructions: "Instructions",
+  cron: "Cron",
+  soul: "Soul guard",
+  audit: "Audit",
+  admin: "Admin",
+};
+
+/** The frame around every screen: a skip link, the navigation, theme, who is signed in, sign out. */
+export function AppShell(props: {
+  api: ApiClient;
+  auth: AuthController;
+  route: Route;
+  children: JSX.Element;
+}) {
+  const theme = createTheme();
+  // Looked at again on every screen change: a held soul change halts the agent, so it must be visible.
+  const [pending] = createResource(
+    () => `${props.route.view}:${soulVersion()}`,
+    async () => {
+      const answer = await props.api.call("GET /api/soul/pending");
+      return answer.ok ? answer.data.length : 0;
+    },
+  );
+  const views = (): View[] =>
+    (Object.keys(LABELS) as View[]).filter((v) => v !== "admin" || props.auth.state.me?.admin);
+  return (
+    <div class="app">
+      {/* A button, not a #main link: the address's hash is the router's. */}
+      <button type="button" class="skip-link" onClick={() => document.getElementById("main")?.focus()}>
+        Skip to content
+      </button>
+      <header class="topbar">
+        <span class="brand">
+          <span class="brand-mark" aria-hidden="true" />
+          IronClaw
+        </span>
+        <nav class="views" aria-label="Screens">
+          <For each={views()}>
+            {(view) => (
+              <a href={hrefOf(view)} aria-current={props.route.view === view ? "page" : undefined}>
+                {LABELS[view]}
+                <Show when={view === "soul" && (pending() ?? 0) > 0}>
+                  <span class="badge" aria-hidden="true">
+                    {pending()}
+                  </span>
+                  <span class="visually-hidden">({pending()} waiting)</span>
+                </Show>
+              </a>
+            )}
+          </For>
+        </nav>
+        <span class="spacer" />
+        <button
+          type="button"
+          class="ghost theme-toggle"
+          onClick={() => theme.cycle()}
+          aria-label={`Theme: ${theme.choice()} (change)`}
+        >
+          {theme.choice() === "dark" ? "☾" : theme.choice() === "light" ? "☀" : "◐"}
+        </button>
+        <span class="signed-in-user">
+          {props.auth.state.me?.user}
+          {props.auth.state.me?.admin ? " (admin)" : ""}
+        </span>
+        <button type="button" class="ghost" onClick={() => void props.auth.dispatch({ type: "sign-out" })}>
+          Sign out
+        </button>
+      </header>
+      <Show when={(pending() ?? 0) > 0 && props.route.view !== "soul"}>
+        <div class="notice error banner" role="alert">
+          A change to your agent's soul.md is waiting for approval; the agent is halted until someone decides.{" "}
+          <a href={hrefOf("soul")}>Review it</a>
+        </div>
+      </Show>
+      <div class="screen">{props.children}</div>
+    </div>
+  );
+}
