@@ -21,6 +21,8 @@ import {
   treeRssBytes,
   WarmPool,
 } from "../../src/cells/index.js";
+import { percentile } from "../percentile.js";
+import { measureBwrapVariants, measureCgroupSetup, type VariantFigures } from "./bwrap-variants.js";
 
 const { values } = parseArgs({ options: { backends: { type: "string" }, image: { type: "string" } } });
 const imageDir = values.image ?? join(PACKAGE_ROOT, "node_modules/.cache/ironclaw-test-image");
@@ -42,10 +44,6 @@ interface Figures {
 }
 
 const median = (xs: number[]) => percentile(xs, 50);
-function percentile(xs: number[], p: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 /** Baseline: spawn `node -e` and wait for its first byte on stdout; and the RSS of an idle node. */
 async function nodeBaseline(runs: number): Promise<{ spawnMs: number; idleRssMiB: number }> {
@@ -156,6 +154,13 @@ try {
     process.stderr.write(`measuring ${name}…\n`);
     results.push(await measure(name, home));
   }
+  let variants: VariantFigures[] = [];
+  let cgroupSetup: Awaited<ReturnType<typeof measureCgroupSetup>>;
+  if (wanted.includes("bwrap")) {
+    process.stderr.write("measuring bwrap variants (cgroups, brain images, word table)…\n");
+    variants = await measureBwrapVariants(home, runtime);
+    cgroupSetup = await measureCgroupSetup();
+  }
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(
     `baseline: plain node -e spawn to first byte ${f(baseline.spawnMs)} ms; idle node RSS ${f(baseline.idleRssMiB)} MiB`,
@@ -172,12 +177,30 @@ try {
         ` | ${f(r.throughput.requestsPerS, 0)} req/s ${f(r.throughput.mbPerS)} MB/s | ${f(r.idleRssMiB)} MiB (${f(r.idleRssMiB / baseline.idleRssMiB)}×)`,
     );
   }
+  if (variants.length > 0) {
+    const base = variants[0];
+    const agentBase = variants.find((v) => v.handler === "agent");
+    console.log("\nbwrap start by variant (median; ratio against the first variant of its handler)");
+    if (cgroupSetup)
+      console.log(
+        `cgroup setup alone (create with limits + remove): ${f(cgroupSetup.medianMs, 2)} ms median of ${cgroupSetup.runs}`,
+      );
+    console.log(`${"variant".padEnd(42)} | handler | new user's first start | restart`);
+    for (const v of variants) {
+      const ref = v.handler === "agent" ? agentBase : base;
+      const cell = (ms: number, refMs: number | undefined) =>
+        `${f(ms).padStart(8)} ms (${f(ms / (refMs ?? Number.NaN), 2)}×)`;
+      console.log(
+        `${v.variant.padEnd(42)} | ${v.handler.padEnd(7)} | ${cell(v.coldStartMs, ref?.coldStartMs).padEnd(22)} | ${cell(v.restartMs, ref?.restartMs)}`,
+      );
+    }
+  }
   const out = join(PACKAGE_ROOT, "bench/results");
   await mkdir(out, { recursive: true });
   const file = join(out, `cells-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   await writeFile(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, baseline, results }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, baseline, results, variants, cgroupSetup }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 } finally {

@@ -76,7 +76,11 @@ export async function createConfiguredBackend(
         }),
       };
     case "bwrap":
-      return { choice, backend: createBwrapBackend() };
+      // Cells bind the word table of this host's home, built there once.
+      return {
+        choice,
+        backend: createBwrapBackend({ embeddingsHome: options.home ?? ironclawHome(), ...common }),
+      };
     case "process":
       return { choice, backend: createProcessBackend(common) };
     default:

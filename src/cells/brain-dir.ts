@@ -2,14 +2,17 @@ import { constants } from "node:fs";
 import { type FileHandle, lchown, lstat, mkdir, open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { initBrain } from "../memory/index.js";
-import { CellStartError } from "./cell.js";
+import { type BrainSeed, CellStartError } from "./cell.js";
 
 /**
  * The user's brain directory for the directory-based backends, created and seeded with memory's starter
  * layout (what `ironclaw brain init` writes) on first start. An existing brain is never touched: persistence
  * lives here, and only here.
  */
-export async function ensureBrainDir(userDir: string): Promise<{ dir: string; created: boolean }> {
+export async function ensureBrainDir(
+  userDir: string,
+  seed: BrainSeed = {},
+): Promise<{ dir: string; created: boolean }> {
   const dir = join(userDir, "brain");
   // mkdir and readdir follow a link, and so would seeding, chowning and binding it: a brain that is a link
   // (a careless restore, a hand edit) would hand its target to the cell. Only a real directory is a brain.
@@ -21,7 +24,7 @@ export async function ensureBrainDir(userDir: string): Promise<{ dir: string; cr
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const created = (await readdir(dir)).length === 0;
-  if (created) await initBrain(dir);
+  if (created) await initBrain(dir, seed);
   return { dir, created };
 }
 

@@ -2,7 +2,7 @@ import { chmod, lstat, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBrainDir } from "./brain-dir.js";
-import { CellStartError } from "./cell.js";
+import { type BrainSeed, CellStartError } from "./cell.js";
 import { runProgram } from "./host-probe.js";
 
 /**
@@ -12,6 +12,8 @@ import { runProgram } from "./host-probe.js";
 export async function ensureBrainDisk(
   userDir: string,
   sizeMiB: number,
+  seed: BrainSeed = {},
+  options: { fromDir?: string } = {},
 ): Promise<{ file: string; created: boolean }> {
   const file = join(userDir, "brain.ext4");
   const existing = await lstat(file).catch(() => undefined);
@@ -22,9 +24,10 @@ export async function ensureBrainDisk(
     );
   }
   if (existing) return { file, created: false };
-  const seed = await mkdtemp(join(tmpdir(), "ironclaw-brain-seed-"));
+  const seedDir = await mkdtemp(join(tmpdir(), "ironclaw-brain-seed-"));
   try {
-    const brain = await ensureBrainDir(seed);
+    // A directory brain moving into an image (a bwrap cell under a root warden) is copied as it is.
+    const brain = options.fromDir ? { dir: options.fromDir } : await ensureBrainDir(seedDir, seed);
     const tmp = `${file}.tmp`;
     // mkfs -F writes through a link; a leftover from an earlier attempt is removed, never followed.
     await rm(tmp, { force: true });
@@ -46,12 +49,20 @@ export async function ensureBrainDisk(
       ],
       120_000,
     );
-    if (!mkfs.ok) throw new Error(`mkfs.ext4 for the brain disk failed: ${mkfs.stderr.trim()}`);
+    if (!mkfs.ok) {
+      await rm(tmp, { force: true });
+      const full = /could not allocate|no space|too many|not enough/i.test(mkfs.stderr);
+      throw new CellStartError(
+        full
+          ? `the brain in ${brain.dir} does not fit a ${sizeMiB} MiB brain disk: remove files from it or raise the brain quota`
+          : `mkfs.ext4 for the brain disk failed: ${mkfs.stderr.trim()}`,
+      );
+    }
     // The whole brain, readable by whoever can read the file: its owner (the warden) alone.
     await chmod(tmp, 0o600);
     await rename(tmp, file);
     return { file, created: true };
   } finally {
-    await rm(seed, { recursive: true, force: true });
+    await rm(seedDir, { recursive: true, force: true });
   }
 }

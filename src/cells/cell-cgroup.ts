@@ -106,7 +106,23 @@ async function removeGroups(dirs: string[]): Promise<void> {
         (error: NodeJS.ErrnoException) => error.code === "ENOENT",
       );
       if (removed) break;
+      if (attempt === 99) removeLater(dir);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/**
+ * A group whose last task is a zombie nobody has reaped yet stays busy past the wait above (an init that reaps
+ * slowly): keep trying in the background for a minute, without holding the process open for it.
+ */
+function removeLater(dir: string, attemptsLeft = 60): void {
+  setTimeout(() => {
+    void rmdir(dir).then(
+      () => undefined,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT" && attemptsLeft > 1) removeLater(dir, attemptsLeft - 1);
+      },
+    );
+  }, 1_000).unref();
 }

@@ -1,7 +1,11 @@
 import type { ProtocolMessage } from "../contracts/cell/index.js";
+import type { initBrain } from "../memory/index.js";
 import type { CellBackendName } from "./backend-choice.js";
 import type { GuestHandlerName } from "./guest/irowclaw.js";
 import type { MessageBody, PeerStats, ProtocolPeer } from "./protocol-peer.js";
+
+/** What a new brain starts with (the host's [new_brains]): the agent's provider and model, the embedder. */
+export type BrainSeed = Omit<NonNullable<Parameters<typeof initBrain>[1]>, "agentName">;
 
 /** What a backend needs to start one user's cell. */
 export interface CellStartSpec {
@@ -10,6 +14,8 @@ export interface CellStartSpec {
   userDir: string;
   /** Which guest handler serves the cell: `agent` in production, `echo`/`shell` for development and tests. */
   handler?: GuestHandlerName;
+  /** What the brain starts with when this start creates it (the host's [new_brains]). */
+  brainSeed?: BrainSeed;
   /** Egress is denied unless the policy allows it (seed 003 §11). */
   allowNetwork?: boolean;
   /**
@@ -60,8 +66,11 @@ export interface CellHandle {
   request(body: MessageBody, options?: { timeoutMs?: number }): AsyncGenerator<ProtocolMessage>;
   call(body: MessageBody, options?: { timeoutMs?: number }): Promise<ProtocolMessage>;
   onEvent(listener: (message: ProtocolMessage) => void): () => void;
-  /** Graceful: closes the channel so the guest flushes its brain, then waits; forceful after the timeout. */
-  stop(options?: { timeoutMs?: number }): Promise<CellExit>;
+  /**
+   * Graceful: closes the channel so the guest flushes its brain, then waits; forceful after the timeout. The
+   * reason (default "stopped") is what the exit reports and what the guest is told.
+   */
+  stop(options?: { timeoutMs?: number; reason?: string }): Promise<CellExit>;
   stats(): Promise<CellStats>;
 }
 

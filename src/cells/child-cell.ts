@@ -42,10 +42,11 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
   child.stderr?.on("data", keepTail);
   if (init.consoleOnStdout) child.stdout?.on("data", keepTail);
   let requested = false;
+  let stopReason = "stopped";
   let exitReason = "the cell process exited";
   const exited = new Promise<CellExit>((resolve) => {
     child.once("exit", (code, signal) => {
-      const done = () => resolve({ code, signal, requested, reason: requested ? "stopped" : exitReason });
+      const done = () => resolve({ code, signal, requested, reason: requested ? stopReason : exitReason });
       (init.cleanup ? init.cleanup() : Promise.resolve()).then(done, done);
     });
   });
@@ -121,8 +122,9 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     onEvent: (listener: (message: ProtocolMessage) => void) => peer.onMessage(listener),
     async stop(options = {}) {
       requested = true;
+      if (options.reason) stopReason = options.reason;
       // Shutdown first, so the guest stops its running work on purpose; the close that follows is its EOF.
-      peer.send({ type: "Shutdown", reason: "the cell is stopping" });
+      peer.send({ type: "Shutdown", reason: options.reason ?? "the cell is stopping" });
       peer.close("stopping");
       const grace = options.timeoutMs ?? init.stopTimeoutMs ?? 10_000;
       const waited = await Promise.race([exited, sleep(grace)]);
@@ -155,5 +157,9 @@ function sleep(ms: number): Promise<undefined> {
 /** The child's stdin/stdout as one duplex stream: the channel of the process and bwrap backends. */
 export function duplexOf(child: ChildProcess): Duplex {
   if (!child.stdin || !child.stdout) throw new Error("the cell process has no stdio pipes");
+  // The peer destroys the channel when the guest stops reading; the pipes then fail with an AbortError (or
+  // EPIPE once the guest is gone). That is the cell's end, reported by its exit, never the warden's crash.
+  child.stdin.on("error", () => {});
+  child.stdout.on("error", () => {});
   return Duplex.from({ readable: child.stdout, writable: child.stdin });
 }

@@ -11,8 +11,13 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
  */
 export interface GuestRuntime {
   kind: "dist" | "source";
-  /** The package root on the host, bound read-only into sandboxes. */
+  /** The package root on the host. */
   packageRoot: string;
+  /**
+   * What a sandbox binds of it (read-only, under the same names): the runtime and the packages it loads, never
+   * the repository, its tests or the warden's configuration.
+   */
+  parts: string[];
   /** Node arguments that start irowclaw, for a package mounted at `rootInCell`. */
   nodeArgs(rootInCell: string): string[];
 }
@@ -22,6 +27,8 @@ export function sourceRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
   return {
     kind: "source",
     packageRoot,
+    // tsx's loader lives in node_modules, which the sources import from anyway.
+    parts: ["package.json", "src", "node_modules"],
     nodeArgs: (root) => [
       "--import",
       `file://${join(root, relative(packageRoot, loader))}`,
@@ -31,7 +38,12 @@ export function sourceRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
 }
 
 export function distRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
-  return { kind: "dist", packageRoot, nodeArgs: (root) => [join(root, "dist/cells/guest/irowclaw.js")] };
+  return {
+    kind: "dist",
+    packageRoot,
+    parts: ["package.json", "dist", "node_modules"],
+    nodeArgs: (root) => [join(root, "dist/cells/guest/irowclaw.js")],
+  };
 }
 
 /**

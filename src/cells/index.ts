@@ -12,6 +12,7 @@ export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } fro
 export { type BootProbe, probeKernelBoot } from "./boot-probe.js";
 export {
   assertUserId,
+  type BrainSeed,
   type CellBackend,
   type CellExit,
   type CellHandle,
@@ -19,7 +20,9 @@ export {
   type CellStartSpec,
   type CellStats,
 } from "./cell.js";
+export { type CellCgroup, type CellCgroupLimits, createCellCgroup } from "./cell-cgroup.js";
 export { type KeptCell, keeperFiles, listKeptCells, runCellKeeper } from "./cell-keeper.js";
+export { type CellLimitReport, probeBrainImages, probeToolSandbox, reportCellLimits } from "./cell-limits.js";
 export { type CellEvent, type CellInfo, CellManager, type CellManagerOptions } from "./cell-manager.js";
 export {
   DEFAULT_MAX_FRAME_BYTES,

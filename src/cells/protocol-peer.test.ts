@@ -2,12 +2,14 @@ import { Duplex, PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import { encodeFrame } from "./frame-codec.js";
-import { ChannelClosedError, ProtocolPeer, ReplyTimeoutError } from "./protocol-peer.js";
+import { ChannelClosedError, MAX_MSG_ID_STEP, ProtocolPeer, ReplyTimeoutError } from "./protocol-peer.js";
 
 /** Two connected duplex streams, like the two ends of a socket. */
 function pipePair(): [Duplex, Duplex] {
   const aToB = new PassThrough();
   const bToA = new PassThrough();
+  // As duplexOf does for a cell's pipes: a destroyed channel fails them, which is not the test's crash.
+  for (const inner of [aToB, bToA]) inner.on("error", () => {});
   return [Duplex.from({ readable: bToA, writable: aToB }), Duplex.from({ readable: aToB, writable: bToA })];
 }
 
@@ -96,6 +98,91 @@ describe("protocol peer", () => {
     const error = nextMessage(host, "Error");
     host.writeRaw(encodeFrame({ type: "Heartbeat", ...header, msg_id: 5 }));
     expect(await error).toMatchObject({ code: "invalid_message", message: "msg_id 5 does not increase" });
+  });
+
+  it("keeps its channel after a forged msg_id far ahead, and resynchronises after one close ahead", async () => {
+    const [host, guest] = peerPair();
+    const header = { user_id: "ada", session_id: "s", timestamp: "2026-01-01T00:00:00Z" };
+    // The host's refusals travel to the guest as Error frames.
+    const errors: string[] = [];
+    guest.onMessage((m) => {
+      if (m.type === "Error") errors.push(m.message);
+    });
+    guest.send({ type: "Heartbeat" }); // msg_id 0
+    await nextMessage(host, "Heartbeat");
+    // Far ahead: refused, and the mark stays where the real sender is.
+    guest.writeRaw(encodeFrame({ type: "Heartbeat", ...header, msg_id: Number.MAX_SAFE_INTEGER }));
+    guest.send({ type: "Heartbeat" }); // msg_id 1
+    await nextMessage(host, "Heartbeat");
+    expect(errors).toEqual([`msg_id ${Number.MAX_SAFE_INTEGER} jumps more than ${MAX_MSG_ID_STEP} past 0`]);
+    // Close ahead: accepted, so the real sender's next message is refused once, and the one after passes.
+    guest.writeRaw(encodeFrame({ type: "Heartbeat", ...header, msg_id: 1000 }));
+    guest.send({ type: "Heartbeat" }); // msg_id 2: refused, the mark resynchronises to it
+    guest.send({ type: "Heartbeat" }); // msg_id 3: accepted
+    const received: number[] = [];
+    await new Promise<void>((resolve) => {
+      host.onMessage((m) => {
+        if (m.type === "Heartbeat") received.push(m.msg_id);
+        if (m.msg_id === 3) resolve();
+      });
+    });
+    expect(received).toEqual([1000, 3]);
+    expect(errors.slice(1)).toEqual(["msg_id 2 does not increase"]);
+    expect(host.isClosed).toBe(false);
+  });
+
+  it("closes on bad frames counted over a window, even with valid frames between them", async () => {
+    const [a, b] = pipePair();
+    const host = new ProtocolPeer(a, { userId: "ada", sessionId: "s", heartbeatMs: 0, maxBadFrames: 8 });
+    const guest = new ProtocolPeer(b, { userId: "ada", sessionId: "s", heartbeatMs: 0 });
+    peers.push(host, guest);
+    for (let i = 0; i < 9; i++) {
+      guest.writeRaw(Buffer.from([0, 0, 0, 1, 0x7b]));
+      guest.send({ type: "Heartbeat" });
+    }
+    const info = await host.closed;
+    expect(info).toEqual({ reason: "more than 8 bad frames within 10000 ms", clean: false });
+    expect(host.stats.badFramesIn).toBe(9);
+    // Eight in the window are tolerated: the same pattern one short of the limit leaves the channel open.
+    const [c, d] = pipePair();
+    const patient = new ProtocolPeer(c, { userId: "ada", sessionId: "s", heartbeatMs: 0, maxBadFrames: 8 });
+    const other = new ProtocolPeer(d, { userId: "ada", sessionId: "s", heartbeatMs: 0 });
+    peers.push(patient, other);
+    for (let i = 0; i < 8; i++) {
+      other.writeRaw(Buffer.from([0, 0, 0, 1, 0x7b]));
+      other.send({ type: "Heartbeat" });
+    }
+    await nextMessage(other, "Error");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(patient.stats.badFramesIn).toBe(8);
+    expect(patient.isClosed).toBe(false);
+  });
+
+  it("drops answers to bad frames and then closes when the other side never reads", async () => {
+    // The guest end is a bare stream nobody reads: everything the host writes stays queued.
+    const [a, b] = pipePair();
+    const host = new ProtocolPeer(a, {
+      userId: "ada",
+      sessionId: "s",
+      heartbeatMs: 0,
+      maxBadFrames: 100_000,
+      maxQueuedBytes: 256 * 1024,
+    });
+    peers.push(host);
+    b.on("error", () => {}); // the unread end fails once the host gives up on it
+    const garbage = Buffer.alloc(5 * 5000);
+    for (let i = 0; i < 5000; i++) garbage.set([0, 0, 0, 1, 0x7b], i * 5);
+    b.write(garbage);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(host.stats.badFramesIn).toBe(5000);
+    expect(host.stats.answersDropped).toBeGreaterThan(0);
+    expect(a.writableLength).toBeLessThan(256 * 1024);
+    // Requests it makes itself are still bounded: past the queue limit the channel closes instead of growing.
+    const big = "x".repeat(64 * 1024);
+    for (let i = 0; i < 10 && !host.isClosed; i++) host.send({ type: "UserMessage", text: big });
+    const info = await host.closed;
+    expect(info.reason).toMatch(/^the other side stopped reading \(\d+ bytes waiting for it\)$/);
+    expect(info.clean).toBe(false);
   });
 
   it("refuses a message for another user when it guards one", async () => {

@@ -1,47 +1,12 @@
 import type { Duplex } from "node:stream";
-import {
-  PROTOCOL_MESSAGE_TYPES,
-  type ProtocolErrorCode,
-  type ProtocolMessage,
-  protocolMessageSchema,
-} from "../contracts/cell/index.js";
+import type { ProtocolErrorCode, ProtocolMessage } from "../contracts/cell/index.js";
+import { BadFrameWindow } from "./bad-frame-window.js";
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder, type FrameEvent } from "./frame-codec.js";
+import { InboundCheck } from "./inbound-check.js";
+import type { CloseInfo, MessageBody, PeerOptions, PeerStats } from "./protocol-types.js";
 
-type HeaderKey = "user_id" | "session_id" | "msg_id" | "timestamp";
-/** A message as a caller writes it: the peer fills in the header (ids, msg_id, timestamp). */
-export type MessageBody = ProtocolMessage extends infer M
-  ? M extends ProtocolMessage
-    ? Omit<M, HeaderKey> & Partial<Pick<M, "user_id" | "session_id">>
-    : never
-  : never;
-
-export interface PeerOptions {
-  userId: string;
-  sessionId: string;
-  maxFrameBytes?: number;
-  /** How often to send a Heartbeat; 0 turns heartbeats and the silence check off. */
-  heartbeatMs?: number;
-  /** The peer is declared dead after this many heartbeat periods without any frame from it. */
-  missedHeartbeats?: number;
-  /** Refuse inbound messages addressed to another user (the guest side sets this). */
-  enforceUserId?: boolean;
-  /** Consecutive bad frames tolerated before the stream is judged unrecoverable. */
-  maxBadFrames?: number;
-}
-
-export interface PeerStats {
-  framesIn: number;
-  framesOut: number;
-  bytesIn: number;
-  bytesOut: number;
-  badFramesIn: number;
-}
-
-export interface CloseInfo {
-  reason: string;
-  /** True when the close was asked for (close() or the other side ending cleanly). */
-  clean: boolean;
-}
+export { MAX_MSG_ID_STEP } from "./inbound-check.js";
+export type { CloseInfo, MessageBody, PeerOptions, PeerStats } from "./protocol-types.js";
 
 export class ChannelClosedError extends Error {
   override readonly name = "ChannelClosedError";
@@ -60,6 +25,7 @@ export function isFinalReply(message: ProtocolMessage): boolean {
     case "Ready":
     case "EmbedResult":
     case "FetchResult":
+    case "QueryResult":
       return true;
     case "ModelEvent":
       return message.event.type === "done" || message.event.type === "error";
@@ -84,19 +50,30 @@ interface Waiter {
  * answered with Error frames and never throws here; a stream that cannot be resynchronised is closed.
  */
 export class ProtocolPeer {
-  readonly stats: PeerStats = { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, badFramesIn: 0 };
+  readonly stats: PeerStats = {
+    framesIn: 0,
+    framesOut: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    badFramesIn: 0,
+    answersDropped: 0,
+  };
   readonly closed: Promise<CloseInfo>;
   private readonly decoder: FrameDecoder;
   private readonly maxFrameBytes: number;
+  private readonly maxQueuedBytes: number;
+  private readonly badFrames: BadFrameWindow;
   private nextMsgId = 0;
-  private lastInboundId = -1;
+  private readonly inbound = new InboundCheck();
   /** Undefined until the first frame: a guest that is still booting is the start timeout's business. */
   private lastHeardAt: number | undefined;
-  private consecutiveBad = 0;
   private closeInfo: CloseInfo | undefined;
   private resolveClosed: (info: CloseInfo) => void = () => {};
   private readonly waiters = new Map<number, Waiter>();
   private readonly listeners = new Set<(message: ProtocolMessage) => void>();
+  private readonly refusalListeners = new Set<
+    (refusal: { code: ProtocolErrorCode; message: string }) => void
+  >();
   private readonly heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
@@ -104,6 +81,8 @@ export class ProtocolPeer {
     private readonly options: PeerOptions,
   ) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? Math.max(4 * this.maxFrameBytes, 32 * 1024 * 1024);
+    this.badFrames = new BadFrameWindow(options.maxBadFrames ?? 64, options.badFrameWindowMs ?? 10_000);
     this.decoder = new FrameDecoder({ maxFrameBytes: this.maxFrameBytes });
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
@@ -124,7 +103,8 @@ export class ProtocolPeer {
           this.close(`no frame from the other side for ${missed} heartbeat periods`, false);
           return;
         }
-        this.send({ type: "Heartbeat" });
+        // A Heartbeat queued behind unread bytes proves nothing and only adds to them.
+        if (!this.stream.writableNeedDrain) this.send({ type: "Heartbeat" });
       }, every);
       this.heartbeat.unref();
     }
@@ -145,6 +125,10 @@ export class ProtocolPeer {
     } as ProtocolMessage;
     if (!this.closeInfo) {
       const frame = encodeFrame(message, this.maxFrameBytes);
+      if (this.stream.writableLength + frame.length > this.maxQueuedBytes) {
+        this.abort(`the other side stopped reading (${this.stream.writableLength} bytes waiting for it)`);
+        return message;
+      }
       this.stats.framesOut++;
       this.stats.bytesOut += frame.length;
       this.stream.write(frame);
@@ -222,6 +206,12 @@ export class ProtocolPeer {
     return () => this.listeners.delete(listener);
   }
 
+  /** Every inbound frame this side refused (malformed, unknown, invalid, too large), for the host's audit. */
+  onRefusal(listener: (refusal: { code: ProtocolErrorCode; message: string }) => void): () => void {
+    this.refusalListeners.add(listener);
+    return () => this.refusalListeners.delete(listener);
+  }
+
   /** Ends the stream; pending requests fail with ChannelClosedError. */
   close(reason = "closed by this side", clean = true): void {
     if (this.closeInfo) return;
@@ -229,6 +219,13 @@ export class ProtocolPeer {
     this.stream.end();
     // A peer that never reads must not keep the socket (and this process) alive.
     setTimeout(() => this.stream.destroy(), 2_000).unref();
+  }
+
+  /** Closes at once without waiting for queued bytes to drain: the other side is not reading them. */
+  private abort(reason: string): void {
+    if (this.closeInfo) return;
+    this.finish({ reason, clean: false });
+    this.stream.destroy();
   }
 
   private finish(info: CloseInfo): void {
@@ -258,59 +255,45 @@ export class ProtocolPeer {
       return;
     }
     this.stats.framesIn++;
-    const raw = event.message;
-    const parsed = protocolMessageSchema.safeParse(raw);
-    const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-    const replyTo =
-      Number.isSafeInteger(record.msg_id) && (record.msg_id as number) >= 0 ? record.msg_id : undefined;
-    if (!parsed.success) {
-      // Never answer a broken Error with an Error: two confused peers would echo each other forever.
-      if (record.type === "Error") {
-        this.countBad();
-        return;
-      }
-      const known = (PROTOCOL_MESSAGE_TYPES as readonly unknown[]).includes(record.type);
-      const issue = parsed.error.issues[0];
-      const where = issue ? `${issue.path.join(".") || "message"}: ${issue.message}` : "invalid";
-      this.refuse(
-        known ? "invalid_message" : "unknown_type",
-        known ? where : `unknown message type ${JSON.stringify(record.type)?.slice(0, 60)}`,
-        replyTo as number | undefined,
-      );
+    const verdict = this.inbound.check(event.message);
+    if (verdict.kind === "drop") {
+      this.countBad();
       return;
     }
-    const message = parsed.data;
-    if (message.msg_id <= this.lastInboundId) {
-      this.refuse("invalid_message", `msg_id ${message.msg_id} does not increase`, message.msg_id);
+    if (verdict.kind === "refuse") {
+      this.refuse(verdict.code, verdict.text, verdict.replyTo);
       return;
     }
-    this.lastInboundId = message.msg_id;
+    const { message } = verdict;
     if (this.options.enforceUserId && message.user_id !== this.options.userId) {
-      this.consecutiveBad = 0;
       if (message.type !== "Error")
         this.send({ type: "Error", code: "forbidden", message: "wrong user", reply_to: message.msg_id });
       return;
     }
-    this.consecutiveBad = 0;
     if (message.reply_to !== undefined) this.waiters.get(message.reply_to)?.push(message);
     for (const listener of this.listeners) listener(message);
   }
 
   private refuse(code: ProtocolErrorCode, text: string, replyTo: number | undefined): void {
-    this.send({
-      type: "Error",
-      code,
-      message: text,
-      ...(replyTo === undefined ? {} : { reply_to: replyTo }),
-    });
+    for (const listener of this.refusalListeners) listener({ code, message: text });
+    // Answers to bad input are a courtesy: while the other side is not reading, they are dropped, never queued,
+    // so garbage cannot be turned into memory held on this side.
+    if (this.stream.writableNeedDrain) this.stats.answersDropped++;
+    else {
+      this.send({
+        type: "Error",
+        code,
+        message: text,
+        ...(replyTo === undefined ? {} : { reply_to: replyTo }),
+      });
+    }
     this.countBad();
   }
 
   private countBad(): void {
     this.stats.badFramesIn++;
-    this.consecutiveBad++;
-    if (this.consecutiveBad > (this.options.maxBadFrames ?? 64)) {
-      this.close("too many bad frames in a row", false);
+    if (this.badFrames.record() && !this.closeInfo) {
+      this.close(`more than ${this.badFrames.limit} bad frames within ${this.badFrames.windowMs} ms`, false);
     }
   }
 }

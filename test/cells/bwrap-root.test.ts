@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, chown, lstat, mkdir, mkdtemp, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ import { SUITE_BACKENDS } from "./suite-backends.js";
 // bind sources the cell's uid could never reach by path. Non-root hosts run cells in user namespaces.
 const asRoot = process.getuid?.() === 0;
 const unavailable = SUITE_BACKENDS.bwrap?.().unavailable;
+const images = asRoot && existsSync("/dev/loop-control");
 const ADA = { uid: 61_001, gid: 61_001 };
 const BOB = { uid: 61_002, gid: 61_002 };
 
@@ -41,13 +42,15 @@ async function hostUids(cell: CellHandle): Promise<string> {
 describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root warden", () => {
   let home = "";
   let backend: CellBackend;
+  let imageBackend: CellBackend;
   const started: CellHandle[] = [];
   const start = async (
     user: string,
     runAs?: { uid: number; gid: number },
     handler: "echo" | "shell" = "echo",
+    using: CellBackend = backend,
   ) => {
-    const cell = await backend.start({
+    const cell = await using.start({
       userId: user,
       userDir: join(home, "users", user),
       handler,
@@ -61,7 +64,9 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
   beforeAll(async () => {
     // mkdtemp makes the home 0700 and root's: a cell uid cannot traverse it, like /root/.ironclaw.
     home = await mkdtemp(join(tmpdir(), "ironclaw-bwrap-root-"));
-    backend = createBwrapBackend({ runtime: sourceRuntime() });
+    // Directory brains (a root warden without loop devices), then brain images (the default with them).
+    backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false });
+    imageBackend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: true });
   });
   afterAll(async () => {
     await Promise.all(started.map((c) => c.stop({ timeoutMs: 5_000 })));
@@ -155,6 +160,60 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
     await chown(join(brain, "outside-link"), erin.uid, erin.gid);
     expect((await stat(outside)).uid).toBe(erin.uid);
   }, 120_000);
+
+  it.skipIf(!images)(
+    "keeps a brain image root's alone on the host and mounts it as the cell's own inside",
+    async () => {
+      const cell = await start("gina", { uid: 61_007, gid: 61_007 }, "shell", imageBackend);
+      const image = await stat(join(home, "users", "gina", "brain.ext4"));
+      expect([image.uid, image.mode & 0o777]).toEqual([0, 0o600]);
+      expect(
+        runAsUid({ uid: 61_007, gid: 61_007 }, ["cat", join(home, "users", "gina", "brain.ext4")]).ok,
+      ).toBe(false);
+      const inside = await shellIn(
+        cell,
+        "stat -c '%u %a' /mnt/brain; touch /mnt/brain/mine && stat -c %u /mnt/brain/mine",
+      );
+      expect(inside.stdout).toBe("1000 700\n1000\n");
+      // Written files persist in the image across a restart.
+      await cell.call({ type: "FileOpRequest", op: "write", path: "kept.md", content: "in the image\n" });
+      await cell.stop();
+      const again = await start("gina", { uid: 61_007, gid: 61_007 }, "shell", imageBackend);
+      expect(await again.call({ type: "FileOpRequest", op: "read", path: "kept.md" })).toMatchObject({
+        content: "in the image\n",
+      });
+    },
+    120_000,
+  );
+
+  it.skipIf(!images)(
+    "moves a directory brain into its image without following the links planted in it",
+    async () => {
+      const outside = join(home, "outside-image");
+      await mkdir(join(outside, "inner"), { recursive: true });
+      await writeFile(join(outside, "host.txt"), "host file\n");
+      const brain = join(home, "users", "hank", "brain");
+      await mkdir(join(brain, "notes"), { recursive: true });
+      await writeFile(join(brain, "memory.md"), "# Memory\n");
+      await symlink(outside, join(brain, "outside-link"));
+      await symlink(join(outside, "host.txt"), join(brain, "notes", "host-link"));
+      const cell = await start("hank", { uid: 61_008, gid: 61_008 }, "shell", imageBackend);
+      const inside = await shellIn(cell, "cat memory.md; stat -c %u outside-link notes/host-link");
+      expect(inside.stdout).toBe("# Memory\n1000\n1000\n");
+      for (const target of ["", "host.txt", "inner"]) {
+        expect((await stat(join(outside, target))).uid, `outside/${target}`).toBe(0);
+      }
+      // The directory is kept aside for its owner; the image is the brain from now on.
+      expect((await lstat(join(home, "users", "hank", "brain.moved-into-brain.ext4"))).isDirectory()).toBe(
+        true,
+      );
+      expect((await stat(join(home, "users", "hank", "brain.ext4"))).isFile()).toBe(true);
+      // The probe works: a chown that follows the same link does change the outside directory.
+      await chown(join(home, "users", "hank", "brain.moved-into-brain.ext4", "outside-link"), 61_008, 61_008);
+      expect((await stat(outside)).uid).toBe(61_008);
+    },
+    120_000,
+  );
 
   it("refuses to run a cell as host root, in one line", async () => {
     const refused = start("frank", { uid: 0, gid: 0 });

@@ -9,7 +9,7 @@ import {
   imagePaths,
   sourceRuntime,
 } from "../../src/cells/index.js";
-import type { EscapeScene } from "./escape-attempts.js";
+import type { EscapeCaps } from "./escape-scene.js";
 
 /** One backend as the shared suite runs it. */
 export interface SuiteBackend {
@@ -17,12 +17,23 @@ export interface SuiteBackend {
   /** Why it cannot run on this host, or undefined when it can. */
   unavailable: string | undefined;
   make(home: string): CellBackend;
-  caps: EscapeScene["caps"];
+  caps: EscapeCaps;
   brainHostPath(userDir: string): string;
   startTimeoutMs: number;
 }
 
-const BWRAP_LIMITS = { memoryMiB: 256, maxProcesses: 128, maxFileMiB: 32, workspaceMiB: 32 };
+const BWRAP_LIMITS = {
+  memoryMiB: 256,
+  maxProcesses: 128,
+  maxFileMiB: 32,
+  workspaceMiB: 32,
+  shmMiB: 16,
+  brainMiB: 64,
+  cellMemoryMiB: 512,
+};
+const asRoot = process.getuid?.() === 0;
+/** Under a root warden with loop devices the brain is an image; otherwise a directory whose size is checked. */
+const bwrapBrainImages = asRoot && existsSync("/dev/loop-control");
 
 function bwrapProblem(): string | undefined {
   const run = spawnSync("bwrap", [
@@ -46,21 +57,34 @@ export const SUITE_BACKENDS: Record<string, () => SuiteBackend> = {
     name: "process",
     unavailable: undefined,
     make: () => createProcessBackend({ runtime: sourceRuntime(), ...silent }),
-    caps: { brainFileMiB: 0, workspaceMiB: 0, memoryMiB: 0, processes: 0 },
+    caps: {
+      brainFileMiB: 0,
+      brainMiB: 0,
+      workspaceMiB: 0,
+      shmMiB: 0,
+      memoryMiB: 0,
+      processes: 0,
+      cellMemoryMiB: undefined,
+    },
     brainHostPath: (userDir) => join(userDir, "brain"),
     startTimeoutMs: 60_000,
   }),
   bwrap: () => ({
     name: "bwrap",
     unavailable: bwrapProblem(),
-    make: () => createBwrapBackend({ runtime: sourceRuntime(), limits: BWRAP_LIMITS }),
+    make: () =>
+      createBwrapBackend({ runtime: sourceRuntime(), limits: BWRAP_LIMITS, brainCheckMs: 500, ...silent }),
     caps: {
       brainFileMiB: BWRAP_LIMITS.maxFileMiB,
+      brainMiB: BWRAP_LIMITS.brainMiB,
       workspaceMiB: BWRAP_LIMITS.workspaceMiB,
+      shmMiB: BWRAP_LIMITS.shmMiB,
       memoryMiB: BWRAP_LIMITS.memoryMiB,
       processes: BWRAP_LIMITS.maxProcesses,
+      // Only a root warden gives each cell a cgroup; without one nothing bounds a cell's processes together.
+      cellMemoryMiB: asRoot ? BWRAP_LIMITS.cellMemoryMiB : undefined,
     },
-    brainHostPath: (userDir) => join(userDir, "brain"),
+    brainHostPath: (userDir) => join(userDir, bwrapBrainImages ? "brain.ext4" : "brain"),
     startTimeoutMs: 60_000,
   }),
 };
@@ -68,7 +92,7 @@ export const SUITE_BACKENDS: Record<string, () => SuiteBackend> = {
 /** The image the microvm suite boots: IRONCLAW_IMAGE_DIR, else the one `npm run test:microvm` builds. */
 export const TEST_IMAGE_DIR =
   process.env.IRONCLAW_IMAGE_DIR ?? join(process.cwd(), "node_modules/.cache/ironclaw-test-image");
-const MICROVM = { memoryMiB: 256, brainDiskMiB: 64, workspaceMiB: 64, processes: 256 };
+const MICROVM = { memoryMiB: 256, brainDiskMiB: 64, workspaceMiB: 64, shmMiB: 16, processes: 256 };
 
 SUITE_BACKENDS.microvm = () => {
   const paths = imagePaths(TEST_IMAGE_DIR);
@@ -88,9 +112,13 @@ SUITE_BACKENDS.microvm = () => {
       }),
     caps: {
       brainFileMiB: MICROVM.brainDiskMiB,
+      brainMiB: MICROVM.brainDiskMiB,
       workspaceMiB: MICROVM.workspaceMiB,
+      shmMiB: MICROVM.shmMiB,
       memoryMiB: MICROVM.memoryMiB,
       processes: MICROVM.processes,
+      // The whole VM: its guest RAM is all the host ever gives it.
+      cellMemoryMiB: MICROVM.memoryMiB,
     },
     brainHostPath: (userDir) => join(userDir, "brain.ext4"),
     startTimeoutMs: 120_000,

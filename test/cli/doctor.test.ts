@@ -21,11 +21,22 @@ describe("ironclaw doctor", () => {
       "kvm",
       "tcg",
       "vhost-vsock",
+      "cell limits",
     ]);
     const byName = Object.fromEntries(report.checks.map((c) => [c.name, c]));
     expect(byName.node?.detail).toContain(process.version);
     expect(byName.fts5?.status).toBe("ok");
     expect(byName["sqlite-vec"]?.status).toBe("ok");
+    if (byName.bubblewrap?.status === "ok") {
+      for (const limit of [
+        "cell memory",
+        "cell processes",
+        "brain disk quota",
+        "workspace",
+        "tool processes",
+      ])
+        expect(byName["cell limits"]?.detail).toContain(limit);
+    }
     for (const c of report.checks) if (c.status === "missing") expect(c.disables).toBeTruthy();
     expect(report.cellBackend.reason.length).toBeGreaterThan(0);
   });

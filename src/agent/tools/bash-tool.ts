@@ -57,6 +57,7 @@ export function createBashTool(options: BashToolOptions) {
         signal: run.signal,
         timedOut: run.timedOut,
         droppedBytes: run.droppedBytes,
+        strays: run.strays,
       };
       const cut = run.droppedBytes > 0 ? `\n[output cut: ${run.droppedBytes} more bytes dropped]` : "";
       const output = `${run.output}${cut}`;
@@ -64,7 +65,12 @@ export function createBashTool(options: BashToolOptions) {
         return failed(`${output}\n[killed after ${timeoutMs} ms timeout]`.trimStart(), details);
       if (run.aborted) return failed(`${output}\n[killed: the turn was aborted]`.trimStart(), details);
       if (run.exitCode !== 0) {
-        const how = run.exitCode === null ? `signal ${run.signal}` : `exit code ${run.exitCode}`;
+        const how =
+          run.exitCode !== null
+            ? `exit code ${run.exitCode}`
+            : run.signal !== null
+              ? `signal ${run.signal}`
+              : "the command could not start";
         return failed(`${output}\n[${how}]`.trimStart(), details);
       }
       return ok(output === "" ? "(no output)" : output, details);

@@ -1,5 +1,5 @@
 import { lstatSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 /** Resource limits of one bubblewrap cell. */
 export interface BwrapLimits {
@@ -7,10 +7,17 @@ export interface BwrapLimits {
   memoryMiB: number;
   /** Processes and threads inside the cell's user namespace: a fork bomb stops here. */
   maxProcesses: number;
-  /** The largest file the cell may write: bounds a disk fill of the brain directory per file. */
+  /** The largest file the cell may write (RLIMIT_FSIZE). */
   maxFileMiB: number;
-  /** Size of the tmpfs at /tmp/workspace (and of /tmp). */
+  /** Size of the one tmpfs at /tmp, which holds /tmp/workspace: the quota of everything scratch. */
   workspaceMiB: number;
+  /** Size of /dev/shm, the only writable place under an otherwise read-only /dev. */
+  shmMiB: number;
+  /**
+   * The brain's quota, all files together: the size of its disk image when the warden is root and can mount
+   * one, otherwise the size a directory brain is checked against (see doctor).
+   */
+  brainMiB: number;
   openFiles: number;
   /** Memory of the whole cell, its tmpfs pages included: its cgroup's limit, when the warden is root. */
   cellMemoryMiB: number;
@@ -23,17 +30,25 @@ export const DEFAULT_BWRAP_LIMITS: BwrapLimits = {
   maxProcesses: 256,
   maxFileMiB: 256,
   workspaceMiB: 128,
+  shmMiB: 32,
+  brainMiB: 1024,
   openFiles: 1024,
-  // One node at its data limit plus both tmpfs full, with room for the tools the agent runs.
+  // One node at its data limit plus /tmp and /dev/shm full, with room for the tools the agent runs.
   cellMemoryMiB: 1024,
   cellTasks: 1024,
 };
 
 export const PACKAGE_IN_CELL = "/opt/ironclaw";
 export const BRAIN_IN_CELL = "/mnt/brain";
+/** Where node's own prefix is bound when it is not under /usr: a fixed path, so no host path is in argv. */
+export const NODE_PREFIX_IN_CELL = "/opt/node";
+/** What tools may read but not change (see the agent's tool sandbox): what grants capabilities, and the index. */
+export const TOOL_READONLY_IN_CELL = [`${BRAIN_IN_CELL}/config`, `${BRAIN_IN_CELL}/db`];
 
 export interface BwrapCommand {
   packageRoot: string;
+  /** The parts of the package root the runtime needs (dist/ or src/, node_modules/, package.json). */
+  packageParts: string[];
   brainDir: string;
   nodeArgs: string[];
   limits: BwrapLimits;
@@ -43,16 +58,24 @@ export interface BwrapCommand {
   nodePath?: string;
   /** Where node's prefix (see nodePrefixOf) is bound from, when not from itself: a root warden's stage. */
   nodePrefixSource?: string;
+  /** A host directory holding the built-in embedder's word table, bound read-only as IRONCLAW_HOME/embeddings. */
+  embeddingsDir?: string;
+  /** Run tool processes in a nested sandbox of their own (the runtime reads this from its environment). */
+  toolSandbox: boolean;
 }
 
 /**
- * prlimit + bwrap arguments. The rlimits are set before bwrap creates the user namespace, so the process
- * limit is counted per cell (the kernel charges RLIMIT_NPROC per user namespace).
+ * prlimit + bwrap. The rlimits are set before bwrap creates the user namespace, so the process limit is counted
+ * per cell (the kernel charges RLIMIT_NPROC per user namespace). Every bwrap option, the host paths and the
+ * environment among them, travels in `bwrapArgs` through fd 3 (`--args 3`): the command line of bwrap, which is
+ * also what the cell sees as /proc/1/cmdline, holds only the in-cell command, and host `ps` shows no values.
  */
-export function buildBwrapArgs(command: BwrapCommand): { file: string; args: string[] } {
+export function buildBwrapArgs(command: BwrapCommand): { file: string; args: string[]; bwrapArgs: string[] } {
   const mib = 1024 * 1024;
   const { limits } = command;
   const nodePath = command.nodePath ?? process.execPath;
+  const prefix = nodePrefixOf(nodePath);
+  const nodeInCell = prefix ? join(NODE_PREFIX_IN_CELL, relative(prefix, nodePath)) : nodePath;
   const prlimit = [
     // RLIMIT_DATA, not RLIMIT_AS: V8 and Go (esbuild under tsx) reserve gigabytes of address space they never
     // touch, while RLIMIT_DATA counts only memory that can actually be written.
@@ -62,41 +85,68 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
     `--nofile=${limits.openFiles}`,
     "--core=0",
   ];
-  const bwrap = [
-    ...["--unshare-all", "--unshare-user", "--disable-userns"],
+  const path = `${prefix ? `${NODE_PREFIX_IN_CELL}/bin:` : ""}/usr/local/bin:/usr/bin:/bin`;
+  const bwrapArgs = [
+    // No --disable-userns here: the runtime nests the tool sandbox in a user namespace of its own, and that
+    // sandbox disables user namespaces for the tools.
+    ...["--unshare-all", "--unshare-user"],
     ...(command.allowNetwork ? ["--share-net"] : []),
     ...["--die-with-parent", "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "cell"],
-    ...systemBinds(nodePath, command.nodePrefixSource),
-    ...["--ro-bind", command.packageRoot, PACKAGE_IN_CELL],
+    ...systemBinds(),
+    ...(prefix ? ["--ro-bind", command.nodePrefixSource ?? prefix, NODE_PREFIX_IN_CELL] : []),
+    ...command.packageParts.flatMap((part) => [
+      "--ro-bind",
+      join(command.packageRoot, part),
+      join(PACKAGE_IN_CELL, part),
+    ]),
+    ...(command.embeddingsDir ? ["--ro-bind", command.embeddingsDir, `${PACKAGE_IN_CELL}/embeddings`] : []),
     ...["--bind", command.brainDir, BRAIN_IN_CELL],
     ...["--proc", "/proc", "--dev", "/dev"],
-    ...["--size", String(limits.workspaceMiB * mib), "--tmpfs", "/tmp"],
-    ...["--size", String(limits.workspaceMiB * mib), "--tmpfs", "/tmp/workspace"],
+    // /dev is a tmpfs of bwrap's: left writable it would take files up to half the host's RAM. Only a sized
+    // /dev/shm stays writable.
+    ...["--size", String(limits.shmMiB * mib), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"],
+    // One tmpfs for /tmp and the workspace in it, so its size is the quota of all scratch space together.
+    ...["--size", String(limits.workspaceMiB * mib), "--tmpfs", "/tmp", "--dir", "/tmp/workspace"],
     // The sandbox's own root is a tmpfs bwrap built; make it read-only too, so only the brain and the tmpfs
-    // workspace are writable (seed 003 §11: immutable rootfs, persistence only in the brain).
+    // mounts are writable (seed 003 §11: immutable rootfs, persistence only in the brain).
     ...["--remount-ro", "/"],
     ...["--chdir", "/tmp/workspace", "--clearenv"],
-    ...["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp/workspace"],
+    ...["--setenv", "PATH", path, "--setenv", "HOME", "/tmp/workspace"],
     ...["--setenv", "IRONCLAW_LOG", process.env.IRONCLAW_LOG ?? "warn"],
+    ...(command.embeddingsDir ? ["--setenv", "IRONCLAW_HOME", PACKAGE_IN_CELL] : []),
+    ...(command.toolSandbox
+      ? [
+          ...["--setenv", "IRONCLAW_TOOL_SANDBOX", "bwrap"],
+          ...["--setenv", "IRONCLAW_TOOL_READONLY", TOOL_READONLY_IN_CELL.join(":")],
+        ]
+      : []),
     ...Object.entries(command.env ?? {}).flatMap(([name, value]) => ["--setenv", name, value]),
     ...[
       "--setenv",
       "NODE_OPTIONS",
       `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMiB * 0.75))}`,
     ],
-    "--",
-    nodePath,
-    ...command.nodeArgs,
   ];
-  return { file: "prlimit", args: [...prlimit, "--", "bwrap", ...bwrap] };
+  return {
+    file: "prlimit",
+    args: [...prlimit, "--", "bwrap", "--args", "3", "--", nodeInCell, ...command.nodeArgs],
+    bwrapArgs,
+  };
+}
+
+/** The bwrap options as `--args` reads them: NUL-terminated strings. */
+export function encodeBwrapArgs(bwrapArgs: string[]): Buffer {
+  for (const arg of bwrapArgs) {
+    if (arg.includes("\0")) throw new Error(`a bwrap argument holds a NUL byte: ${JSON.stringify(arg)}`);
+  }
+  return Buffer.from(bwrapArgs.map((arg) => `${arg}\0`).join(""), "utf8");
 }
 
 /**
- * Read-only system directories: /usr (node and its shared libraries, /bin/sh for tools), the merged-/usr
- * links, and node's own prefix when it lives elsewhere. /etc, /home, /root, /var and /tmp of the host are
- * not there at all.
+ * Read-only system directories: /usr (node and its shared libraries, bash and bwrap for tools), the merged-/usr
+ * links. /etc, /home, /root, /var and /tmp of the host are not there at all.
  */
-function systemBinds(nodePath: string, prefixSource: string | undefined): string[] {
+function systemBinds(): string[] {
   const args = ["--ro-bind", "/usr", "/usr"];
   for (const dir of ["/bin", "/sbin", "/lib", "/lib64", "/lib32"]) {
     try {
@@ -107,8 +157,6 @@ function systemBinds(nodePath: string, prefixSource: string | undefined): string
       // not on this host
     }
   }
-  const prefix = nodePrefixOf(nodePath);
-  if (prefix) args.push("--ro-bind", prefixSource ?? prefix, prefix);
   return args;
 }
 

@@ -12,15 +12,16 @@ import { CellStartError } from "../cell.js";
  * whose fd was opened in another mount namespace (`mount --no-canonicalize --bind /proc/self/fd/3` → EINVAL).
  *
  * So root does the binding, in a mount namespace that belongs to this one cell (`unshare --mount`): it binds
- * the brain, the package root and node's prefix onto fixed, traversable mount points under STAGE_ROOT, checks
- * each bind is the very directory it opened with O_NOFOLLOW (device and inode, as bwrap 0.10 checks its
- * --bind-fd), then drops to the cell's uid (setpriv) and runs prlimit + bwrap, which bind from the stage.
+ * the brain, the package root, node's prefix and the word table onto fixed, traversable mount points under
+ * STAGE_ROOT, checks each bind is the very directory it opened with O_NOFOLLOW (device and inode, as bwrap 0.10
+ * checks its --bind-fd), then drops to the cell's uid (setpriv) and runs prlimit + bwrap, which bind from the
+ * stage. A brain image is loop-mounted there instead of bound, which is also why only root can have one.
  * The namespace, and with it every stage mount, is gone when the cell's last process exits; nothing is
  * mounted in the warden's own namespace, so nothing can leak there.
  */
 export const STAGE_ROOT = "/run/ironclaw-cell-stage";
 
-export type StageName = "brain" | "package" | "node";
+export type StageName = "brain" | "package" | "node" | "embeddings";
 
 export function stagedPath(name: StageName): string {
   return join(STAGE_ROOT, name);
@@ -31,6 +32,12 @@ export interface StageSource {
   source: string;
   /** Refuse a link as the source itself (guest-adjacent paths); host-owned paths may be links. */
   noFollow: boolean;
+  /**
+   * `image`: the source is an ext4 brain image, loop-mounted (nodev, nosuid) instead of bound, then handed to
+   * the cell's uid when it is not its already. The mount lives in the cell's namespace only, and the loop
+   * device detaches itself when the namespace goes.
+   */
+  kind?: "bind" | "image";
 }
 
 /** The shell that runs as root inside the cell's own mount namespace; paths arrive as arguments only. */
@@ -41,13 +48,22 @@ while [ "$1" != "--" ]; do
   shift
 done
 shift
+changed() {
+  echo "ironclaw-stage: $1 changed while the cell was starting; start it again" >&2
+  exit 1
+}
 while [ "$1" != "--" ]; do
-  mount -n --bind "$1" "$2"
-  if [ "$(stat -c %d:%i "$2")" != "$3" ]; then
-    echo "ironclaw-stage: $1 changed while the cell was starting; start it again" >&2
-    exit 1
+  if [ "$1" = image ]; then
+    [ "$(stat -c %d:%i "$2")" = "$4" ] || changed "$2"
+    mount -n -o loop,nodev,nosuid,noatime "$2" "$3"
+    # chown -R -h walks physically and changes links themselves: nothing in the image is followed out of it.
+    [ "$(stat -c %u:%g "$3")" = "$uid:$gid" ] || chown -R -h "$uid:$gid" "$3"
+    chmod 0700 "$3"
+  else
+    mount -n --bind "$2" "$3"
+    [ "$(stat -c %d:%i "$3")" = "$4" ] || changed "$2"
   fi
-  shift 3
+  shift 4
 done
 shift
 exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
@@ -65,7 +81,7 @@ export async function stageCommand(
 ): Promise<{ file: string; args: string[] }> {
   await prepareStage(sources.map((s) => s.name));
   const binds: string[] = [];
-  for (const s of sources) binds.push(s.source, stagedPath(s.name), await identify(s));
+  for (const s of sources) binds.push(s.kind ?? "bind", s.source, stagedPath(s.name), await identify(s));
   return {
     file: "unshare",
     args: [
@@ -81,20 +97,26 @@ export async function stageCommand(
  * in for O_PATH, which node's fs.constants lacks: root may open any directory, and only fstat follows.
  */
 async function identify(source: StageSource): Promise<string> {
-  const flags = constants.O_RDONLY | constants.O_DIRECTORY | (source.noFollow ? constants.O_NOFOLLOW : 0);
+  const flags =
+    constants.O_RDONLY |
+    (source.kind === "image" ? 0 : constants.O_DIRECTORY) |
+    (source.noFollow ? constants.O_NOFOLLOW : 0);
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(source.source, flags);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    const what = source.kind === "image" ? "a file" : "a directory";
     const why =
       code === "ELOOP" || code === "ENOTDIR"
-        ? "is not a directory (a symbolic link?)"
+        ? `is not ${what} (a symbolic link?)`
         : `cannot be opened (${code})`;
     throw new CellStartError(`the cell's ${source.name} ${source.source} ${why}`, { cause: error });
   }
   try {
     const info = await handle.stat({ bigint: true });
+    if (source.kind === "image" && !info.isFile())
+      throw new CellStartError(`the cell's ${source.name} ${source.source} is not a regular file`);
     return `${info.dev}:${info.ino}`;
   } finally {
     await handle.close();

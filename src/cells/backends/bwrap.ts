@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
-import { createLogger, type Logger } from "../../core/index.js";
-import { ensureBrainDir, handBrainTo } from "../brain-dir.js";
+import type { Writable } from "node:stream";
+import { createLogger, ironclawHome, type Logger } from "../../core/index.js";
+import { releaseBrainLock } from "../brain-lock.js";
+import { measureBrainBytes } from "../brain-usage.js";
 import {
   assertUserId,
   type CellBackend,
@@ -12,18 +12,19 @@ import {
   type CellStartSpec,
 } from "../cell.js";
 import { type CellCgroup, createCellCgroup } from "../cell-cgroup.js";
+import { probeBrainImages, probeToolSandbox } from "../cell-limits.js";
 import { duplexOf, launchChildCell } from "../child-cell.js";
 import { defaultRuntime, type GuestRuntime } from "../guest-runtime.js";
+import { prepareWordTableDir } from "../word-table-home.js";
 import {
   BRAIN_IN_CELL,
-  type BwrapCommand,
   type BwrapLimits,
-  buildBwrapArgs,
   DEFAULT_BWRAP_LIMITS,
-  nodePrefixOf,
+  encodeBwrapArgs,
   PACKAGE_IN_CELL,
 } from "./bwrap-args.js";
-import { type StageSource, stageCommand, stagedPath } from "./bwrap-stage.js";
+import { type BwrapBrain, prepareBwrapBrain } from "./bwrap-brain.js";
+import { cellCommand } from "./bwrap-command.js";
 import { explainStartFailure } from "./start-failure.js";
 
 export interface BwrapBackendOptions {
@@ -38,28 +39,67 @@ export interface BwrapBackendOptions {
   /** The node binary cells run; default the warden's own. */
   nodePath?: string;
   logger?: Logger;
-  /** Called once when cells run without per-cell cgroups (the warden is not root, or cgroups are unusable). */
+  /** Called once per kind of weaker isolation this host forces (no cgroups, no brain images, no tool sandbox). */
   onWarning?: (warning: string) => void;
+  /** Per-cell cgroups under a root warden (default on); off only to measure what they cost. */
+  cgroups?: boolean;
+  /** Brains as loop-mounted images under a root warden: default wherever loop devices and mkfs.ext4 exist. */
+  brainImages?: boolean;
+  /** Tools in a nested sandbox of their own: default wherever this host can nest one. */
+  toolSandbox?: boolean;
+  /** The host's IRONCLAW_HOME, whose embeddings/ (the built-in embedder's word table) cells bind; false: none. */
+  embeddingsHome?: string | false;
+  /** How often the size of a directory brain is checked while its cell runs (default 10 s). */
+  brainCheckMs?: number;
 }
 
 type Owner = { uid: number; gid: number };
 
-/** bubblewrap: every namespace unshared, no network unless allowed, read-only system, rlimits. */
+/** bubblewrap: every namespace unshared, no network unless allowed, read-only system, rlimits, quotas. */
 export function createBwrapBackend(options: BwrapBackendOptions = {}): CellBackend {
   const runtime = options.runtime ?? defaultRuntime();
   const limits = { ...DEFAULT_BWRAP_LIMITS, ...options.limits };
   const asRoot = process.getuid?.() === 0;
   const nodePath = options.nodePath ?? process.execPath;
   const logger = options.logger ?? createLogger("cells");
-  let warned = false;
-  const warnOnce = (why: string) => {
-    if (warned) return;
-    warned = true;
-    const warning = `bwrap cells run without per-cell cgroups (${why}): only rlimits bound them, per process and per uid`;
-    logger.warn(warning);
-    options.onWarning?.(warning);
+  const warned = new Set<string>();
+  const warnOnce = (warning: string) => {
+    if (warned.has(warning)) return;
+    warned.add(warning);
+    // Said once: to whoever asked to hear warnings (the CLI prints them), else to the log.
+    if (options.onWarning) options.onWarning(warning);
+    else logger.warn(warning);
   };
-  if (!asRoot) warnOnce("the warden is not root");
+  const noCgroups = (why: string) =>
+    warnOnce(
+      `bwrap cells run without per-cell cgroups (${why}): only rlimits bound them, per process and per uid`,
+    );
+  if (!asRoot) noCgroups("the warden is not root");
+  let hostFeatures: Promise<{ images: boolean; tools: boolean; embeddings: string | undefined }> | undefined;
+  const features = () => {
+    hostFeatures ??= (async () => {
+      const home = options.embeddingsHome === undefined ? ironclawHome() : options.embeddingsHome;
+      const [images, tools, table] = await Promise.all([
+        options.brainImages === false ? undefined : probeBrainImages(),
+        options.toolSandbox === false ? undefined : probeToolSandbox(),
+        home === false ? undefined : prepareWordTableDir(home),
+      ]);
+      if (images && !images.usable && asRoot)
+        warnOnce(`bwrap brains are directories whose quota is only checked (${images.detail})`);
+      if (tools && !tools.usable)
+        warnOnce(
+          `bwrap cells run tools without their own sandbox (${tools.detail}): tools can write config/`,
+        );
+      if (table && "unavailable" in table)
+        warnOnce(`cells build the built-in embedder's word table themselves: ${table.unavailable}`);
+      return {
+        images: options.brainImages ?? images?.usable === true,
+        tools: options.toolSandbox ?? tools?.usable === true,
+        embeddings: table && "dir" in table ? table.dir : undefined,
+      };
+    })();
+    return hostFeatures;
+  };
   return {
     name: "bwrap",
     isolated: true,
@@ -67,49 +107,102 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): CellBacke
       assertUserId(spec.userId);
       // Without root the cell is the warden's own uid inside a user namespace, and runAs cannot apply.
       const owner = asRoot ? cellOwner(spec, options) : undefined;
-      const brain = await prepareUserDir(spec.userDir, owner).catch((error: Error) => {
+      const host = await features();
+      const brain = await prepareBwrapBrain({
+        userId: spec.userId,
+        userDir: spec.userDir,
+        owner,
+        images: asRoot && host.images,
+        quotaMiB: limits.brainMiB,
+        seed: spec.brainSeed,
+      }).catch((error: Error) => {
         if (error instanceof CellStartError) throw error;
         throw new CellStartError(`could not prepare the brain in ${spec.userDir}: ${error.message}`, {
           cause: error,
         });
       });
-      const command: BwrapCommand = {
-        packageRoot: runtime.packageRoot,
-        brainDir: brain.dir,
-        nodePath,
-        nodeArgs: [
-          ...runtime.nodeArgs(PACKAGE_IN_CELL),
-          ...["--channel", "stdio", "--brain", BRAIN_IN_CELL, "--user", spec.userId],
-          ...["--handler", spec.handler ?? "agent"],
-          ...(spec.maxFrameBytes ? ["--max-frame-bytes", String(spec.maxFrameBytes)] : []),
-        ],
-        limits,
-        allowNetwork: spec.allowNetwork === true,
-        ...(spec.env ? { env: spec.env } : {}),
+      const cgroup =
+        owner && options.cgroups !== false ? await cellCgroup(spec.userId, limits, noCgroups) : undefined;
+      const release = async () => {
+        await cgroup?.remove();
+        if (brain.kind === "image") await releaseBrainLock(brain.lockFile);
       };
-      const cgroup = owner ? await cellCgroup(spec.userId, limits, warnOnce) : undefined;
-      const { file, args } = owner
-        ? await stagedCommand(command, owner, cgroup?.procsFiles ?? []).catch(async (error) => {
-            await cgroup?.remove();
-            throw error;
-          })
-        : buildBwrapArgs(command);
-      const child = spawn(file, args, {
-        stdio: ["pipe", "pipe", "pipe"],
+      const command = await cellCommand(
+        {
+          packageRoot: runtime.packageRoot,
+          packageParts: runtime.parts,
+          nodePath,
+          nodeArgs: [
+            ...runtime.nodeArgs(PACKAGE_IN_CELL),
+            ...["--channel", "stdio", "--brain", BRAIN_IN_CELL, "--user", spec.userId],
+            ...["--handler", spec.handler ?? "agent"],
+            ...(spec.maxFrameBytes ? ["--max-frame-bytes", String(spec.maxFrameBytes)] : []),
+          ],
+          limits,
+          allowNetwork: spec.allowNetwork === true,
+          toolSandbox: host.tools,
+          ...(host.embeddings ? { embeddingsDir: host.embeddings } : {}),
+          ...(spec.env ? { env: spec.env } : {}),
+        },
+        brain,
+        owner ? { owner, cgroupProcs: cgroup?.procsFiles ?? [] } : undefined,
+      ).catch(async (error) => {
+        await release();
+        throw error;
+      });
+      // fd 3 carries bwrap's options (--args 3), so neither host `ps` nor the cell's /proc/1 shows them.
+      const child = spawn(command.file, command.args, {
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
         env: { PATH: "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" },
       });
-      return launchChildCell({
+      const argsPipe = child.stdio[3] as Writable | null;
+      argsPipe?.on("error", () => {}); // a bwrap that never started never reads them: its exit says why
+      argsPipe?.end(encodeBwrapArgs(command.bwrapArgs));
+      const cell = await launchChildCell({
         backend: "bwrap",
         isolated: true,
         spec,
         child,
         channel: duplexOf(child),
-        ...(cgroup ? { cleanup: () => cgroup.remove() } : {}),
+        cleanup: release,
       }).catch((error: Error) => {
         throw explainStartFailure(error);
       });
+      if (brain.kind === "dir") watchBrainQuota(cell, brain, options.brainCheckMs ?? 10_000, logger);
+      return cell;
     },
   };
+}
+
+/**
+ * A directory brain has no quota the kernel enforces (no root, or no loop devices): the warden measures it
+ * while the cell runs and stops the cell once it is over. It cannot start again until space is freed.
+ */
+function watchBrainQuota(
+  cell: CellHandle,
+  brain: Extract<BwrapBrain, { kind: "dir" }>,
+  everyMs: number,
+  logger: Logger,
+): void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    void measureBrainBytes(brain.dir)
+      .then((usage) => {
+        if (usage.bytes <= brain.quotaBytes) return;
+        clearInterval(timer);
+        const reason = `the brain passed its quota of ${Math.round(brain.quotaBytes / 1048576)} MiB`;
+        logger.warn({ user: cell.userId, bytes: usage.bytes }, reason);
+        return cell.stop({ timeoutMs: 2_000, reason }).then(() => undefined);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        checking = false;
+      });
+  }, everyMs);
+  timer.unref();
+  void cell.exited.then(() => clearInterval(timer));
 }
 
 /** The cell's own cgroups, or undefined (and a warning) where they cannot be used: rlimits still hold. */
@@ -135,44 +228,4 @@ function cellOwner(spec: CellStartSpec, options: BwrapBackendOptions): Owner {
     );
   }
   return owner;
-}
-
-/**
- * users/<u> and its brain. Under a root warden: users/<u> is root's alone (0700), so no other cell uid can
- * even reach this user's brain or brain.ext4, and the brain belongs to the cell uid, 0700.
- */
-async function prepareUserDir(userDir: string, owner: Owner | undefined) {
-  if (!owner) {
-    await mkdir(userDir, { recursive: true, mode: 0o755 });
-    return ensureBrainDir(userDir);
-  }
-  await mkdir(userDir, { recursive: true, mode: 0o700 });
-  const dir = await open(userDir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  try {
-    const info = await dir.stat();
-    if (info.uid !== 0 || info.gid !== 0) await dir.chown(0, 0);
-    if ((info.mode & 0o077) !== 0) await dir.chmod(0o700);
-  } finally {
-    await dir.close();
-  }
-  const brain = await ensureBrainDir(userDir);
-  await handBrainTo(brain.dir, owner);
-  return brain;
-}
-
-/** The root warden's command: bwrap binds brain, package and node prefix from the cell's stage. */
-function stagedCommand(command: BwrapCommand, owner: Owner, cgroupProcs: string[]) {
-  const prefix = nodePrefixOf(command.nodePath ?? process.execPath);
-  const sources: StageSource[] = [
-    { name: "brain", source: command.brainDir, noFollow: true },
-    { name: "package", source: command.packageRoot, noFollow: false },
-    ...(prefix ? [{ name: "node" as const, source: prefix, noFollow: false }] : []),
-  ];
-  const inner = buildBwrapArgs({
-    ...command,
-    brainDir: stagedPath("brain"),
-    packageRoot: stagedPath("package"),
-    ...(prefix ? { nodePrefixSource: stagedPath("node") } : {}),
-  });
-  return stageCommand(sources, owner, cgroupProcs, inner);
 }

@@ -1,13 +1,14 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, type Logger } from "../../core/index.js";
 import { probeKernelBoot } from "../boot-probe.js";
 import { ensureBrainDisk } from "../brain-disk.js";
+import { releaseBrainLock, takeBrainLock } from "../brain-lock.js";
 import {
   assertUserId,
   type CellBackend,
@@ -75,7 +76,7 @@ export function createMicrovmBackend(
       // users/<u> holds the whole brain as a disk image: the warden's alone.
       await mkdir(spec.userDir, { recursive: true, mode: 0o700 });
       await mkdir(runDir, { recursive: true, mode: 0o700 });
-      const brain = await ensureBrainDisk(spec.userDir, options.brainDiskMiB ?? 256);
+      const brain = await ensureBrainDisk(spec.userDir, options.brainDiskMiB ?? 256, spec.brainSeed);
       // One VM per brain disk: two writers would corrupt the ext4 file system.
       const lockFile = join(spec.userDir, "brain.lock");
       await takeBrainLock(lockFile, spec.userId);
@@ -140,38 +141,11 @@ export function createMicrovmBackend(
           connection?.destroy();
           server.close();
           await rm(socketPath, { force: true });
-          await rm(lockFile, { force: true });
+          await releaseBrainLock(lockFile);
         },
       });
     },
   };
-}
-
-/** An exclusive lock file holding the warden's pid; a lock whose process is gone is stale and taken over. */
-async function takeBrainLock(lockFile: string, userId: string): Promise<void> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const lock = await open(lockFile, "wx");
-      await lock.write(String(process.pid));
-      await lock.close();
-      return;
-    } catch {
-      const owner = Number(await readFile(lockFile, "utf8").catch(() => "0"));
-      if (owner > 0 && owner !== process.pid && isAlive(owner)) break;
-      if (owner === process.pid) break;
-      await rm(lockFile, { force: true });
-    }
-  }
-  throw new CellStartError(`the brain of ${userId} is in use by another cell (${lockFile})`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function chooseAccel(

@@ -28,7 +28,7 @@ export function createProcessBackend(options: ProcessBackendOptions = {}): CellB
       logger.warn({ user: spec.userId }, PROCESS_WARNING);
       options.onWarning?.(PROCESS_WARNING);
       await mkdir(spec.userDir, { recursive: true });
-      const brain = await ensureBrainDir(spec.userDir);
+      const brain = await ensureBrainDir(spec.userDir, spec.brainSeed);
       const child = spawn(
         process.execPath,
         [

@@ -11,8 +11,15 @@ import { BrainLayout } from "../../memory/index.js";
 import type { ChatMessage } from "../../providers/index.js";
 import type { ProtocolPeer } from "../protocol-peer.js";
 import { runFileOp } from "./brain-file-ops.js";
+import { createBrainQueries } from "./brain-queries.js";
 import type { CellHandler, TurnEvent } from "./cell-handler.js";
-import { createProxyFetcher, createProxyProviders, ProxyEmbedder } from "./warden-proxies.js";
+import {
+  createProxyFetcher,
+  createProxyProviders,
+  labelJobTurns,
+  ProxyEmbedder,
+  withModelCallLabels,
+} from "./warden-proxies.js";
 
 export interface AgentHandlerOptions {
   brainRoot: string;
@@ -42,9 +49,13 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     pageFetcher: createProxyFetcher(options.warden),
     ...(embedder ? { embedder } : {}),
   });
-  const scheduler = createRuntimeScheduler(runtime, { watch: true });
+  // The warden labels each model call with its agent, session and job, for usage reports and per-job caps.
+  const jobTurns = labelJobTurns(runtime);
+  const scheduler = createRuntimeScheduler(jobTurns.runtime, { watch: true });
+  jobTurns.follow(scheduler);
   scheduler.start();
   const sessions = new SessionStore(runtime.db);
+  const queries = createBrainQueries(runtime, scheduler);
   const historyOf = (message: UserMessage): ChatMessage[] =>
     sessions.load(message.session_id)?.messages ??
     (message.history ?? []).map(
@@ -71,41 +82,50 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
         events.push(event);
         wake?.();
       };
+      // When each call started, so the chat view can show how long it took.
+      const started = new Map<string, number>();
       const emit = (event: AgentEvent) => {
         if (event.type === "text_delta") push({ kind: "delta", delta: event.delta });
+        else if (event.type === "tool_call") started.set(event.call.id, performance.now());
         else if (event.type === "tool_result") {
+          const t0 = started.get(event.call.id);
+          started.delete(event.call.id);
           push({
             kind: "tool",
             callId: event.call.id,
             tool: event.call.name,
             isError: event.result.isError,
             content: event.result.content,
+            outcome: event.result.outcome,
+            args: clipArgs(event.call.arguments),
+            ...(t0 === undefined ? {} : { durationMs: performance.now() - t0 }),
           });
         }
       };
-      const turn = runtime
-        .runTurn({
+      const agent = message.agent ?? runtime.runtimeConfig.config.default_agent;
+      const turn = withModelCallLabels({ agent, session: message.session_id }, () =>
+        runtime.runTurn({
           prompt: message.text,
           sessionId: message.session_id,
           history: historyOf(message),
           signal: context.signal,
           emit,
           ...(message.agent ? { agent: message.agent } : {}),
-        })
-        .then(
-          (result) => {
-            sessions.save(message.session_id, result.agent, result.messages);
-            push({
-              kind: "final",
-              text: result.text,
-              usage: result.usage,
-              stopReason: result.stopReason === "max_steps" ? "length" : result.stopReason,
-              ...(result.error ? { error: result.error.message } : {}),
-            });
-          },
-          (error: Error) =>
-            push({ kind: "final", text: "", stopReason: "error", error: error.message || "turn failed" }),
-        );
+        }),
+      ).then(
+        (result) => {
+          sessions.save(message.session_id, result.agent, result.messages);
+          push({
+            kind: "final",
+            text: result.text,
+            usage: result.usage,
+            stopReason: result.stopReason === "max_steps" ? "length" : result.stopReason,
+            ...(result.error ? { error: result.error.message } : {}),
+          });
+        },
+        (error: Error) =>
+          push({ kind: "final", text: "", stopReason: "error", error: error.message || "turn failed" }),
+      );
       for (;;) {
         const next = events.shift();
         if (next) {
@@ -131,10 +151,17 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
         );
       });
     },
-    onFileOp: (request, context) => runFileOp(context.brainRoot, request),
+    async onFileOp(request, context) {
+      const outcome = await runFileOp(context.brainRoot, request);
+      if (!outcome.error && (request.op === "write" || request.op === "delete")) queries.markChanged();
+      return outcome;
+    },
+    onQuery: (request) => queries.answer(request),
     async *onJobTrigger(trigger) {
       yield { status: "running" };
       try {
+        // A job just added through the warden may not have reached the scheduler's debounced reload yet.
+        if (!scheduler.definitions().some((job) => job.id === trigger.job_id)) scheduler.reload();
         const done = await scheduler.runNow(trigger.job_id, trigger.prompt);
         const ok = done.status === "succeeded";
         yield ok
@@ -149,4 +176,11 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
       await runtime.close();
     },
   };
+}
+
+const MAX_ARGS_CHARS = 4_000;
+
+/** Tool arguments for the chat view: a file write's content must not make every tool row megabytes long. */
+function clipArgs(args: string): string {
+  return args.length > MAX_ARGS_CHARS ? `${args.slice(0, MAX_ARGS_CHARS)}…` : args;
 }

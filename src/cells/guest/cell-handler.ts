@@ -3,14 +3,27 @@ import type {
   FileOpResult,
   JobStatus,
   JobTrigger,
+  QueryRequest,
+  QueryResult,
   TokenUsage,
+  ToolResult,
   UserMessage,
 } from "../../contracts/cell/index.js";
 
 /** One step of a turn as the handler produces it; the server turns these into protocol messages. */
 export type TurnEvent =
   | { kind: "delta"; delta: string }
-  | { kind: "tool"; callId: string; tool: string; isError: boolean; content: string }
+  | {
+      kind: "tool";
+      callId: string;
+      tool: string;
+      isError: boolean;
+      content: string;
+      outcome?: ToolResult["outcome"];
+      /** The arguments as the model sent them (raw JSON text) and how long the call took, for the chat view. */
+      args?: string;
+      durationMs?: number;
+    }
   | {
       kind: "final";
       text: string;
@@ -21,6 +34,9 @@ export type TurnEvent =
 
 /** A job's progress as the handler reports it. */
 export type JobProgress = Pick<JobStatus, "status" | "result_ref" | "error">;
+
+/** The fields of a QueryResult that the handler decides: an answer, or why there is none. */
+export type QueryOutcome = Pick<QueryResult, "answer" | "error">;
 
 /** The fields of a FileOpResult that the handler decides; the server adds the header and reply_to. */
 export type FileOpOutcome = Pick<FileOpResult, "entries" | "content" | "error">;
@@ -43,6 +59,8 @@ export interface CellHandler {
   onUserMessage(message: UserMessage, context: GuestContext): AsyncIterable<TurnEvent>;
   onFileOp(request: FileOpRequest, context: GuestContext): Promise<FileOpOutcome>;
   onJobTrigger(trigger: JobTrigger, context: GuestContext): AsyncIterable<JobProgress>;
+  /** Questions about the brain database (search, index status, cron state, tool audit); optional for test handlers. */
+  onQuery?(request: QueryRequest, context: GuestContext): Promise<QueryOutcome>;
   /**
    * Called once when the channel is up, with a way to send messages nobody asked for: the scheduler's own
    * runs report their JobStatus this way (seed 003 §8.2: an optional notification for the warden to relay).

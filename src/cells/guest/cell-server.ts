@@ -1,8 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
-import type { FileOpRequest, JobTrigger, ProtocolMessage, UserMessage } from "../../contracts/cell/index.js";
+import type {
+  FileOpRequest,
+  JobTrigger,
+  ProtocolMessage,
+  QueryRequest,
+  UserMessage,
+} from "../../contracts/cell/index.js";
 import { type CloseInfo, ProtocolPeer } from "../protocol-peer.js";
-import type { CellHandler, GuestContext } from "./cell-handler.js";
+import type { CellHandler, GuestContext, QueryOutcome } from "./cell-handler.js";
 
 export interface CellServerOptions {
   userId: string;
@@ -133,6 +139,8 @@ async function dispatch(
       return answerFileOp(peer, handler, context, message);
     case "JobTrigger":
       return answerJob(peer, handler, context, message);
+    case "QueryRequest":
+      return answerQuery(peer, handler, context, message);
     case "Hello":
       peer.send({
         type: "Ready",
@@ -181,6 +189,9 @@ async function answerTurn(
         tool: event.tool,
         isError: event.isError,
         content: event.content,
+        ...(event.outcome ? { outcome: event.outcome } : {}),
+        ...(event.args !== undefined ? { args: event.args } : {}),
+        ...(event.durationMs !== undefined ? { duration_ms: Math.round(event.durationMs) } : {}),
       });
     } else {
       peer.send({
@@ -244,5 +255,23 @@ async function answerJob(
     job_id: trigger.job_id,
     status: "failed",
     error: "the job ended without a result",
+  });
+}
+
+async function answerQuery(
+  peer: ProtocolPeer,
+  handler: CellHandler,
+  context: GuestContext,
+  request: QueryRequest,
+) {
+  const outcome: QueryOutcome = handler.onQuery
+    ? await handler.onQuery(request, context)
+    : { error: { code: "unsupported", message: `the ${handler.name} handler answers no queries` } };
+  peer.send({
+    type: "QueryResult",
+    user_id: request.user_id,
+    session_id: request.session_id,
+    reply_to: request.msg_id,
+    ...outcome,
   });
 }

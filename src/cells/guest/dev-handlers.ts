@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { runInProcessGroup } from "../../agent/index.js";
+import { encodeFrame } from "../frame-codec.js";
 import { runFileOp } from "./brain-file-ops.js";
 import type { CellHandler, GuestContext, JobProgress, TurnEvent } from "./cell-handler.js";
 
@@ -35,9 +36,11 @@ export interface ShellOutcome {
 const OUTPUT_CAP = 64 * 1024;
 
 /**
- * DEV/TEST ONLY: runs each message's text with /bin/sh inside the cell, the way the agent's bash tool would.
- * The escape suite uses it to make a compromised agent's attempts real. Two directives exist for that suite:
- * `!raw <base64>` writes bytes to the channel unframed, `!exit <code>` ends the runtime as a crash would.
+ * DEV/TEST ONLY: runs each message's text with bash inside the cell exactly as the agent's bash tool does (the
+ * tool sandbox, the process group, the stragglers' kill). The escape suite uses it to make a compromised
+ * agent's attempts real. Directives for that suite play a compromised runtime: `!raw <base64>` writes bytes
+ * to the channel unframed, `!exit <code>` ends the runtime as a crash would, and `!flood <count> <stall-ms>`
+ * sends `count` bad frames each followed by a valid Heartbeat, then stops reading for `stall-ms`.
  */
 export function createShellTestHandler(options: { timeoutMs?: number } = {}): CellHandler {
   return {
@@ -50,6 +53,14 @@ export function createShellTestHandler(options: { timeoutMs?: number } = {}): Ce
         return;
       }
       if (text.startsWith("!exit ")) process.exit(Number(text.slice(6)) || 1);
+      if (text.startsWith("!flood ")) {
+        const [count = 0, stallMs = 0] = text.slice(7).split(" ").map(Number);
+        context.writeRaw(floodFrames(context.userId, count));
+        // Block the event loop: the runtime reads nothing the host answers, as a stopped runtime would.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
+        yield { kind: "final", text: "flooded" };
+        return;
+      }
       const outcome = await runShell(text, context, options.timeoutMs ?? 60_000);
       if (outcome.stdout) yield { kind: "delta", delta: outcome.stdout };
       yield { kind: "final", text: JSON.stringify(outcome), stopReason: "stop" };
@@ -64,50 +75,44 @@ async function* succeedJob(): AsyncIterable<JobProgress> {
   yield { status: "succeeded" };
 }
 
-function runShell(command: string, context: GuestContext, timeoutMs: number): Promise<ShellOutcome> {
-  return new Promise((resolve) => {
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    // detached: the command gets its own process group, so a timeout kills everything it started.
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: context.brainRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, timeoutMs);
-    context.signal.addEventListener("abort", killGroup, { once: true });
-    child.stdout.on("data", (d: Buffer) => {
-      if (stdout.length < OUTPUT_CAP) stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      if (stderr.length < OUTPUT_CAP) stderr += d.toString();
-    });
-    const finish = (exit: number | null, signal: string | null) => {
-      clearTimeout(timer);
-      killGroup();
-      resolve({
-        exit,
-        signal,
-        stdout: stdout.slice(0, OUTPUT_CAP),
-        stderr: stderr.slice(0, OUTPUT_CAP),
-        timedOut,
-      });
-    };
-    child.on("error", (error) => {
-      stderr += error.message;
-      finish(null, null);
-    });
-    child.on("close", (code, signal) => finish(code, signal));
+async function runShell(command: string, context: GuestContext, timeoutMs: number): Promise<ShellOutcome> {
+  const run = await runInProcessGroup(command, {
+    cwd: context.brainRoot,
+    env: process.env,
+    timeoutMs,
+    maxOutputBytes: OUTPUT_CAP,
+    signal: context.signal,
+    separateStderr: true,
   });
+  return {
+    exit: run.exitCode,
+    signal: run.signal,
+    stdout: run.output,
+    stderr: run.stderr ?? "",
+    timedOut: run.timedOut,
+  };
+}
+
+/**
+ * What a runtime taken over by a tool could send: garbage the host must answer, each piece followed by a
+ * Heartbeat that is valid on its own (its msg_id guessed ahead of the real counter), so that a counter of bad
+ * frames in a row would never trip.
+ */
+function floodFrames(userId: string, count: number): Buffer {
+  const garbage = Buffer.from([0, 0, 0, 1, 0x7b]);
+  const base = 500_000;
+  const parts: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    parts.push(garbage);
+    parts.push(
+      encodeFrame({
+        type: "Heartbeat",
+        user_id: userId,
+        session_id: "cell",
+        msg_id: base + i,
+        timestamp: new Date().toISOString(),
+      }),
+    );
+  }
+  return Buffer.concat(parts);
 }

@@ -8,7 +8,12 @@ import { Duplex } from "node:stream";
  * the guest kernel numbers ports by probe order, so the name is the stable handle).
  */
 export async function openGuestChannel(spec: string): Promise<Duplex> {
-  if (spec === "stdio") return Duplex.from({ readable: process.stdin, writable: process.stdout });
+  if (spec === "stdio") {
+    // A destroyed channel fails its pipes with an AbortError: the runtime then ends on the closed channel.
+    process.stdin.on("error", () => {});
+    process.stdout.on("error", () => {});
+    return Duplex.from({ readable: process.stdin, writable: process.stdout });
+  }
   if (spec.startsWith("unix:")) {
     const socket = connect(spec.slice(5));
     await new Promise<void>((resolve, reject) => {

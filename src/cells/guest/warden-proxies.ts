@@ -1,4 +1,5 @@
-import type { PageFetcher } from "../../agent/index.js";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { AgentRuntime, CronScheduler, PageFetcher, TurnRequest } from "../../agent/index.js";
 import { checkFetchTarget, ToolRefusal } from "../../agent/index.js";
 import type { ProtocolMessage } from "../../contracts/cell/index.js";
 import type { Embedder } from "../../memory/index.js";
@@ -15,6 +16,23 @@ import type { MessageBody, ProtocolPeer } from "../protocol-peer.js";
 // Inside a cell there is no provider key and no network: model calls, provider embeddings and web fetches are
 // requests to the warden over the cell's one channel. These adapters give the agent runtime the interfaces it
 // already uses (Provider, Embedder, PageFetcher), so the runtime does not know whether it runs in a cell.
+
+/** What a model call is for, as the warden's usage records and per-agent and per-job caps label it. */
+export interface ModelCallLabels {
+  agent?: string;
+  session?: string;
+  job?: string;
+}
+
+const callLabels = new AsyncLocalStorage<ModelCallLabels>();
+
+/**
+ * Runs `work` (a turn, a job run) with its model calls labelled: the provider interface carries no session or
+ * job, so the labels travel with the async context instead. The warden charges the cell's owner regardless.
+ */
+export function withModelCallLabels<T>(labels: ModelCallLabels, work: () => T): T {
+  return callLabels.run(labels, work);
+}
 
 /** A registry in which every provider name is the warden's model proxy; the warden decides which exist. */
 export function createProxyProviders(peer: ProtocolPeer): ProviderRegistry {
@@ -52,6 +70,7 @@ async function* proxyStream(
     ...(request.tools?.length ? { tools: request.tools } : {}),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    ...labelFields(callLabels.getStore()),
   };
   yield* relay(peer, body, signal, (reply) => {
     if (reply.type === "ModelEvent") return { event: reply.event, final: isLast(reply.event) };
@@ -62,6 +81,50 @@ async function* proxyStream(
     }
     return undefined;
   });
+}
+
+/**
+ * The runtime as the cron scheduler sees it: each run's turn labelled with its job and session. The scheduler
+ * announces a run (its job and fresh session) just before it starts the run's turn; `follow` listens for that.
+ */
+export function labelJobTurns(runtime: AgentRuntime): {
+  runtime: AgentRuntime;
+  follow(scheduler: CronScheduler): void;
+} {
+  const jobOfSession = new Map<string, string>();
+  const labelled = new Proxy(runtime, {
+    get(target, key) {
+      if (key !== "runTurn") return Reflect.get(target, key, target);
+      return (request: TurnRequest) => {
+        const job = request.sessionId === undefined ? undefined : jobOfSession.get(request.sessionId);
+        const labels: ModelCallLabels = {
+          agent: request.agent ?? target.runtimeConfig.config.default_agent,
+          ...(request.sessionId ? { session: request.sessionId } : {}),
+          ...(job ? { job } : {}),
+        };
+        return withModelCallLabels(labels, () => target.runTurn(request));
+      };
+    },
+  });
+  return {
+    runtime: labelled,
+    follow(scheduler) {
+      scheduler.on("notification", (n) => {
+        if (n.status === "running") jobOfSession.set(n.sessionId, n.jobId);
+        else if (n.status !== "queued") jobOfSession.delete(n.sessionId);
+      });
+    },
+  };
+}
+
+function labelFields(
+  labels: ModelCallLabels | undefined,
+): Partial<Record<"agent" | "session" | "job", string>> {
+  const fields: Partial<Record<"agent" | "session" | "job", string>> = {};
+  if (labels?.agent) fields.agent = labels.agent;
+  if (labels?.session) fields.session = labels.session;
+  if (labels?.job) fields.job = labels.job;
+  return fields;
 }
 
 function isLast(event: StreamEvent): boolean {

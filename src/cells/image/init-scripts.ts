@@ -71,7 +71,17 @@ for arg in $(cat /proc/cmdline); do
 done
 mount -t tmpfs -o size=${options.workspaceMiB}m,mode=1777,nosuid,nodev tmpfs /tmp
 mkdir -p /tmp/workspace && chown 1000:1000 /tmp/workspace
-chown -R 1000:1000 /mnt/brain
+mkdir -p /dev/shm && mount -t tmpfs -o size=16m,mode=1777,nosuid,nodev tmpfs /dev/shm
+# -h: a link in the brain is changed itself, never its target (a link to the channel device would otherwise
+# hand the device to the cell user).
+chown -R -h 1000:1000 /mnt/brain
+# Tools run in a sandbox of their own (user and pid namespace, config/ and db/ read-only) where the kernel
+# lets the cell user nest one; the runtime reads this from its environment.
+if [ -x /usr/bin/bwrap ] && su -s /bin/sh cell -c "/usr/bin/bwrap --unshare-user --unshare-pid --disable-userns --dev-bind / / -- /bin/true" 2>/dev/null; then
+  export IRONCLAW_TOOL_SANDBOX=bwrap IRONCLAW_TOOL_READONLY=/mnt/brain/config:/mnt/brain/db
+else
+  echo "cell init: tools run without their own sandbox (no bwrap, or no user namespaces)"
+fi
 ulimit -u ${options.maxProcesses}
 ulimit -c 0
 cd /tmp/workspace

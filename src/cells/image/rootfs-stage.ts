@@ -1,4 +1,5 @@
-import { chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { ironclawHome } from "../../core/index.js";
 import { loadWordTable } from "../../memory/index.js";
@@ -41,6 +42,16 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   await copyFile(options.nodeBinary, join(root, "usr/bin/node"));
   await copyFile(options.busybox, join(root, "usr/bin/busybox"));
   await chmod(join(root, "usr/bin/busybox"), 0o755);
+  // The agent's bash tool runs bash, and runs it inside bwrap (the tool sandbox): both from the host, when it
+  // has them, with their libraries (copied below with node's).
+  const tools: string[] = [];
+  for (const name of TOOL_BINARIES) {
+    const host = await hostBinary(name);
+    if (!host) continue;
+    await copyFile(host, join(root, "usr/bin", name));
+    await chmod(join(root, "usr/bin", name), 0o755);
+    tools.push(host);
+  }
   const applets = (await runProgram(options.busybox, ["--list"])).stdout.split("\n").filter(Boolean);
   for (const applet of applets) {
     if (applet === "busybox" || applet === "node" || applet.includes("/")) continue;
@@ -59,7 +70,7 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   const { file: wordTable } = await loadWordTable(options.embeddingsHome ?? ironclawHome());
   await mkdir(join(app, "embeddings"), { recursive: true });
   await copyFile(wordTable, join(app, "embeddings", basename(wordTable)));
-  const natives = [options.nodeBinary, ...(await findNative(app))];
+  const natives = [options.nodeBinary, ...tools, ...(await findNative(app))];
   for (const binary of natives) await copySharedLibraries(binary, root);
   await writeFile(
     join(root, "etc/passwd"),
@@ -68,6 +79,23 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   await writeFile(join(root, "etc/group"), "root:x:0:\ncell:x:1000:\n");
   await writeFile(join(root, "sbin/cell-init"), cellInit(options), { mode: 0o755 });
   return packages.map((p) => relative(options.packageRoot, p));
+}
+
+/** Host programs a cell's tools need besides busybox. */
+const TOOL_BINARIES = ["bash", "bwrap"];
+
+async function hostBinary(name: string): Promise<string | undefined> {
+  for (const dir of ["/usr/bin", "/bin", "/usr/local/bin"]) {
+    const path = join(dir, name);
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return realpath(path);
+  }
+  return undefined;
 }
 
 async function findNative(dir: string): Promise<string[]> {

@@ -1,0 +1,142 @@
+import { type AgentRuntime, type CronScheduler, JobStore } from "../../agent/index.js";
+import type { BrainQuery, CronJobState, QueryRequest, ToolAuditEntry } from "../../contracts/cell/index.js";
+import type { QueryOutcome } from "./cell-handler.js";
+
+interface AuditRow {
+  id: string;
+  ts: string;
+  session_id: string;
+  agent: string;
+  tool: string;
+  call_id: string;
+  args: string;
+  outcome: string;
+  is_error: number;
+  duration_ms: number;
+  summary: string;
+}
+
+export interface BrainQueries {
+  answer(request: QueryRequest): Promise<QueryOutcome>;
+  /** A file of the brain changed through the warden: the next search indexes before it looks. */
+  markChanged(): void;
+}
+
+/**
+ * Answers the warden's questions about the brain database (memory search and index status, the cron
+ * scheduler's jobs with their state, the tool-call audit trail). A failure is an answer too, never a throw.
+ */
+export function createBrainQueries(runtime: AgentRuntime, scheduler: CronScheduler): BrainQueries {
+  const jobs = new JobStore(runtime.db);
+  let changed = false;
+
+  async function run(query: BrainQuery): Promise<QueryOutcome> {
+    switch (query.kind) {
+      case "memory_search": {
+        // An edit through the inspector reaches the index by the watcher's debounce; a search right after it
+        // must already see it, so index the changed files first.
+        if (changed) {
+          changed = false;
+          await runtime.memory.index();
+        }
+        const hits = await runtime.memory.recall(query.text, {
+          ...(query.mode ? { mode: query.mode } : {}),
+          ...(query.limit ? { topK: query.limit } : {}),
+        });
+        return {
+          answer: {
+            kind: "memory_search",
+            hits: hits.map((h) => ({
+              id: h.id,
+              path: h.path,
+              headings: h.headings,
+              start_line: h.startLine,
+              end_line: h.endLine,
+              text: h.text,
+              score: h.score,
+              semantic: h.semantic,
+              lexical: h.lexical,
+            })),
+          },
+        };
+      }
+      case "memory_status": {
+        const s = runtime.memory.status();
+        return {
+          answer: {
+            kind: "memory_status",
+            status: {
+              files: s.files,
+              chunks: s.chunks,
+              embedder: s.embedder,
+              embedder_stale: s.embedderStale,
+              database_bytes: s.databaseBytes,
+              last_indexed_at: s.lastIndexedAt,
+            },
+          },
+        };
+      }
+      case "cron_jobs": {
+        // The watcher reloads jobs.toml after a debounce; the list must show what the file says now.
+        scheduler.reload();
+        const rows = new Map(jobs.list().map((row) => [row.jobId, row]));
+        const list: CronJobState[] = scheduler.definitions().map((job) => {
+          const row = rows.get(job.id);
+          return {
+            ...job,
+            next_run: row?.nextRun ?? null,
+            last_run: row?.lastRun ?? null,
+            status: row?.status ?? (job.enabled ? "scheduled" : "disabled"),
+            last_result_ref: row?.lastResultRef ?? null,
+            last_error: row?.lastError ?? null,
+          };
+        });
+        const problem = scheduler.lastError?.message;
+        return { answer: { kind: "cron_jobs", jobs: list, ...(problem ? { file_error: problem } : {}) } };
+      }
+      case "tool_audit":
+        return { answer: { kind: "tool_audit", entries: auditEntries(runtime, query) } };
+    }
+  }
+
+  return {
+    markChanged() {
+      changed = true;
+    },
+    async answer(request) {
+      try {
+        return await run(request.query);
+      } catch (error) {
+        return { error: { code: "failed", message: (error as Error).message.slice(0, 500) || "failed" } };
+      }
+    },
+  };
+}
+
+function auditEntries(
+  runtime: AgentRuntime,
+  query: Extract<BrainQuery, { kind: "tool_audit" }>,
+): ToolAuditEntry[] {
+  const where: string[] = [];
+  const params: Record<string, string | number> = { limit: query.limit ?? 100 };
+  if (query.session_id !== undefined) {
+    where.push("session_id = @session");
+    params.session = query.session_id;
+  }
+  if (query.tool !== undefined) {
+    where.push("tool = @tool");
+    params.tool = query.tool;
+  }
+  if (query.outcome !== undefined) {
+    where.push("outcome = @outcome");
+    params.outcome = query.outcome;
+  }
+  const rows = runtime.db
+    .prepare(
+      `SELECT id, ts, session_id, agent, tool, call_id, args, outcome, is_error, duration_ms, summary
+       FROM audit_tool_calls ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY ts DESC, id DESC LIMIT @limit`,
+    )
+    .all(params) as AuditRow[];
+  return rows.map((r) => ({ ...r, is_error: r.is_error !== 0 }));
+}

@@ -1,0 +1,46 @@
+import type { ProtocolMessage } from "../contracts/cell/index.js";
+
+type HeaderKey = "user_id" | "session_id" | "msg_id" | "timestamp";
+/** A message as a caller writes it: the peer fills in the header (ids, msg_id, timestamp). */
+export type MessageBody = ProtocolMessage extends infer M
+  ? M extends ProtocolMessage
+    ? Omit<M, HeaderKey> & Partial<Pick<M, "user_id" | "session_id">>
+    : never
+  : never;
+
+export interface PeerOptions {
+  userId: string;
+  sessionId: string;
+  maxFrameBytes?: number;
+  /** How often to send a Heartbeat; 0 turns heartbeats and the silence check off. */
+  heartbeatMs?: number;
+  /** The peer is declared dead after this many heartbeat periods without any frame from it. */
+  missedHeartbeats?: number;
+  /** Refuse inbound messages addressed to another user (the guest side sets this). */
+  enforceUserId?: boolean;
+  /** Bad frames tolerated within badFrameWindowMs before the stream is judged hostile or broken (default 64). */
+  maxBadFrames?: number;
+  /** The window bad frames are counted over (default 10 s): valid frames in between do not reset it. */
+  badFrameWindowMs?: number;
+  /**
+   * Bytes this side may hold for a reader that does not keep up (default 4 frames, at least 32 MiB). Past it
+   * the channel is closed: a peer that never reads must not make this process buffer without bound.
+   */
+  maxQueuedBytes?: number;
+}
+
+export interface PeerStats {
+  framesIn: number;
+  framesOut: number;
+  bytesIn: number;
+  bytesOut: number;
+  badFramesIn: number;
+  /** Error answers to bad frames not sent because the other side was not reading (back-pressure). */
+  answersDropped: number;
+}
+
+export interface CloseInfo {
+  reason: string;
+  /** True when the close was asked for (close() or the other side ending cleanly). */
+  clean: boolean;
+}
