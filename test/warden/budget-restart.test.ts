@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,8 @@ import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import { ModelBudget } from "../../src/warden/budget-guard.js";
 import { openHostDb, UserStore } from "../../src/warden/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { api, HOST_KEY } from "../support/warden-harness.js";
+import { startServeProcess } from "../support/serve-process.js";
+import { api } from "../support/warden-harness.js";
 
 // The daemon dies (kill -9) or is stopped while a model call is in flight: the call's reservation must not hold
 // the budget forever, and no spend may be lost or counted twice.
@@ -16,25 +17,10 @@ let model: ModelServer;
 let token = "";
 const daemons: ChildProcess[] = [];
 
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0"], {
-    env: { ...process.env, IRONCLAW_HOME: home, TEST_MODEL_KEY: HOST_KEY, IRONCLAW_LOG: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  daemons.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /running at (http:\/\/\S+)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited (${code}): ${err.slice(-2000)}`)));
-  });
+async function serve(): Promise<{ child: ChildProcess; url: string }> {
+  const started = await startServeProcess(home);
+  daemons.push(started.child);
+  return started;
 }
 
 /** What host.db says, read by a connection of its own while a daemon may be running. */
