@@ -64,6 +64,25 @@ describe("streaming a text reply", () => {
     });
   });
 
+  it("reads the prompt's cached part from usage, never more than the prompt", async () => {
+    server.enqueue(
+      reply.text("Cached.", {
+        usage: { prompt_tokens: 900, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 800 } },
+      }),
+    );
+    expect(last(await collect(provider().stream(request)))).toMatchObject({
+      usage: { input_tokens: 900, output_tokens: 3, cached_input_tokens: 800 },
+    });
+    server.enqueue(
+      reply.text("Odd.", {
+        usage: { prompt_tokens: 10, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 50 } },
+      }),
+    );
+    expect(last(await collect(provider().stream(request)))).toMatchObject({
+      usage: { input_tokens: 10, output_tokens: 3, cached_input_tokens: 10 },
+    });
+  });
+
   it("sends the model, messages, tools, stream flags and the bearer key", async () => {
     server.enqueue(reply.text("ok"));
     await collect(

@@ -64,7 +64,13 @@ const chunkSchema = z.looseObject({
     )
     .nullish(),
   usage: z
-    .looseObject({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() })
+    .looseObject({
+      prompt_tokens: z.number().nullish(),
+      completion_tokens: z.number().nullish(),
+      // OpenAI and OpenRouter: the cached part of the prompt; DeepSeek names it prompt_cache_hit_tokens.
+      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+      prompt_cache_hit_tokens: z.number().nullish(),
+    })
     .nullish(),
   error: z.unknown().optional(),
 });
@@ -108,10 +114,14 @@ export function readChunk(data: string): ChunkReading {
     if (choice.finish_reason) out.finishReason = toFinishReason(choice.finish_reason);
   }
   if (chunk.usage) {
+    const input = Math.max(0, Math.round(chunk.usage.prompt_tokens ?? 0));
     out.usage = {
-      input_tokens: Math.max(0, Math.round(chunk.usage.prompt_tokens ?? 0)),
+      input_tokens: input,
       output_tokens: Math.max(0, Math.round(chunk.usage.completion_tokens ?? 0)),
     };
+    const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? chunk.usage.prompt_cache_hit_tokens;
+    if (typeof cached === "number" && cached > 0)
+      out.usage.cached_input_tokens = Math.min(input, Math.round(cached));
   }
   return out;
 }

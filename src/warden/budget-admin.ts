@@ -120,6 +120,7 @@ export function usageReport(budget: ModelBudget, query: UsageQuery): z.output<ty
     estimated: t.estimated,
     unpriced: t.unpriced,
     input_tokens: t.inputTokens,
+    cached_input_tokens: t.cachedInputTokens,
     output_tokens: t.outputTokens,
     cost_usd: microsToUsd(t.costMicros),
   });

@@ -4,7 +4,7 @@ import type { ChatMessage, ToolSpec } from "../providers/index.js";
 import { BudgetMeter, type Refusal, type Reservation } from "./budget-meter.js";
 import { currentOwner, isOwnerAlive } from "./budget-owner.js";
 import { type BudgetAlert, BudgetStore } from "./budget-store.js";
-import { costMicros, PriceBook } from "./price-book.js";
+import { costMicros, PriceBook, type TokenCounts } from "./price-book.js";
 import { estimatePromptTokens, estimateReplyTokens } from "./usage-estimate.js";
 import type { CallState } from "./usage-store.js";
 import { UsageStore } from "./usage-store.js";
@@ -114,9 +114,14 @@ export class ModelBudget {
    */
   settle(admission: Extract<Admission, { ok: true }>, call: ModelCallStart, end: ModelCallEnd): void {
     const price = this.prices.priceOf(call.provider, call.model);
-    let tokens: { input: number; output: number };
+    let tokens: TokenCounts;
     let estimated = false;
-    if (end.usage) tokens = { input: end.usage.input_tokens, output: end.usage.output_tokens };
+    if (end.usage)
+      tokens = {
+        input: end.usage.input_tokens,
+        output: end.usage.output_tokens,
+        cachedInput: end.usage.cached_input_tokens ?? 0,
+      };
     else if (!end.accepted) tokens = { input: 0, output: 0 };
     else {
       tokens = { input: admission.promptTokens, output: estimateReplyTokens(end.reply) };
@@ -125,6 +130,7 @@ export class ModelBudget {
     const alerts = this.meter.settle(admission.reservation, {
       state: end.state,
       inputTokens: tokens.input,
+      cachedInputTokens: tokens.cachedInput ?? 0,
       outputTokens: tokens.output,
       costMicros: price ? costMicros(price, tokens) : 0,
       estimated,

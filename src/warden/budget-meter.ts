@@ -44,6 +44,8 @@ export interface Settlement {
   state: CallState;
   inputTokens: number;
   outputTokens: number;
+  /** The part of inputTokens the provider served from its cache. */
+  cachedInputTokens?: number;
   costMicros: number;
   estimated: boolean;
   ms: number;
@@ -95,7 +97,7 @@ export class BudgetMeter {
     );
     const finish = db.prepare(
       `UPDATE usage_calls SET state = @state, ended_at = @at, ms = @ms, input_tokens = @input,
-         output_tokens = @output, cost_micros = @cost, estimated = @estimated, owner = NULL
+         cached_input_tokens = @cached, output_tokens = @output, cost_micros = @cost, estimated = @estimated, owner = NULL
        WHERE id = @id AND state = 'open'`,
     );
     const release = db.prepare(
@@ -180,6 +182,7 @@ export class BudgetMeter {
           at: new Date(options.now()).toISOString(),
           ms: Math.round(end.ms),
           input: end.inputTokens,
+          cached: end.cachedInputTokens ?? 0,
           output: end.outputTokens,
           cost: end.costMicros,
           estimated: end.estimated ? 1 : 0,

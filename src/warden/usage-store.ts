@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS usage_calls (
   ended_at TEXT,
   ms INTEGER,
   input_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
   output_tokens INTEGER NOT NULL DEFAULT 0,
   cost_micros INTEGER NOT NULL DEFAULT 0,
   priced INTEGER NOT NULL,
@@ -38,6 +39,10 @@ CREATE TRIGGER IF NOT EXISTS usage_calls_settled_once BEFORE UPDATE ON usage_cal
 
 export function migrateUsageTables(db: Database.Database): void {
   db.exec(DDL);
+  // host.db files from before cached-input pricing: the column is added, earlier calls count none cached.
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('usage_calls')").all();
+  if (!columns.some((c) => c.name === "cached_input_tokens"))
+    db.exec("ALTER TABLE usage_calls ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0");
 }
 
 /** The outcome of a call once it is over; `interrupted` is a call whose warden died while it ran. */
@@ -50,6 +55,7 @@ export interface UsageTotals {
   estimated: number;
   unpriced: number;
   inputTokens: number;
+  cachedInputTokens: number;
   outputTokens: number;
   costMicros: number;
 }
@@ -70,12 +76,14 @@ const GROUP_COLUMN: Record<UsageGroup, string> = {
   user: "user_id",
 };
 
+// A refused call never reached a provider: its row keeps the prompt estimate, but it sent no tokens.
 const SUMS = `count(*) FILTER (WHERE state <> 'refused') AS calls,
   count(*) FILTER (WHERE state = 'refused') AS refused,
   coalesce(sum(estimated), 0) AS estimated,
   count(*) FILTER (WHERE priced = 0 AND state NOT IN ('refused', 'open')) AS unpriced,
-  coalesce(sum(input_tokens), 0) AS inputTokens,
-  coalesce(sum(output_tokens), 0) AS outputTokens,
+  coalesce(sum(input_tokens) FILTER (WHERE state <> 'refused'), 0) AS inputTokens,
+  coalesce(sum(cached_input_tokens) FILTER (WHERE state <> 'refused'), 0) AS cachedInputTokens,
+  coalesce(sum(output_tokens) FILTER (WHERE state <> 'refused'), 0) AS outputTokens,
   coalesce(sum(cost_micros), 0) AS costMicros`;
 
 /** Reports over usage_calls: spend grouped by day, model, agent, session, job or user. */
@@ -104,6 +112,7 @@ export class UsageStore {
         estimated: 0,
         unpriced: 0,
         inputTokens: 0,
+        cachedInputTokens: 0,
         outputTokens: 0,
         costMicros: 0,
       },

@@ -13,6 +13,8 @@ export interface RecordedRequest {
 interface WireUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** OpenAI's and OpenRouter's report of the prompt's cached part. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** How a scripted SSE reply ends: properly, cut off (clean end or reset), or never. */

@@ -19,7 +19,7 @@ beforeAll(async () => {
   h = await startWardenHarness({
     configure: (config) => ({
       ...config,
-      pricing: { local: { "test-model": { input: 1, output: 10 } } },
+      pricing: { local: { "test-model": { input: 1, output: 10, cached_input: 0.1 } } },
       budgets: { ...config.budgets, default_max_tokens: 1000 },
       integrations: {
         telegram: {
@@ -259,4 +259,23 @@ describe("a cron job's cap", () => {
       ["nightly", 1, 1],
     ]);
   }, 180_000);
+});
+
+describe("cached input", () => {
+  it("charges the prompt's cached part at the cached-input price the provider's usage reports", async () => {
+    const cy = api(h.url, await h.addUser("cy"));
+    h.model.reset();
+    const usage = { ...USAGE, prompt_tokens_details: { cached_tokens: 1500 } };
+    h.model.respondWith(() => reply.text("Cheaper.", { usage }));
+    expect((await json(await cy("POST", "/api/chat", { text: "again, please" }))).data.text).toBe("Cheaper.");
+    const total = (await json(await cy("GET", "/api/usage?by=model"))).data.total as Json;
+    // 500 uncached at $1, 1500 cached at $0.10 and 800 out at $10 per million tokens.
+    expect(total).toMatchObject({
+      calls: 1,
+      input_tokens: 2000,
+      cached_input_tokens: 1500,
+      output_tokens: 800,
+    });
+    expect(total.cost_usd).toBeCloseTo(0.0005 + 0.00015 + 0.008, 9);
+  }, 120_000);
 });

@@ -12,6 +12,7 @@ const InstructionsView = lazy(() => import("./instructions/instructions-view.js"
 const CronView = lazy(() => import("./cron/cron-view.js"));
 const SoulView = lazy(() => import("./soul/soul-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
+const UsageView = lazy(() => import("./usage/usage-view.js"));
 const AdminView = lazy(() => import("./admin/admin-view.js"));
 
 export function App() {
@@ -47,6 +48,9 @@ export function App() {
             </Match>
             <Match when={route().view === "audit"}>
               <AuditView api={api} />
+            </Match>
+            <Match when={route().view === "usage"}>
+              <UsageView api={api} me={auth.state.me?.user ?? ""} admin={auth.state.me?.admin ?? false} />
             </Match>
             <Match when={route().view === "admin" && auth.state.me?.admin}>
               <AdminView api={api} />

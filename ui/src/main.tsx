@@ -7,6 +7,7 @@ import "./styles/chat.css";
 import "./styles/conversation.css";
 import "./styles/panels.css";
 import "./styles/screens.css";
+import "./styles/usage.css";
 
 const root = document.getElementById("root");
 if (root) render(() => <App />, root);

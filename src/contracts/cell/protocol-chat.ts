@@ -62,6 +62,11 @@ export const STOP_REASONS = ["stop", "length", "max_steps", "aborted", "error"] 
 export const tokenUsageSchema = z.strictObject({
   input_tokens: aNumber().int("must be an integer").min(0, "must be a non-negative integer"),
   output_tokens: aNumber().int("must be an integer").min(0, "must be a non-negative integer"),
+  /** The part of input_tokens the provider served from its prompt cache, where it says so (billed lower). */
+  cached_input_tokens: aNumber()
+    .int("must be an integer")
+    .min(0, "must be a non-negative integer")
+    .optional(),
 });
 export type TokenUsage = z.output<typeof tokenUsageSchema>;
 

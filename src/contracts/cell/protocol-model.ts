@@ -40,7 +40,12 @@ export const toolSpecSchema = z.strictObject({
   parameters: z.record(z.string(), z.unknown()),
 });
 
-export const tokenCountSchema = z.strictObject({ input_tokens: count(), output_tokens: count() });
+export const tokenCountSchema = z.strictObject({
+  input_tokens: count(),
+  output_tokens: count(),
+  /** The part of input_tokens the provider served from its prompt cache. */
+  cached_input_tokens: count().optional(),
+});
 
 export const PROVIDER_ERROR_CODES = [
   "missing_key",

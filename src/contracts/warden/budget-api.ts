@@ -160,6 +160,8 @@ export const usageRowSchema = z.object({
   estimated: aNumber(),
   unpriced: aNumber(),
   input_tokens: aNumber(),
+  /** The part of input_tokens served from the provider's prompt cache (billed at the cached-input price). */
+  cached_input_tokens: aNumber(),
   output_tokens: aNumber(),
   cost_usd: aNumber(),
 });

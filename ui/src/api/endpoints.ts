@@ -28,6 +28,10 @@ export type ToolAuditFilter = In<typeof W.toolAuditParamsSchema>;
 export type WardenAuditRecord = Out<typeof W.wardenAuditRecordSchema>;
 export type User = Out<typeof W.userSchema>;
 export type CellStatusList = Out<typeof W.cellStatusListSchema>;
+export type UsageReport = Out<typeof W.usageReportSchema>;
+export type BudgetOverview = Out<typeof W.budgetOverviewSchema>;
+export type BudgetStatus = BudgetOverview["status"][number];
+export type BudgetAlert = Out<typeof W.budgetAlertSchema>;
 
 export interface Endpoints {
   "GET /api/me": { response: Me };
@@ -80,6 +84,9 @@ export interface Endpoints {
   "POST /api/users/:name/token": { params: { name: string }; response: Out<typeof W.userTokenSchema> };
   "GET /api/admin/cells": { response: CellStatusList };
   "GET /api/admin/providers": { response: Out<typeof W.providerNamesSchema> };
+  "GET /api/usage": { query: In<typeof W.usageQuerySchema>; response: UsageReport };
+  "GET /api/budgets": { query: { user?: string }; response: BudgetOverview };
+  "GET /api/budgets/alerts": { query: In<typeof W.budgetAlertQuerySchema>; response: BudgetAlert[] };
 }
 
 export type EndpointKey = keyof Endpoints;

@@ -12,6 +12,7 @@ const LABELS: Record<View, string> = {
   cron: "Cron",
   soul: "Soul guard",
   audit: "Audit",
+  usage: "Usage",
   admin: "Admin",
 };
 
