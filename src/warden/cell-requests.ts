@@ -196,22 +196,48 @@ async function proxyEmbed(
   request: EmbedRequest,
   options: CellRequestOptions,
 ): Promise<void> {
-  const embedder = await options.providers.embedder(request.provider, request.model);
-  if (isRefusal(embedder)) {
+  const refuseEmbed = (action: string, reason: string, detail: Record<string, unknown> = {}) => {
     options.audit({
       userId: options.userId,
       actor: `cell:${options.userId}`,
-      action: "embed.refused",
-      detail: { provider: request.provider, model: request.model, reason: embedder.refused },
+      action,
+      detail: { provider: request.provider, model: request.model, ...detail, reason },
     });
-    refuse(cell, request, "forbidden", embedder.refused);
-    return;
-  }
+    refuse(cell, request, "forbidden", reason);
+  };
+  // Embeddings are billed by their input: the texts are the prompt and no output is reserved. Admitted before
+  // the client is made, since making one asks the provider for the model's dimensions. The provider's own count
+  // is not read back, so the record is the estimate and says so.
+  const call: ModelCallStart = {
+    userId: options.userId,
+    provider: request.provider,
+    model: request.model,
+    messages: request.texts.map((content) => ({ role: "user" as const, content })),
+    maxTokens: 0,
+  };
+  const admission = options.budget?.admit(call);
+  if (admission && !admission.ok)
+    return refuseEmbed("budget.refused", admission.refusal.message, { kind: admission.refusal.kind });
+  const started = Date.now();
+  let state: CallState = "error";
+  let accepted = false;
   try {
+    const embedder = await options.providers.embedder(request.provider, request.model);
+    if (isRefusal(embedder)) return refuseEmbed("embed.refused", embedder.refused);
+    accepted = true;
     const vectors = await embedder.embed(request.texts);
+    state = "done";
     cell.send({ type: "EmbedResult", reply_to: request.msg_id, vectors: vectors.map((v) => Array.from(v)) });
   } catch (error) {
     refuse(cell, request, "internal", `embedding failed: ${(error as Error).message}`);
+  } finally {
+    if (admission?.ok)
+      options.budget?.settle(admission, call, {
+        state,
+        reply: { content: "", toolCalls: [] },
+        accepted,
+        ms: Date.now() - started,
+      });
   }
 }
 

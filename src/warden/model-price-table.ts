@@ -22,6 +22,9 @@ const common: Record<string, ModelPrice> = {
   "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cached_input: 0.075 },
   "google/gemini-2.5-pro": { input: 1.25, output: 10, cached_input: 0.31 },
   "google/gemini-2.5-flash": { input: 0.3, output: 2.5, cached_input: 0.075 },
+  // Embedding models bill input only; memory indexing through a provider is charged at these.
+  "openai/text-embedding-3-small": { input: 0.02, output: 0 },
+  "openai/text-embedding-3-large": { input: 0.13, output: 0 },
 };
 
 /** OpenRouter names models `<vendor>/<model>`; OpenAI's own API names them without the vendor. */

@@ -34,7 +34,7 @@ beforeAll(async () => {
     configure: (config) => ({
       ...config,
       providers: { local: { base_url: model.url, api_key_env: "TEST_MODEL_KEY", models: [] } },
-      pricing: { local: { "test-model": { input: 1, output: 10 } } },
+      pricing: { local: { "test-model": { input: 1, output: 10 }, "priced-embed": { input: 1, output: 0 } } },
     }),
   });
   const { users, budget } = warden.context;
@@ -147,5 +147,45 @@ describe("a guest and the budget", () => {
     expect(protocol.some((r) => /BudgetSet/.test(r))).toBe(true);
     expect(model.chatRequests()).toHaveLength(0);
     expect(state()).toEqual(before);
+  }, 120_000);
+
+  it("has its embeddings capped like its model calls: an unpriced model refused before the provider, a priced one charged", async () => {
+    const header = { session_id: "cell", timestamp: new Date().toISOString(), user_id: "gus" };
+    const embed = (msg_id: number, model: string) =>
+      encodeFrame({ ...header, type: "EmbedRequest", msg_id, provider: "local", model, texts: ["a note"] });
+    const embeddings = () => model.requests.filter((r) => r.path.endsWith("/embeddings"));
+    const before = embeddings().length;
+    // Run-ahead msg_ids spoil the channel afterwards, so the cell is stopped once both are answered.
+    const frames = Buffer.concat([embed(500_000, "unpriced-embed"), embed(500_001, "priced-embed")]);
+    const pending = gus("POST", "/api/chat", { text: `!raw ${frames.toString("base64")}` }).catch(
+      () => undefined,
+    );
+    const charged = () =>
+      warden.context.db
+        .prepare("SELECT model, state, estimated, input_tokens, cost_micros FROM usage_calls WHERE model = ?")
+        .all("priced-embed") as Array<{
+        state: string;
+        estimated: number;
+        input_tokens: number;
+        cost_micros: number;
+      }>;
+    for (let i = 0; i < 200 && charged()[0]?.state !== "done"; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await warden.context.cells.stop("gus");
+    await pending;
+    const refused = warden.context.audit.list({ userId: "gus", action: "budget.refused" });
+    expect(refused.map((e) => e.detail)).toContainEqual(
+      expect.objectContaining({ model: "unpriced-embed", kind: "unpriced" }),
+    );
+    // Only the priced model reached the provider (its dimension probe and the texts).
+    const models = embeddings()
+      .slice(before)
+      .map((r) => (r.body as { model: string }).model);
+    expect(models.length).toBeGreaterThan(0);
+    expect(new Set(models)).toEqual(new Set(["priced-embed"]));
+    expect(charged()).toEqual([
+      expect.objectContaining({ state: "done", estimated: 1, input_tokens: expect.any(Number) }),
+    ]);
+    expect(charged()[0]?.cost_micros).toBe(charged()[0]?.input_tokens);
   }, 120_000);
 });

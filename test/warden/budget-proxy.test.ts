@@ -19,7 +19,13 @@ beforeAll(async () => {
   h = await startWardenHarness({
     configure: (config) => ({
       ...config,
-      pricing: { local: { "test-model": { input: 1, output: 10, cached_input: 0.1 } } },
+      pricing: {
+        local: {
+          "test-model": { input: 1, output: 10, cached_input: 0.1 },
+          // Memory indexing embeds through the proxy too; priced (at nothing) so a cap admits it.
+          "test-embed": { input: 0, output: 0 },
+        },
+      },
       budgets: { ...config.budgets, default_max_tokens: 1000 },
       integrations: {
         telegram: {
@@ -254,10 +260,14 @@ describe("a cron job's cap", () => {
     expect(h.model.chatRequests()).toHaveLength(1);
     expect((await json(await jo("POST", "/api/chat", { text: "still there?" }))).data.text).toBe("Summary.");
     const byJob = (await json(await jo("GET", "/api/usage?by=job"))).data.rows as Json[];
-    expect(byJob.map((r) => [r.key, r.calls, r.refused])).toEqual([
-      ["(none)", 1, 0],
-      ["nightly", 1, 1],
+    // The chat's call and the memory index's embeddings are no job's; the job's two calls are its own.
+    expect(byJob.map((r) => [r.key, r.refused])).toEqual([
+      ["(none)", 0],
+      ["nightly", 1],
     ]);
+    expect(byJob.find((r) => r.key === "nightly")?.calls).toBe(1);
+    const byModel = (await json(await jo("GET", "/api/usage?by=model"))).data.rows as Json[];
+    expect(byModel.find((r) => r.key === "local test-model")).toMatchObject({ calls: 2, refused: 1 });
   }, 180_000);
 });
 
@@ -268,7 +278,8 @@ describe("cached input", () => {
     const usage = { ...USAGE, prompt_tokens_details: { cached_tokens: 1500 } };
     h.model.respondWith(() => reply.text("Cheaper.", { usage }));
     expect((await json(await cy("POST", "/api/chat", { text: "again, please" }))).data.text).toBe("Cheaper.");
-    const total = (await json(await cy("GET", "/api/usage?by=model"))).data.total as Json;
+    const rows = (await json(await cy("GET", "/api/usage?by=model"))).data.rows as Json[];
+    const total = rows.find((r) => r.key === "local test-model") as Json;
     // 500 uncached at $1, 1500 cached at $0.10 and 800 out at $10 per million tokens.
     expect(total).toMatchObject({
       calls: 1,
@@ -278,4 +289,11 @@ describe("cached input", () => {
     });
     expect(total.cost_usd).toBeCloseTo(0.0005 + 0.00015 + 0.008, 9);
   }, 120_000);
+  it("records the memory index's embeddings through the proxy as calls of their own", async () => {
+    const rows = (await json(await admin("GET", "/api/usage?by=model&user=cy"))).data.rows as Json[];
+    const embeddings = rows.find((r) => r.key === "local test-embed") as Json;
+    expect(embeddings.calls).toBeGreaterThan(0);
+    expect(embeddings.estimated).toBe(embeddings.calls);
+    expect(embeddings.cost_usd).toBe(0);
+  });
 });

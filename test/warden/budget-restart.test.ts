@@ -58,7 +58,7 @@ beforeAll(async () => {
     join(home, "ironclawd.toml"),
     `[providers.local]\nbase_url = "${model.url}"\napi_key_env = "TEST_MODEL_KEY"\n\n` +
       '[new_brains]\nprovider = "local"\nmodel = "test-model"\nembedding_provider = "local"\nembedding_model = "test-embed"\n\n' +
-      '[pricing.local."test-model"]\ninput = 1\noutput = 10\n\n[budgets]\ndefault_max_tokens = 1000\n',
+      '[pricing.local."test-model"]\ninput = 1\noutput = 10\n\n[pricing.local."test-embed"]\ninput = 0\noutput = 0\n\n[budgets]\ndefault_max_tokens = 1000\n',
   );
   const db = openHostDb(home);
   token = (await new UserStore(db).add("uma")).token;
