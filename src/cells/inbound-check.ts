@@ -14,8 +14,11 @@ export const MAX_MSG_ID_STEP = 1 << 20;
 
 export type InboundVerdict =
   | { kind: "accept"; message: ProtocolMessage }
-  /** Bad input to answer with an Error frame (replyTo: the msg_id it carried, when it had a usable one). */
-  | { kind: "refuse"; code: ProtocolErrorCode; text: string; replyTo: number | undefined }
+  /**
+   * Bad input to answer with an Error frame (replyTo: the msg_id it carried, when it had a usable one). `answers`
+   * is the request it claimed to reply to: that request will get no valid reply now, so it ends with this one.
+   */
+  | { kind: "refuse"; code: ProtocolErrorCode; text: string; replyTo: number | undefined; answers?: number }
   /** Bad input never answered: a broken Error (two confused peers would echo each other forever). */
   | { kind: "drop" };
 
@@ -35,8 +38,12 @@ export class InboundCheck {
       const known = (PROTOCOL_MESSAGE_TYPES as readonly unknown[]).includes(record.type);
       const issue = parsed.error.issues[0];
       const where = issue ? `${issue.path.join(".") || "message"}: ${issue.message}` : "invalid";
+      const answers =
+        Number.isSafeInteger(record.reply_to) && (record.reply_to as number) >= 0
+          ? { answers: record.reply_to as number }
+          : {};
       return known
-        ? { kind: "refuse", code: "invalid_message", text: where, replyTo }
+        ? { kind: "refuse", code: "invalid_message", text: where, replyTo, ...answers }
         : {
             kind: "refuse",
             code: "unknown_type",

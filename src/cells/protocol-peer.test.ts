@@ -84,6 +84,36 @@ describe("protocol peer", () => {
     expect(guest.isClosed).toBe(false);
   });
 
+  it("ends a request at once when its reply is malformed, with what was wrong, instead of waiting for ever", async () => {
+    const [host, guest] = peerPair();
+    guest.onMessage((m) => {
+      if (m.type !== "UserMessage") return;
+      // A reply whose usage breaks the contract: refused on arrival, so no valid final reply will ever come.
+      guest.writeRaw(
+        encodeFrame({
+          type: "TurnComplete",
+          user_id: "ada",
+          session_id: "s1",
+          msg_id: 1,
+          timestamp: "2026-01-01T00:00:00Z",
+          reply_to: m.msg_id,
+          text: "x",
+          usage: { input_tokens: -1, output_tokens: 0 },
+          stop_reason: "stop",
+        }),
+      );
+    });
+    const replies = (async () => {
+      for await (const _ of host.request({ type: "UserMessage", text: "hi" })) {
+        /* none arrives */
+      }
+    })();
+    await expect(replies).rejects.toThrow(
+      /the reply was refused: usage.input_tokens: must be a non-negative/,
+    );
+    expect(host.isClosed).toBe(false);
+  });
+
   it("answers an unknown type with unknown_type", async () => {
     const [host] = peerPair();
     const error = nextMessage(host, "Error");

@@ -262,6 +262,10 @@ export class ProtocolPeer {
     }
     if (verdict.kind === "refuse") {
       this.refuse(verdict.code, verdict.text, verdict.replyTo);
+      // A malformed reply to one of our requests would otherwise leave it waiting until its timeout (or forever
+      // for a stream without one): it ends now, with what was wrong.
+      if (verdict.answers !== undefined)
+        this.waiters.get(verdict.answers)?.fail(new Error(`the reply was refused: ${verdict.text}`));
       return;
     }
     const { message } = verdict;
