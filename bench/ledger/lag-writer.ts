@@ -21,7 +21,7 @@ const { values } = parseArgs({
 });
 
 const store: EventStore = values.db
-  ? new SqliteEventStore({ path: values.db })
+  ? await SqliteEventStore.open({ path: values.db })
   : await PostgresEventStore.open({
       url: values.postgres ?? "",
       schema: values.schema ?? "ledger",

@@ -1,4 +1,4 @@
-import { ConflictError, IronclawError } from "../core/index.js";
+import { ConflictError, formatIssues, IronclawError, type Issue } from "../core/index.js";
 
 /** What a refused event was about: the entity whose state forbids it. */
 export interface TransitionSubject {
@@ -58,4 +58,18 @@ export class StreamVersionConflictError extends ConflictError {
 /** "QUEUED, CLAIMED or BLOCKED": states as a reader would list them in a message. */
 export function listStates(states: ReadonlyArray<string>): string {
   return states.length < 2 ? (states[0] ?? "") : `${states.slice(0, -1).join(", ")} or ${states.at(-1)}`;
+}
+
+/**
+ * A row the database returned that does not fit its table's definition: written by another tool or damaged.
+ * Reading stops here, naming the table and each column that does not fit, rather than passing it on.
+ */
+export class CorruptRowError extends IronclawError {
+  override readonly name = "CorruptRowError";
+  constructor(
+    readonly source: string,
+    readonly issues: Issue[],
+  ) {
+    super("internal", formatIssues(`stored row of ${source}`, issues));
+  }
 }

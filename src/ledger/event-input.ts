@@ -1,4 +1,10 @@
-import { checkValue, type LedgerEvent, ledgerEventInputContract } from "../contracts/index.js";
+import {
+  checkValue,
+  type LedgerEvent,
+  ledgerEventInputContract,
+  type ParsedLedgerEventInput,
+  parseContract,
+} from "../contracts/index.js";
 import { canonicalJson, type Issue, newId, nowIso, ValidationError } from "../core/index.js";
 
 /** A validated event ready to store, with a note of which fields the writer chose and which the ledger did. */
@@ -19,6 +25,14 @@ function hasControlCharacter(text: string): boolean {
     if (code < 0x20 || code === 0x7f) return true;
   }
   return false;
+}
+
+/**
+ * Unknown input (an HTTP body) checked against the input contract before it is handed to a store: throws a
+ * ValidationError naming every bad field by its path (`$.payload.attempt`).
+ */
+export function parseEventInput(value: unknown): ParsedLedgerEventInput {
+  return parseContract(ledgerEventInputContract, value);
 }
 
 /**

@@ -1,28 +1,8 @@
-import type { LedgerEventType } from "../contracts/index.js";
 import { canonicalJson } from "../core/index.js";
 import type { RecordedEvent, SnapshotDump } from "./event-store.js";
-
-/**
- * The columns both stores keep an event in; the payload is JSON text in SQLite and `json` in PostgreSQL.
- * `extras` holds the event's top-level keys that the seed does not name, as one JSON object (NULL when there
- * are none), so that an event reads back with every key its writer sent.
- */
-export interface EventRow {
-  position: number | string;
-  event_id: string;
-  ts: string;
-  type: string;
-  garrison_id: string;
-  theater_id: string | null;
-  run_id: string | null;
-  order_id: string | null;
-  unit_id: string | null;
-  payload: string | Record<string, unknown>;
-  extras: string | Record<string, unknown> | null;
-}
-
-export const EVENT_COLUMNS =
-  "position, event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, extras";
+import type { EVENTS, EventsRow } from "./ledger-tables.js";
+import { type OrderSnapshot, orderSnapshotSchema, type RunSnapshot, runSnapshotSchema } from "./snapshot.js";
+import { parseJsonText, parseRow } from "./table-schema.js";
 
 const BASE_FIELDS: ReadonlySet<string> = new Set([
   "event_id",
@@ -43,46 +23,55 @@ export function extrasOf(event: Record<string, unknown>): string | null {
   return extra.length === 0 ? null : JSON.stringify(Object.fromEntries(extra));
 }
 
-const parsed = (column: string | Record<string, unknown>) =>
-  typeof column === "string" ? (JSON.parse(column) as Record<string, unknown>) : column;
+export type SqlValue = string | number | null;
 
-export function eventFromRow(row: EventRow): RecordedEvent {
+/**
+ * How each column of the events table is filled from an event. The type makes every column of the table
+ * definition appear here, and INSERT statements list the columns in this object's order, so the values
+ * always line up with their columns.
+ */
+const EVENT_VALUES: { [K in keyof typeof EVENTS.columns]: (e: RecordedEvent) => SqlValue } = {
+  position: (e) => e.position,
+  event_id: (e) => e.event_id,
+  ts: (e) => e.ts,
+  type: (e) => e.type,
+  garrison_id: (e) => e.garrison_id,
+  theater_id: (e) => e.theater_id,
+  run_id: (e) => e.run_id,
+  order_id: (e) => e.order_id,
+  unit_id: (e) => e.unit_id,
+  payload: (e) => JSON.stringify(e.payload),
+  extras: extrasOf,
+};
+
+/** The columns an INSERT INTO events names, in the order eventValues gives their values. */
+export const INSERT_COLUMNS: readonly string[] = Object.keys(EVENT_VALUES);
+const VALUE_OF: ReadonlyArray<(e: RecordedEvent) => SqlValue> = Object.values(EVENT_VALUES);
+
+export function eventValues(event: RecordedEvent): SqlValue[] {
+  return VALUE_OF.map((value) => value(event));
+}
+
+/** Each column's values over a list of events: the arrays PostgreSQL's unnest() takes. */
+export function eventColumns(events: readonly RecordedEvent[]): SqlValue[][] {
+  return VALUE_OF.map((value) => events.map(value));
+}
+
+/** An event as the ledger serves it, from its parsed row: the base fields, then its unnamed keys. */
+export function eventFromRow(row: EventsRow): RecordedEvent {
   return {
     event_id: row.event_id,
     ts: row.ts,
-    // Only canonical type names are ever stored: the input contract normalises the seed's typos.
-    type: row.type as LedgerEventType,
+    type: row.type,
     garrison_id: row.garrison_id,
     theater_id: row.theater_id,
     run_id: row.run_id,
     order_id: row.order_id,
     unit_id: row.unit_id,
-    payload: parsed(row.payload),
-    ...(row.extras === null ? {} : parsed(row.extras)),
-    position: Number(row.position),
+    payload: row.payload,
+    ...row.extras,
+    position: row.position,
   };
-}
-
-/**
- * The same from a row read in raw (array) mode, columns in EVENT_COLUMNS order: rebuilds read every event, and
- * arrays are cheaper to fetch than objects with named keys.
- */
-export function eventFromValues(values: readonly unknown[]): RecordedEvent {
-  const [position, event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, extras] =
-    values;
-  return eventFromRow({
-    position,
-    event_id,
-    ts,
-    type,
-    garrison_id,
-    theater_id,
-    run_id,
-    order_id,
-    unit_id,
-    payload,
-    extras: extras ?? null,
-  } as EventRow);
 }
 
 /** Snapshots are stored as canonical JSON (RFC 8785), so equal snapshots are equal bytes. */
@@ -90,8 +79,13 @@ export function encodeSnapshot(snapshot: object): string {
   return canonicalJson(snapshot);
 }
 
-export function decodeSnapshot<T>(json: string): T {
-  return JSON.parse(json) as T;
+/** A stored snapshot, checked against the contract it is served under. */
+export function decodeRunSnapshot(json: string): RunSnapshot {
+  return parseRow(runSnapshotSchema, parseJsonText(json), "run_snapshots.snapshot");
+}
+
+export function decodeOrderSnapshot(json: string): OrderSnapshot {
+  return parseRow(orderSnapshotSchema, parseJsonText(json), "order_snapshots.snapshot");
 }
 
 /** Orders dump rows by id with a code-unit comparison, independent of any database collation. */

@@ -1,4 +1,4 @@
-import type { LedgerEvent, LedgerEventType } from "../contracts/index.js";
+import type { LedgerEvent, LedgerEventInput, LedgerEventType } from "../contracts/index.js";
 import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
 
 /** A stored event and the global position the ledger gave it (1, 2, 3, … in commit order). */
@@ -16,6 +16,12 @@ export interface StreamRef {
  */
 export interface StreamExpectation extends StreamRef {
   version: number;
+}
+
+/** What every store's `open` takes besides where its ledger is. */
+export interface CommonStoreOptions {
+  /** Refuse to create a ledger that is not there (read-only commands): SQLite's file, PostgreSQL's schema. */
+  mustExist?: boolean;
 }
 
 export interface AppendOptions {
@@ -52,13 +58,15 @@ export interface RebuildReport {
  * events they derive from. SQLite (embedded) and PostgreSQL (scale-out) implement it and pass one shared
  * conformance suite (test/ledger).
  *
- * append and appendBatch validate their input against the seed-000 contract, refuse illegal transitions and
- * conflicting event_ids, and are atomic: a batch is stored whole or not at all.
+ * append and appendBatch take events in the input contract's type; they still check every rule of the seed-000
+ * contract a type cannot say (payload fields, which ids an event type needs, path-safe ids), refuse illegal
+ * transitions and conflicting event_ids, and are atomic: a batch is stored whole or not at all. Callers that
+ * hold unknown input (an HTTP body, a file) parse it with parseEventInput first, which reports every bad field.
  */
 export interface EventStore {
   readonly kind: "sqlite" | "postgres";
-  append(input: unknown, options?: AppendOptions): Promise<AppendResult>;
-  appendBatch(inputs: readonly unknown[], options?: AppendOptions): Promise<AppendResult[]>;
+  append(input: LedgerEventInput, options?: AppendOptions): Promise<AppendResult>;
+  appendBatch(inputs: readonly LedgerEventInput[], options?: AppendOptions): Promise<AppendResult[]>;
   read(query?: EventQuery): Promise<RecordedEvent[]>;
   /** The highest committed position; every position at or below it is committed or never will be. */
   head(): Promise<number>;

@@ -1,12 +1,15 @@
 export { AppendSignal } from "./append-signal.js";
 export {
+  CorruptRowError,
   EventIdConflictError,
   IllegalTransitionError,
   StreamVersionConflictError,
   type TransitionSubject,
 } from "./errors.js";
+export { parseEventInput } from "./event-input.js";
 export type {
   AppendOptions,
+  CommonStoreOptions,
   EventQuery,
   EventStore,
   RebuildReport,

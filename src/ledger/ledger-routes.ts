@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ledgerEventBatchSchema, ok } from "../contracts/index.js";
 import { issuesFromZod, NotFoundError, nowIso, ValidationError } from "../core/index.js";
+import { parseEventInput } from "./event-input.js";
 import type { EventStore } from "./event-store.js";
 import { type EventStreamOptions, writeEventStream } from "./event-stream.js";
 import { BadRequestError, errorReply, UnauthorizedError } from "./http-errors.js";
@@ -57,8 +58,8 @@ export const ledgerRoutes: FastifyPluginAsync<LedgerRoutesOptions> = async (app,
   });
 
   app.post("/events", { bodyLimit }, async (request, reply) => {
-    const body = requireBody(request);
-    const result = await store.append(body, { expect: expectationsFor(request.query, body) });
+    const event = parseEventInput(requireBody(request));
+    const result = await store.append(event, { expect: expectationsFor(request.query, event) });
     return reply.code(result.duplicate ? 200 : 201).send(ok({ appended: [result] }));
   });
 

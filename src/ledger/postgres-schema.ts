@@ -1,4 +1,6 @@
 import { InvalidInputError } from "../core/index.js";
+import { EVENTS, LEDGER_TABLES, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
+import { addableColumns, type Dialect, indexesSql, tablesSql } from "./table-ddl.js";
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
@@ -22,9 +24,9 @@ export function postgresNames(schema: string): PostgresNames {
     throw new InvalidInputError("schema", "must be a lowercase SQL name: a-z or _ first, then a-z, 0-9 or _");
   return {
     schema,
-    events: `${schema}.events`,
-    runs: `${schema}.run_snapshots`,
-    orders: `${schema}.order_snapshots`,
+    events: `${schema}.${EVENTS.name}`,
+    runs: `${schema}.${RUN_SNAPSHOTS.name}`,
+    orders: `${schema}.${ORDER_SNAPSHOTS.name}`,
     channel: `${schema}_appended`,
     lockKey: hash32(schema),
   };
@@ -38,40 +40,39 @@ function hash32(text: string): number {
 }
 
 /**
- * Positions are assigned as max(position) + 1 under the advisory lock, so they are gapless and commit in
- * order (see postgres-store.ts). Payloads are `json`, not `jsonb`: json keeps the text as written and accepts
- * every string JSON can carry, where jsonb refuses \u0000 and would make the two stores disagree. `extras` keeps
- * an event's top-level keys the seed does not name (NULL when none); older ledgers get it on open.
+ * PostgreSQL's spelling of the ledger tables (ledger-tables.ts), in the ledger's own schema. Payloads are
+ * `json`, not `jsonb`: json keeps the text as written and accepts every string JSON can carry, where jsonb
+ * refuses \u0000 and would make the two stores disagree. Append-only tables refuse UPDATE, DELETE and TRUNCATE
+ * through one trigger function (its name is the one the first ledgers created).
+ */
+export function postgresDialect(n: PostgresNames): Dialect {
+  return {
+    types: { integer: "bigint", text: "text", json: "json" },
+    qualify: (name) => `${n.schema}.${name}`,
+    tableOptions: () => "",
+    appendOnlyGuards: (table) => [
+      `CREATE OR REPLACE FUNCTION ${n.schema}.refuse_event_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION 'ledger % are immutable', TG_TABLE_NAME; END $$`,
+      `CREATE OR REPLACE TRIGGER ${table.name}_no_change BEFORE UPDATE OR DELETE ON ${n.schema}.${table.name}
+  FOR EACH ROW EXECUTE FUNCTION ${n.schema}.refuse_event_change()`,
+      `CREATE OR REPLACE TRIGGER ${table.name}_no_truncate BEFORE TRUNCATE ON ${n.schema}.${table.name}
+  FOR EACH STATEMENT EXECUTE FUNCTION ${n.schema}.refuse_event_change()`,
+    ],
+  };
+}
+
+/**
+ * The schema, its tables, indexes and guards, and the nullable columns older ledgers lack. Positions are
+ * assigned as max(position) + 1 under the advisory lock, so they are gapless and commit in order (see
+ * postgres-store.ts).
  */
 export function postgresSchemaSql(n: PostgresNames): string {
-  return `
-CREATE SCHEMA IF NOT EXISTS ${n.schema};
-CREATE TABLE IF NOT EXISTS ${n.events} (
-  position bigint PRIMARY KEY,
-  event_id text NOT NULL UNIQUE,
-  ts text NOT NULL,
-  type text NOT NULL,
-  garrison_id text NOT NULL,
-  theater_id text,
-  run_id text,
-  order_id text,
-  unit_id text,
-  payload json NOT NULL,
-  extras json
-);
-ALTER TABLE ${n.events} ADD COLUMN IF NOT EXISTS extras json;
-CREATE INDEX IF NOT EXISTS events_by_run ON ${n.events} (run_id, position) WHERE run_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_by_order ON ${n.events} (order_id, position) WHERE order_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_by_type ON ${n.events} (type, position);
-CREATE OR REPLACE FUNCTION ${n.schema}.refuse_event_change() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN RAISE EXCEPTION 'ledger events are immutable'; END $$;
-CREATE OR REPLACE TRIGGER events_no_change BEFORE UPDATE OR DELETE ON ${n.events}
-  FOR EACH ROW EXECUTE FUNCTION ${n.schema}.refuse_event_change();
-CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON ${n.events}
-  FOR EACH STATEMENT EXECUTE FUNCTION ${n.schema}.refuse_event_change();
-CREATE TABLE IF NOT EXISTS ${n.runs} (run_id text PRIMARY KEY, snapshot text NOT NULL);
-CREATE TABLE IF NOT EXISTS ${n.orders} (order_id text PRIMARY KEY, snapshot text NOT NULL);
-`;
+  const dialect = postgresDialect(n);
+  const added = LEDGER_TABLES.flatMap((table) => addableColumns(table, dialect)).map(
+    (c) => `ALTER TABLE ${c.table} ADD COLUMN IF NOT EXISTS ${c.name} ${c.type};\n`,
+  );
+  const tables = tablesSql(LEDGER_TABLES, dialect);
+  return `CREATE SCHEMA IF NOT EXISTS ${n.schema};\n${tables}${added.join("")}${indexesSql(LEDGER_TABLES, dialect)}`;
 }
 
 export const POSTGRES_SYNCHRONOUS_COMMIT = ["on", "off"] as const;

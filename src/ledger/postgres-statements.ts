@@ -1,8 +1,18 @@
-import { decodeSnapshot, EVENT_COLUMNS, encodeSnapshot, eventFromValues, extrasOf } from "./event-row.js";
+import { z } from "zod";
+import {
+  decodeOrderSnapshot,
+  decodeRunSnapshot,
+  encodeSnapshot,
+  eventColumns,
+  eventFromRow,
+  INSERT_COLUMNS,
+} from "./event-row.js";
 import type { RecordedEvent } from "./event-store.js";
-import type { PostgresNames } from "./postgres-schema.js";
+import { EVENTS } from "./ledger-tables.js";
+import { type PostgresNames, postgresDialect } from "./postgres-schema.js";
 import { SnapshotSet } from "./projection.js";
 import type { OrderSnapshot, RunSnapshot } from "./snapshot.js";
+import { columnType, parseJsonText, parseRow } from "./table-schema.js";
 
 /**
  * The two statements of a PostgreSQL append besides BEGIN/lock and COMMIT. Every round trip is paid once per
@@ -21,7 +31,21 @@ export interface AppendState {
   snapshots: SnapshotSet;
 }
 
-export type StateRow = { kind: "head" | "run" | "order" | "event"; id: string; body: string };
+/** One row of the state read: what it is, its id, and its body as JSON text. */
+const STATE_ROW = z.object({
+  kind: z.enum(["head", "run", "order", "event"]),
+  id: z.string(),
+  body: z.string(),
+});
+
+/** An events row as one JSON object whose JSON columns stay text, so it parses with the table's row schema. */
+function eventJsonSql(): string {
+  const fields = Object.entries(EVENTS.columns).map(([name, schema]) =>
+    columnType(schema).type === "json" ? `'${name}', ${name}::text` : `'${name}', ${name}`,
+  );
+  return `json_build_object(${fields.join(", ")})::text`;
+}
+const EVENT_JSON = eventJsonSql();
 
 /**
  * The head, the snapshots of the named runs and orders, and the stored copies of the given event_ids, tagged
@@ -33,25 +57,35 @@ export function readStateStatement(
   ids: { runIds: string[]; orderIds: string[]; eventIds: string[] },
 ): Statement {
   return {
-    text: `SELECT 'head' AS kind, '' AS id, coalesce(max(position), 0)::text AS body FROM ${n.events}
+    text: `SELECT 'head' AS kind, '' AS id, to_json(coalesce(max(position), 0))::text AS body FROM ${n.events}
       UNION ALL SELECT 'run', run_id, snapshot FROM ${n.runs} WHERE run_id = ANY($1::text[])
       UNION ALL SELECT 'order', order_id, snapshot FROM ${n.orders} WHERE order_id = ANY($2::text[])
-      UNION ALL SELECT 'event', event_id, json_build_array(${EVENT_COLUMNS})::text
-        FROM ${n.events} WHERE event_id = ANY($3::text[])`,
+      UNION ALL SELECT 'event', event_id, ${EVENT_JSON} FROM ${n.events} WHERE event_id = ANY($3::text[])`,
     values: [ids.runIds, ids.orderIds, ids.eventIds],
   };
 }
 
-export function parseState(rows: readonly StateRow[]): AppendState {
+const HEAD = z.int().nonnegative();
+
+export function parseState(rows: readonly unknown[]): AppendState {
   const state: AppendState = { head: 0, stored: new Map(), snapshots: new SnapshotSet() };
-  for (const row of rows) {
-    if (row.kind === "head") state.head = Number(row.body);
-    else if (row.kind === "run") state.snapshots.runs.set(row.id, decodeSnapshot<RunSnapshot>(row.body));
-    else if (row.kind === "order")
-      state.snapshots.orders.set(row.id, decodeSnapshot<OrderSnapshot>(row.body));
-    else state.stored.set(row.id, eventFromValues(JSON.parse(row.body) as unknown[]));
+  for (const value of rows) {
+    const row = parseRow(STATE_ROW, value, "the append state read");
+    if (row.kind === "head") state.head = parseRow(HEAD, parseJsonText(row.body), "events head");
+    else if (row.kind === "run") state.snapshots.runs.set(row.id, decodeRunSnapshot(row.body));
+    else if (row.kind === "order") state.snapshots.orders.set(row.id, decodeOrderSnapshot(row.body));
+    else state.stored.set(row.id, eventFromRow(parseRow(EVENTS.row, parseJsonText(row.body), EVENTS.name)));
   }
   return state;
+}
+
+/** `$1::bigint[], $2::text[], …`: the events columns as unnest() arguments, typed as the table defines them. */
+function unnestArguments(n: PostgresNames): string {
+  const types = postgresDialect(n).types;
+  const typeOf = new Map(
+    Object.entries(EVENTS.columns).map(([name, schema]) => [name, columnType(schema).type]),
+  );
+  return INSERT_COLUMNS.map((name, i) => `$${i + 1}::${types[typeOf.get(name) ?? "text"]}[]`).join(", ");
 }
 
 /**
@@ -65,31 +99,21 @@ export function writeStatement(
   snapshots: { runs: readonly RunSnapshot[]; orders: readonly OrderSnapshot[] },
   head?: number,
 ): Statement {
+  const k = INSERT_COLUMNS.length;
+  const p = (i: number) => `$${k + i}`;
   return {
     text: `WITH new_events AS (
-        INSERT INTO ${n.events} (${EVENT_COLUMNS})
-        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                             $7::text[], $8::text[], $9::text[], $10::json[], $11::json[])
+        INSERT INTO ${n.events} (${INSERT_COLUMNS.join(", ")}) SELECT * FROM unnest(${unnestArguments(n)})
       ), runs AS (
-        INSERT INTO ${n.runs} (run_id, snapshot) SELECT * FROM unnest($12::text[], $13::text[])
+        INSERT INTO ${n.runs} (run_id, snapshot) SELECT * FROM unnest(${p(1)}::text[], ${p(2)}::text[])
         ON CONFLICT (run_id) DO UPDATE SET snapshot = excluded.snapshot
       ), orders AS (
-        INSERT INTO ${n.orders} (order_id, snapshot) SELECT * FROM unnest($14::text[], $15::text[])
+        INSERT INTO ${n.orders} (order_id, snapshot) SELECT * FROM unnest(${p(3)}::text[], ${p(4)}::text[])
         ON CONFLICT (order_id) DO UPDATE SET snapshot = excluded.snapshot
       )
-      SELECT CASE WHEN $16::text IS NULL THEN NULL ELSE pg_notify($17, $16::text) END`,
+      SELECT CASE WHEN ${p(5)}::text IS NULL THEN NULL ELSE pg_notify(${p(6)}, ${p(5)}::text) END`,
     values: [
-      events.map((e) => e.position),
-      events.map((e) => e.event_id),
-      events.map((e) => e.ts),
-      events.map((e) => e.type),
-      events.map((e) => e.garrison_id),
-      events.map((e) => e.theater_id),
-      events.map((e) => e.run_id),
-      events.map((e) => e.order_id),
-      events.map((e) => e.unit_id),
-      events.map((e) => JSON.stringify(e.payload)),
-      events.map(extrasOf),
+      ...eventColumns(events),
       snapshots.runs.map((r) => r.run_id),
       snapshots.runs.map(encodeSnapshot),
       snapshots.orders.map((o) => o.order_id),
@@ -97,15 +121,5 @@ export function writeStatement(
       head === undefined ? null : String(head),
       n.channel,
     ],
-  };
-}
-
-/** The snapshots an append changed, or every snapshot of a rebuild. */
-export function snapshotsOf(set: SnapshotSet, which: "changed" | "all") {
-  const runIds = which === "all" ? set.runs.keys() : set.changedRuns;
-  const orderIds = which === "all" ? set.orders.keys() : set.changedOrders;
-  return {
-    runs: [...runIds].map((id) => set.runs.get(id) as RunSnapshot),
-    orders: [...orderIds].map((id) => set.orders.get(id) as OrderSnapshot),
   };
 }

@@ -1,11 +1,15 @@
 import pg from "pg";
+import { z } from "zod";
+import type { LedgerEventInput } from "../contracts/index.js";
+import { NotFoundError } from "../core/index.js";
 import { planAppend } from "./append-plan.js";
 import { AppendSignal } from "./append-signal.js";
 import { type PreparedEvent, prepareEvents } from "./event-input.js";
 import { eventQuerySql } from "./event-query.js";
-import { decodeSnapshot, EVENT_COLUMNS, type EventRow, eventFromRow, sortDump } from "./event-row.js";
+import { decodeOrderSnapshot, decodeRunSnapshot, eventFromRow, sortDump } from "./event-row.js";
 import type {
   AppendOptions,
+  CommonStoreOptions,
   EventQuery,
   EventStore,
   RebuildReport,
@@ -13,6 +17,7 @@ import type {
   SnapshotDump,
   StreamRef,
 } from "./event-store.js";
+import { EVENTS, HEAD_ROW, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
 import {
   LOCK_CLASS,
   type PostgresNames,
@@ -20,17 +25,12 @@ import {
   postgresNames,
   postgresSchemaSql,
 } from "./postgres-schema.js";
-import {
-  parseState,
-  readStateStatement,
-  type StateRow,
-  snapshotsOf,
-  writeStatement,
-} from "./postgres-statements.js";
+import { parseState, readStateStatement, writeStatement } from "./postgres-statements.js";
 import { namedIds, SnapshotSet } from "./projection.js";
 import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
+import { parseRow } from "./table-schema.js";
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends CommonStoreOptions {
   /** A connection string, e.g. postgres://user@127.0.0.1:5432/ironclaw. */
   url: string;
   /** The schema holding this ledger's tables (default `ledger`). */
@@ -41,6 +41,20 @@ export interface PostgresStoreOptions {
 }
 
 const REBUILD_PAGE = 10_000;
+
+/**
+ * The driver hands over int8 as a number and json as its text, as better-sqlite3 does, so that one row schema
+ * per table reads both stores. Positions stay far below 2^53; the row schema refuses any that does not.
+ */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: (id, format) => {
+    if (id === pg.types.builtins.INT8) return Number;
+    if (id === pg.types.builtins.JSON) return (text: string) => text;
+    return pg.types.getTypeParser(id, format);
+  },
+};
+
+const EXISTS_ROW = z.object({ exists: z.boolean() });
 
 /**
  * The scale-out ledger on PostgreSQL.
@@ -66,19 +80,28 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresStoreOptions,
   ) {}
 
-  /** Connects and creates the schema if needed; concurrent first starts are serialised by the advisory lock. */
+  /**
+   * Connects and creates the schema unless `mustExist`, bringing an older one up to date; concurrent first
+   * starts are serialised by the advisory lock.
+   */
   static async open(options: PostgresStoreOptions): Promise<PostgresEventStore> {
     const names = postgresNames(options.schema ?? "ledger");
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       options: `-c synchronous_commit=${options.synchronousCommit ?? "on"}`,
+      types: TYPES,
     });
     // An idle client whose server went away must not crash the process; the next query reconnects.
     pool.on("error", () => {});
     const store = new PostgresEventStore(pool, names, options);
     try {
       await store.transaction(async (client) => {
+        if (options.mustExist) {
+          const { rows } = await client.query("SELECT to_regclass($1) IS NOT NULL AS exists", [names.events]);
+          if (!parseRow(EXISTS_ROW, rows[0], "to_regclass").exists)
+            throw new NotFoundError("ledger schema", names.schema);
+        }
         await client.query(postgresSchemaSql(names));
       });
     } catch (error) {
@@ -88,13 +111,13 @@ export class PostgresEventStore implements EventStore {
     return store;
   }
 
-  async append(input: unknown, options?: AppendOptions): Promise<AppendResult> {
+  async append(input: LedgerEventInput, options?: AppendOptions): Promise<AppendResult> {
     const [result] = await this.write(prepareEvents([input], { batch: false }), options);
     if (!result) throw new Error("append: no result");
     return result;
   }
 
-  async appendBatch(inputs: readonly unknown[], options?: AppendOptions): Promise<AppendResult[]> {
+  async appendBatch(inputs: readonly LedgerEventInput[], options?: AppendOptions): Promise<AppendResult[]> {
     return this.write(prepareEvents(inputs, { batch: true }), options);
   }
 
@@ -105,11 +128,14 @@ export class PostgresEventStore implements EventStore {
     const eventIds = prepared.filter((p) => p.givenId).map((p) => p.event.event_id);
     const plan = await this.transaction(async (client) => {
       const read = readStateStatement(this.names, { runIds, orderIds, eventIds });
-      const state = parseState((await client.query<StateRow>(read)).rows);
+      const state = parseState((await client.query(read)).rows);
       const plan = planAppend({ prepared, ...state, expect });
       const last = plan.fresh.at(-1);
       if (last) {
-        const changed = snapshotsOf(state.snapshots, "changed");
+        const changed = {
+          runs: state.snapshots.runSnapshots("changed"),
+          orders: state.snapshots.orderSnapshots("changed"),
+        };
         await client.query(writeStatement(this.names, plan.fresh, changed, last.position));
       }
       return plan;
@@ -121,53 +147,50 @@ export class PostgresEventStore implements EventStore {
 
   async read(query: EventQuery = {}): Promise<RecordedEvent[]> {
     const { sql, params } = eventQuerySql(query, (i) => `$${i}`);
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM ${this.names.events} ${sql}`,
-      params,
-    );
-    return rows.map(eventFromRow);
+    const { rows } = await this.pool.query(`SELECT ${EVENTS.list} FROM ${this.names.events} ${sql}`, params);
+    return rows.map((row: unknown) => eventFromRow(parseRow(EVENTS.row, row, EVENTS.name)));
   }
 
   async head(): Promise<number> {
-    const { rows } = await this.pool.query<{ head: string }>(
+    const { rows } = await this.pool.query(
       `SELECT coalesce(max(position), 0) AS head FROM ${this.names.events}`,
     );
-    return Number(rows[0]?.head ?? 0);
+    return parseRow(HEAD_ROW, rows[0], EVENTS.name).head;
   }
 
   async streamVersion(stream: StreamRef): Promise<number> {
-    const snapshot = await this.readSnapshot<{ version: number }>(stream.kind, stream.id);
+    const snapshot = stream.kind === "run" ? await this.getRun(stream.id) : await this.getOrder(stream.id);
     return snapshot?.version ?? 0;
   }
 
   async getRun(runId: string): Promise<RunSnapshot | undefined> {
-    return this.readSnapshot<RunSnapshot>("run", runId);
+    const { rows } = await this.pool.query(
+      `SELECT ${RUN_SNAPSHOTS.list} FROM ${this.names.runs} WHERE run_id = $1`,
+      [runId],
+    );
+    if (rows[0] === undefined) return undefined;
+    return decodeRunSnapshot(parseRow(RUN_SNAPSHOTS.row, rows[0], RUN_SNAPSHOTS.name).snapshot);
   }
 
   async getOrder(orderId: string): Promise<OrderSnapshot | undefined> {
-    return this.readSnapshot<OrderSnapshot>("order", orderId);
-  }
-
-  private async readSnapshot<T>(kind: "run" | "order", id: string): Promise<T | undefined> {
-    const table = kind === "run" ? this.names.runs : this.names.orders;
-    const { rows } = await this.pool.query<{ snapshot: string }>(
-      `SELECT snapshot FROM ${table} WHERE ${kind}_id = $1`,
-      [id],
+    const { rows } = await this.pool.query(
+      `SELECT ${ORDER_SNAPSHOTS.list} FROM ${this.names.orders} WHERE order_id = $1`,
+      [orderId],
     );
-    const row = rows[0];
-    return row ? decodeSnapshot<T>(row.snapshot) : undefined;
+    if (rows[0] === undefined) return undefined;
+    return decodeOrderSnapshot(parseRow(ORDER_SNAPSHOTS.row, rows[0], ORDER_SNAPSHOTS.name).snapshot);
   }
 
   async dumpSnapshots(): Promise<SnapshotDump> {
-    const rows = async (table: string, key: string) => {
-      const result = await this.pool.query<{ id: string; snapshot: string }>(
-        `SELECT ${key} AS id, snapshot FROM ${table}`,
-      );
-      return result.rows.map((r): [string, string] => [r.id, r.snapshot]);
-    };
+    const runs = await this.pool.query(`SELECT ${RUN_SNAPSHOTS.list} FROM ${this.names.runs}`);
+    const orders = await this.pool.query(`SELECT ${ORDER_SNAPSHOTS.list} FROM ${this.names.orders}`);
     return sortDump({
-      runs: await rows(this.names.runs, "run_id"),
-      orders: await rows(this.names.orders, "order_id"),
+      runs: runs.rows
+        .map((row: unknown) => parseRow(RUN_SNAPSHOTS.row, row, RUN_SNAPSHOTS.name))
+        .map((r): [string, string] => [r.run_id, r.snapshot]),
+      orders: orders.rows
+        .map((row: unknown) => parseRow(ORDER_SNAPSHOTS.row, row, ORDER_SNAPSHOTS.name))
+        .map((o): [string, string] => [o.order_id, o.snapshot]),
     });
   }
 
@@ -179,18 +202,20 @@ export class PostgresEventStore implements EventStore {
       let after = 0;
       let events = 0;
       for (;;) {
-        const { rows } = await client.query<EventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
+        const result = await client.query(
+          `SELECT ${EVENTS.list} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
           [after, REBUILD_PAGE],
         );
+        const rows = result.rows.map((row: unknown) => parseRow(EVENTS.row, row, EVENTS.name));
         for (const row of rows) set.apply(eventFromRow(row));
         events += rows.length;
         const last = rows.at(-1);
         if (!last || rows.length < REBUILD_PAGE) break;
-        after = Number(last.position);
+        after = last.position;
       }
       await client.query(`DELETE FROM ${this.names.runs}; DELETE FROM ${this.names.orders};`);
-      await client.query(writeStatement(this.names, [], snapshotsOf(set, "all")));
+      const all = { runs: set.runSnapshots("all"), orders: set.orderSnapshots("all") };
+      await client.query(writeStatement(this.names, [], all));
       return { events, runs: set.runs.size, orders: set.orders.size, millis: performance.now() - started };
     });
   }

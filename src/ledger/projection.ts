@@ -29,6 +29,24 @@ export class SnapshotSet {
       this.changedOrders.add(order.order_id);
     }
   }
+
+  /** The run snapshots this set changed, or all it holds (a rebuild writes them all). */
+  runSnapshots(which: "changed" | "all"): RunSnapshot[] {
+    return which === "all" ? [...this.runs.values()] : pick(this.runs, this.changedRuns);
+  }
+
+  orderSnapshots(which: "changed" | "all"): OrderSnapshot[] {
+    return which === "all" ? [...this.orders.values()] : pick(this.orders, this.changedOrders);
+  }
+}
+
+function pick<T>(snapshots: ReadonlyMap<string, T>, ids: ReadonlySet<string>): T[] {
+  const out: T[] = [];
+  for (const id of ids) {
+    const snapshot = snapshots.get(id);
+    if (snapshot !== undefined) out.push(snapshot);
+  }
+  return out;
 }
 
 /** The run and order ids a list of events names: what an append has to load before projecting. */

@@ -1,33 +1,28 @@
+import { LEDGER_TABLES } from "./ledger-tables.js";
+import { type Dialect, indexesSql, keyType, tablesSql } from "./table-ddl.js";
+
 /**
- * The SQLite ledger schema. position is the rowid: SQLite has one writer at a time and events are never
- * deleted, so positions are assigned in commit order without gaps. Triggers make the events table
- * append-only even for someone who opens the file with another tool. `extras` keeps an event's top-level keys
- * the seed does not name (JSON, NULL when none); ledgers created before it get the column on open.
+ * SQLite's spelling of the ledger tables. Tables are STRICT, so a column holds only its declared type. A table
+ * keyed by an integer keeps it as the rowid: events are never deleted and SQLite has one writer at a time, so
+ * positions are assigned in commit order without gaps. Tables keyed by text are WITHOUT ROWID, stored in
+ * their key's order with no second index. Triggers make a table append-only even for someone who opens the
+ * file with another tool.
  */
-export const SQLITE_SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY,
-  event_id TEXT NOT NULL UNIQUE,
-  ts TEXT NOT NULL,
-  type TEXT NOT NULL,
-  garrison_id TEXT NOT NULL,
-  theater_id TEXT,
-  run_id TEXT,
-  order_id TEXT,
-  unit_id TEXT,
-  payload TEXT NOT NULL,
-  extras TEXT
-) STRICT;
-CREATE INDEX IF NOT EXISTS events_by_run ON events (run_id, position) WHERE run_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_by_order ON events (order_id, position) WHERE order_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
-CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-  BEGIN SELECT RAISE(ABORT, 'ledger events are immutable'); END;
-CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-  BEGIN SELECT RAISE(ABORT, 'ledger events are immutable'); END;
-CREATE TABLE IF NOT EXISTS run_snapshots (run_id TEXT PRIMARY KEY, snapshot TEXT NOT NULL) STRICT, WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS order_snapshots (order_id TEXT PRIMARY KEY, snapshot TEXT NOT NULL) STRICT, WITHOUT ROWID;
-`;
+export const SQLITE_DIALECT: Dialect = {
+  types: { integer: "INTEGER", text: "TEXT", json: "TEXT" },
+  qualify: (name) => name,
+  tableOptions: (table) => (keyType(table) === "integer" ? " STRICT" : " STRICT, WITHOUT ROWID"),
+  appendOnlyGuards: (table) =>
+    (["update", "delete"] as const).map(
+      (change) =>
+        `CREATE TRIGGER IF NOT EXISTS ${table.name}_no_${change} BEFORE ${change.toUpperCase()} ON ${table.name}\n` +
+        `  BEGIN SELECT RAISE(ABORT, 'ledger ${table.name} are immutable'); END`,
+    ),
+};
+
+/** The ledger's tables; the store adds columns older ledgers lack before it creates the indexes. */
+export const SQLITE_TABLES = tablesSql(LEDGER_TABLES, SQLITE_DIALECT);
+export const SQLITE_INDEXES = indexesSql(LEDGER_TABLES, SQLITE_DIALECT);
 
 export const SQLITE_SYNCHRONOUS = ["FULL", "NORMAL", "OFF"] as const;
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];

@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ironclawHome } from "../core/index.js";
-import type { EventStore } from "./event-store.js";
+import type { CommonStoreOptions, EventStore } from "./event-store.js";
+import type { PostgresSynchronousCommit } from "./postgres-schema.js";
 import { PostgresEventStore } from "./postgres-store.js";
 import type { SqliteSynchronous } from "./sqlite-schema.js";
 import { SqliteEventStore } from "./sqlite-store.js";
@@ -27,25 +27,29 @@ export function locateStore(
   return { kind: "sqlite", path: resolve(cwd, home, "ledger.db") };
 }
 
-export interface OpenStoreOptions {
-  /** Refuse to create a SQLite file that is not there (read-only commands). */
-  mustExist?: boolean;
+export interface OpenStoreOptions extends CommonStoreOptions {
+  /** SQLite's PRAGMA synchronous (default FULL). */
   synchronous?: SqliteSynchronous;
+  /** PostgreSQL's synchronous_commit (default on). */
+  synchronousCommit?: PostgresSynchronousCommit;
 }
 
+/** Opens the ledger at a location: both stores are opened the same way, with the options that apply to each. */
 export async function openStore(
   location: StoreLocation,
   options: OpenStoreOptions = {},
 ): Promise<EventStore> {
+  const mustExist = options.mustExist ?? false;
   if (location.kind === "postgres")
     return PostgresEventStore.open({
       url: location.url,
+      mustExist,
       ...(location.schema ? { schema: location.schema } : {}),
+      ...(options.synchronousCommit ? { synchronousCommit: options.synchronousCommit } : {}),
     });
-  if (!options.mustExist) mkdirSync(dirname(location.path), { recursive: true });
-  return new SqliteEventStore({
+  return SqliteEventStore.open({
     path: location.path,
-    mustExist: options.mustExist ?? false,
+    mustExist,
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
   });
 }

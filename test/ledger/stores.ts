@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { type EventStore, PostgresEventStore, SqliteEventStore } from "../../src/ledger/index.js";
 
@@ -11,6 +12,14 @@ export interface LedgerUnderTest {
   connect(): Promise<EventStore>;
   /** Arguments that point test/ledger/fixtures/ledger-writer.ts (and the CLI) at this ledger. */
   args: string[];
+  /** Plain SQL on the ledger's tables (unqualified names), as another tool would write them. */
+  raw(): Promise<RawSql>;
+  close(): Promise<void>;
+}
+
+export interface RawSql {
+  exec(sql: string): Promise<void>;
+  rows(sql: string): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -26,7 +35,7 @@ const sqlite: StoreKind = {
     const path = join(dir, "ledger.db");
     const opened: EventStore[] = [];
     const connect = async () => {
-      const store = new SqliteEventStore({ path });
+      const store = await SqliteEventStore.open({ path });
       opened.push(store);
       return store;
     };
@@ -34,6 +43,16 @@ const sqlite: StoreKind = {
       store: await connect(),
       connect,
       args: ["--db", path],
+      async raw() {
+        const db = new Database(path);
+        return {
+          exec: async (sql) => void db.exec(sql),
+          rows: async (sql) => db.prepare(sql).all(),
+          close: async () => {
+            db.close();
+          },
+        };
+      },
       async close() {
         for (const s of opened) await s.close();
         rmSync(dir, { recursive: true, force: true });
@@ -62,6 +81,15 @@ const postgres: StoreKind = {
       store: await connect(),
       connect,
       args: ["--postgres", url, "--schema", schema],
+      async raw() {
+        const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+        await client.connect();
+        return {
+          exec: async (sql) => void (await client.query(sql)),
+          rows: async (sql) => (await client.query(sql)).rows,
+          close: () => client.end(),
+        };
+      },
       async close() {
         for (const s of opened) await s.close();
         const client = new pg.Client({ connectionString: url });

@@ -138,7 +138,7 @@ async function openOldLedger(
     old.exec(`INSERT INTO events VALUES ${OLD_ROW}`);
     old.close();
     return {
-      store: new SqliteEventStore({ path }),
+      store: await SqliteEventStore.open({ path }),
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
