@@ -1,6 +1,7 @@
 // Cell benchmarks: cold start to first protocol reply, warm-pool hand-out, frame round trip and throughput,
 // idle host memory per cell, per backend, each against a plain `node -e` spawn measured in the same run.
 // Usage: npm run bench:cells [-- --backends process,bwrap,microvm]
+// The guest is the bundle (dist/cell) when it is built; the dist-against-bundle table measures both.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
+  bundleRuntime,
   type CellBackend,
   type CellHandle,
   CellManager,
@@ -22,13 +24,21 @@ import {
   WarmPool,
 } from "../../src/cells/index.js";
 import { percentile } from "../percentile.js";
+import { type HandOutFigures, measureBlankHandOut } from "./blank-handout.js";
 import { measureBwrapVariants, measureCgroupSetup, type VariantFigures } from "./bwrap-variants.js";
+import { formatLoad } from "./goals.js";
+import { measureMicrovmRestore, type RestoreFigures } from "./microvm-restore.js";
+import { compareRuntimes, type RuntimeFigures } from "./runtime-compare.js";
+import { printStartupReport } from "./startup-report.js";
 
 const { values } = parseArgs({ options: { backends: { type: "string" }, image: { type: "string" } } });
 const imageDir = values.image ?? join(PACKAGE_ROOT, "node_modules/.cache/ironclaw-test-image");
-const runtime = existsSync(join(PACKAGE_ROOT, "dist/cells/guest/irowclaw.js"))
-  ? distRuntime()
-  : sourceRuntime();
+const bundled = existsSync(join(PACKAGE_ROOT, "dist/cell/bundle.json"));
+const runtime = bundled
+  ? bundleRuntime()
+  : existsSync(join(PACKAGE_ROOT, "dist/cells/guest/irowclaw.js"))
+    ? distRuntime()
+    : sourceRuntime();
 const wanted = (
   values.backends ?? `process,bwrap${existsSync(imagePaths(imageDir).manifest) ? ",microvm" : ""}`
 ).split(",");
@@ -147,12 +157,29 @@ async function measure(name: string, home: string): Promise<Figures> {
 
 const home = await mkdtemp(join(tmpdir(), "ironclaw-bench-cells-"));
 await chmod(home, 0o755);
+const loadBefore = formatLoad();
 try {
   const baseline = await nodeBaseline(10);
   const results: Figures[] = [];
   for (const name of wanted) {
     process.stderr.write(`measuring ${name}…\n`);
     results.push(await measure(name, home));
+  }
+  let handOuts: HandOutFigures[] | undefined;
+  if (wanted.includes("bwrap")) {
+    process.stderr.write("measuring blank pool hand-outs…\n");
+    handOuts = await measureBlankHandOut(makeBackend("bwrap"), join(home, "blank"));
+  }
+  let restore: RestoreFigures | undefined;
+  if (wanted.includes("microvm")) {
+    process.stderr.write("measuring a microVM's save and warm restore…\n");
+    const accel = await createMicrovmBackend({ paths: imagePaths(imageDir), allowTcg: true }).accel();
+    restore = await measureMicrovmRestore(imagePaths(imageDir), accel, home);
+  }
+  let runtimes: RuntimeFigures[] = [];
+  if (wanted.includes("bwrap") && bundled) {
+    process.stderr.write("measuring dist against the bundle in bwrap cells…\n");
+    runtimes = await compareRuntimes(home);
   }
   let variants: VariantFigures[] = [];
   let cgroupSetup: Awaited<ReturnType<typeof measureCgroupSetup>>;
@@ -162,6 +189,7 @@ try {
     cgroupSetup = await measureCgroupSetup();
   }
   const f = (n: number, d = 1) => n.toFixed(d);
+  console.log(`runtime: ${runtime.kind}; load average before ${loadBefore}, after ${formatLoad()}`);
   console.log(
     `baseline: plain node -e spawn to first byte ${f(baseline.spawnMs)} ms; idle node RSS ${f(baseline.idleRssMiB)} MiB`,
   );
@@ -195,12 +223,19 @@ try {
       );
     }
   }
+  printStartupReport({
+    nodeMs: baseline.spawnMs,
+    coldStartMs: (backend) => results.find((r) => r.backend === backend)?.coldStartMs,
+    runtimes,
+    handOuts,
+    restore,
+  });
   const out = join(PACKAGE_ROOT, "bench/results");
   await mkdir(out, { recursive: true });
   const file = join(out, `cells-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   await writeFile(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, baseline, results, variants, cgroupSetup }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, load: { before: loadBefore, after: formatLoad() }, baseline, results, handOuts, restore, runtimes, variants, cgroupSetup }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 } finally {

@@ -26,6 +26,8 @@ export async function writeCorpus(
     vocabulary: string[];
     topicCount: number;
     seed: number;
+    /** False: only compute what would be written (a kept brain from an earlier run already holds the files). */
+    write?: boolean;
   },
 ): Promise<GeneratedCorpus> {
   const random = seededRandom(options.seed);
@@ -52,9 +54,11 @@ export async function writeCorpus(
       lines.push(`## ${heading}`, "", `${body.join(" ")}.`, "");
       topicOf.set(`${path}#${heading}`, topic);
     }
-    const absolute = join(root, path);
-    await mkdir(dirname(absolute), { recursive: true });
-    await writeFile(absolute, lines.join("\n"));
+    if (options.write !== false) {
+      const absolute = join(root, path);
+      await mkdir(dirname(absolute), { recursive: true });
+      await writeFile(absolute, lines.join("\n"));
+    }
     files.push(path);
   }
   return { files, sectionsPerFile: options.sectionsPerFile, topicWords, topicOf };

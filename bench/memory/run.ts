@@ -1,218 +1,218 @@
-// Memory benchmark: `node --import tsx bench/memory/run.ts [chunks…]` (default 10000 100000).
-// Per size: generates a corpus and indexes it with the built-in embedder. Then, in the same run and with the same
-// query vectors, it times hybrid recall, the approximate vector search, vec0's exact scan (the baseline: the same
-// C code reading every vector) and FTS-only search, on two query classes: lexical (the topic's own words) and
-// paraphrase (the embedder's near-synonyms, no word shared with the answer). It judges every leg by topic
-// precision@10 per class, reports recall@10 of the approximate index against the exact scan, and times a
-// one-file incremental reindex. Prints tables and writes JSON to bench/results/.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+// Memory benchmark:
+//   node --import tsx bench/memory/run.ts [chunks…] [--dims 384,768|none] [--queries N] [--keep DIR]
+//   node --import tsx bench/memory/run.ts --million [--keep DIR]     (opt-in; see README for how long it takes)
+// Per corpus size (default 10000 and 100000): generates a corpus, indexes it with the built-in embedder (128-d), and
+// times hybrid search, the approximate vector search and FTS, each beside its exact counterpart measured in the
+// same run on the same queries (see brain-bench.ts); at 100k it also times the vector index alone on 384-d and
+// 768-d vectors (projected-bench.ts). Prints each measure with its goal, recall@10 against exact, the ratio to the
+// exact baseline and the load average; writes JSON to bench/results/. `--keep DIR` keeps each brain in DIR/<size>
+// and reuses it on the next run (the corpus is rewritten identically, so only changed files are re-indexed).
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { ironclawHome } from "../../src/core/index.js";
-import {
-  BrainLayout,
-  BuiltinEmbedder,
-  HybridSearch,
-  Indexer,
-  IndexStore,
-  loadWordTable,
-  seededRandom,
-} from "../../src/memory/index.js";
-import { percentile } from "../percentile.js";
-import { editOneSection, writeCorpus } from "./corpus.js";
-import { type BenchQuery, lexicalQueries, paraphraseQueries, type QueryClass } from "./queries.js";
-import { formatTable, timeEach } from "./stats.js";
+import { BuiltinEmbedder, loadWordTable } from "../../src/memory/index.js";
+import { type BrainResult, benchmarkBrain, CLASSES, LEGS } from "./brain-bench.js";
+import { benchmarkProjected, type ProjectedResult } from "./projected-bench.js";
+import { formatTable, type Latency, readLoadAverage } from "./stats.js";
 
-const sizes = process.argv
-  .slice(2)
-  .map(Number)
-  .filter((n) => n > 0);
-const SIZES = sizes.length > 0 ? sizes : [10_000, 100_000];
-const QUERIES_PER_CLASS = 200;
-const TOP_K = 10;
-const LEGS = ["hybrid", "approximate", "exact", "fts"] as const;
-type Leg = (typeof LEGS)[number];
-const CLASSES: QueryClass[] = ["lexical", "paraphrase"];
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    million: { type: "boolean" },
+    dims: { type: "string" },
+    queries: { type: "string" },
+    keep: { type: "string" },
+  },
+});
+const sizes = positionals.map(Number).filter((n) => n > 0);
+const SIZES = values.million ? [1_000_000] : sizes.length > 0 ? sizes : [10_000, 100_000];
+// The exact references scan every float per query (~1 s at a million), so the million run asks fewer questions.
+const QUERIES = Number(values.queries ?? (values.million ? 50 : 200));
+const dimsOption = values.dims ?? (values.million ? "none" : "384,768");
+const DIMS = dimsOption === "none" ? [] : dimsOption.split(",").map(Number);
+if (DIMS.some((d) => !(Number.isInteger(d) && d > 0)))
+  throw new Error(`--dims: must be "none" or dimensions like 384,768`);
 
 const embedder = await BuiltinEmbedder.load({ dataDir: ironclawHome() });
 const { table } = await loadWordTable(ironclawHome());
 // Content words: past the few hundred most frequent (function words), the next 30k.
 const vocabulary = Array.from({ length: 30_000 }, (_, i) => table.wordAt(300 + i));
-const ms = (n: number) => Math.round(n * 100) / 100;
+const loadAtStart = readLoadAverage();
 
-const results = [];
-for (const size of SIZES) results.push(await benchmark(size));
+const brains: BrainResult[] = [];
+const projected: ProjectedResult[] = [];
+for (const size of SIZES) {
+  const keepDir = values.keep ? join(values.keep, String(size)) : undefined;
+  // The projected runs need this size's stored vectors, so they run while the brain still exists.
+  const dimsHere = size === 100_000 || SIZES.length === 1 ? DIMS : [];
+  brains.push(
+    await benchmarkBrain(size, {
+      embedder,
+      vocabulary,
+      queriesPerClass: QUERIES,
+      ...(keepDir ? { keepDir } : {}),
+      ...(dimsHere.length > 0
+        ? { after: (db: string, queries: Float32Array[]) => runProjected(db, size, queries, dimsHere) }
+        : {}),
+    }),
+  );
+}
 
-const p = (l: { p50: number; p99: number }) => `${l.p50} / ${l.p99}`;
-const speed = results.map((r) => [
-  String(r.chunks),
-  String(r.index.chunksPerSecond),
-  ...LEGS.map((leg) => p(r.latency[leg])),
-  `${r.ratios.exactOverApproximate}×`,
-  `${r.ratios.ftsOverHybrid}×`,
-  p(r.incremental),
-]);
-console.log(
-  `\n${formatTable(
+/** The brain's own query vectors, 100 of them across both classes, projected like its stored vectors. */
+async function runProjected(
+  databaseFile: string,
+  size: number,
+  queryVectors: Float32Array[],
+  dims: number[],
+) {
+  const step = Math.max(1, Math.floor(queryVectors.length / 100));
+  const queries = queryVectors.filter((_, i) => i % step === 0).slice(0, 100);
+  for (const d of dims) {
+    process.stderr.write(`${size}: ${d}-d projected vectors…\n`);
+    projected.push(await benchmarkProjected(databaseFile, queries, d));
+  }
+}
+
+const formatLatency = (l: Latency) =>
+  `${l.p50} / ${l.p99}${l.cpu ? ` (CPU ${l.cpu.p50} / ${l.cpu.p99})` : ""}`;
+const formatRatio = (baseline: Latency, measured: Latency) =>
+  `${Math.round((baseline.p50 / measured.p50) * 10) / 10}×`;
+const formatMet = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "yes" : "NO");
+const formatLoad = (l: { start: number[]; end: number[] }) => `${l.start[0]} → ${l.end[0]}`;
+const describeSearchGoal = (chunks: number, l: Latency) =>
+  chunks === 100_000
+    ? (["p50 < 3 ms, p99 < 15 ms", formatMet(l.p50 < 3 && l.p99 < 15)] as const)
+    : (["", ""] as const);
+const describeRecallGoal = (chunks: number, recall: number) =>
+  chunks >= 100_000 ? ` (goal ≥ 0.95: ${formatMet(recall >= 0.95)})` : "";
+
+const rows: string[][] = [];
+for (const r of brains) {
+  const million = r.chunks >= 1_000_000;
+  rows.push(
     [
-      "chunks",
-      "index chunks/s",
-      ...LEGS.map((leg) => `${leg} p50/p99 ms`),
-      "exact÷approx p50",
-      "FTS÷hybrid p50",
-      "1-file reindex p50/p99 ms",
+      String(r.chunks),
+      "vector search 128-d p50/p99 ms",
+      formatLatency(r.latency.approximate),
+      ...describeSearchGoal(r.chunks, r.latency.approximate),
+      `${r.recallAt10.approximate}${describeRecallGoal(r.chunks, r.recallAt10.approximate)}`,
+      `exact scan ${formatLatency(r.latency.exact)}`,
+      formatRatio(r.latency.exact, r.latency.approximate),
+      formatLoad(r.loadAverage),
     ],
-    speed,
-  )}\n`,
-);
-const quality = results.flatMap((r) =>
+    [
+      String(r.chunks),
+      "hybrid search p50/p99 ms",
+      formatLatency(r.latency.hybrid),
+      million ? "p50 < 20 ms" : "",
+      million ? formatMet(r.latency.hybrid.p50 < 20) : "",
+      String(r.recallAt10.hybrid),
+      `exact-leg hybrid ${formatLatency(r.latency.hybridExact)}`,
+      formatRatio(r.latency.hybridExact, r.latency.hybrid),
+      formatLoad(r.loadAverage),
+    ],
+    [
+      String(r.chunks),
+      "FTS only p50/p99 ms",
+      formatLatency(r.latency.fts),
+      "",
+      "",
+      "exact",
+      "",
+      "",
+      formatLoad(r.loadAverage),
+    ],
+    [
+      String(r.chunks),
+      "index, full pipeline (chunks/s)",
+      r.index.reused ? "reused" : String(r.index.chunksPerSecond),
+      million ? "≥ 5000" : "",
+      million && !r.index.reused ? formatMet(r.index.chunksPerSecond >= 5000) : "",
+      "",
+      "",
+      "",
+      formatLoad(r.loadAverage),
+    ],
+    [
+      String(r.chunks),
+      `retrain ${r.vectorLists} lists (s; vectors/s)`,
+      `${r.retrain.seconds}; ${r.retrain.vectorsPerSecond}`,
+      "",
+      "",
+      "",
+      "",
+      "",
+      formatLoad(r.loadAverage),
+    ],
+    [
+      String(r.chunks),
+      "1-file reindex p50/p99 ms",
+      formatLatency(r.incremental),
+      "",
+      "",
+      "",
+      "",
+      "",
+      formatLoad(r.loadAverage),
+    ],
+  );
+}
+for (const p of projected) {
+  rows.push(
+    [
+      String(p.vectors),
+      `vector search ${p.dimensions}-d p50/p99 ms`,
+      formatLatency(p.latency.approximate),
+      ...describeSearchGoal(p.vectors, p.latency.approximate),
+      `${p.recallAt10}${describeRecallGoal(p.vectors, p.recallAt10)}`,
+      `exact scan ${formatLatency(p.latency.exact)}`,
+      formatRatio(p.latency.exact, p.latency.approximate),
+      formatLoad(p.loadAverage),
+    ],
+    [
+      String(p.vectors),
+      `vector inserts ${p.dimensions}-d (/s); retrain ${p.vectorLists} lists (s)`,
+      `${p.insert.vectorsPerSecond}; ${p.retrain.seconds}`,
+      "",
+      "",
+      "",
+      "",
+      "",
+      formatLoad(p.loadAverage),
+    ],
+  );
+}
+const header = [
+  "chunks",
+  "measure",
+  "figure",
+  "goal",
+  "met",
+  "recall@10 vs exact",
+  "exact baseline",
+  "baseline÷figure p50",
+  "load 1-min",
+];
+console.log(`\n${formatTable(header, rows)}\n`);
+const quality = brains.flatMap((r) =>
   CLASSES.map((kind) => [
     String(r.chunks),
     kind,
     LEGS.map((leg) => r.quality[kind].precision[leg]).join(" / "),
-    String(r.quality[kind].approximateRecallAt10),
   ]),
 );
-console.log(
-  `${formatTable(["chunks", "queries", "topic P@10 hybrid/approx/exact/FTS", "approx recall@10"], quality)}\n`,
-);
+console.log(`${formatTable(["chunks", "queries", `topic P@10 ${LEGS.join("/")}`], quality)}\n`);
+console.log(`load average (1/5/15 min): start ${loadAtStart.join(" ")}, end ${readLoadAverage().join(" ")}`);
+
 const dir = join(import.meta.dirname, "../results");
 await mkdir(dir, { recursive: true });
 const out = join(dir, `memory-${new Date().toISOString().slice(0, 19).replace(/:/g, "")}.json`);
-const meta = { node: process.version, embedder: embedder.model, loadAverage: loadavg().map(ms) };
-await writeFile(out, `${JSON.stringify({ ...meta, results }, null, 2)}\n`);
+const meta = {
+  node: process.version,
+  embedder: embedder.model,
+  queriesPerClass: QUERIES,
+  loadAverage: { start: loadAtStart, end: readLoadAverage() },
+};
+await writeFile(out, `${JSON.stringify({ ...meta, brains, projected }, null, 2)}\n`);
 console.log(`wrote ${out}`);
-
-async function benchmark(size: number) {
-  const root = await mkdtemp(join(tmpdir(), `ironclaw-bench-${size}-`));
-  try {
-    const corpus = await writeCorpus(root, {
-      chunks: size,
-      sectionsPerFile: 10,
-      vocabulary,
-      topicCount: 500,
-      seed: size,
-    });
-    const brain = BrainLayout.open(root);
-    const store = IndexStore.open(brain.databaseFile);
-    const indexer = new Indexer(brain, store, embedder);
-    const started = performance.now();
-    const report = await indexer.indexAll();
-    const indexSeconds = (performance.now() - started) / 1000;
-    const vectors = store.vectors(embedder);
-    process.stderr.write(
-      `${size}: indexed ${report.chunksAdded} chunks in ${indexSeconds.toFixed(1)} s, ` +
-        `${vectors.listCount()} vector list(s)\n`,
-    );
-
-    const queries: BenchQuery[] = [
-      ...lexicalQueries(corpus, vocabulary, seededRandom(size + 1), QUERIES_PER_CLASS),
-      ...paraphraseQueries(corpus, vocabulary, embedder, seededRandom(size + 2), QUERIES_PER_CLASS),
-    ];
-    // Embedded once: the two vector legs time the search alone, on identical vectors.
-    const queryVectors = new Map(queries.map((q) => [q.text, embedder.embedText(q.text)]));
-    const vectorOf = (q: BenchQuery) => queryVectors.get(q.text) as Float32Array;
-    const search = new HybridSearch(store, embedder);
-    // What is timed: each leg's search as a caller makes it (hybrid and FTS also fetch the chunks they return).
-    const timed: Record<Leg, (q: BenchQuery) => unknown> = {
-      hybrid: (q) => search.search(q.text, { topK: TOP_K }),
-      approximate: (q) => vectors.search(vectorOf(q), TOP_K),
-      exact: (q) => vectors.searchExact(vectorOf(q), TOP_K),
-      fts: (q) => search.search(q.text, { topK: TOP_K, mode: "lexical" }),
-    };
-    const times = {} as Record<Leg, number[]>;
-    for (const leg of LEGS) times[leg] = await timeEach(queries, timed[leg]);
-
-    // What is judged: the `path#heading` of each hit, whose topic the corpus knows.
-    const keyOf = (c: { path: string; headings: string[] }) => `${c.path}#${c.headings.at(-1) ?? ""}`;
-    const rowKeys = (rowids: number[]) => store.chunksByRowid(rowids).map(keyOf);
-    const ranked: Record<Leg, (q: BenchQuery) => Promise<string[]>> = {
-      hybrid: async (q) => (await search.search(q.text, { topK: TOP_K })).map(keyOf),
-      approximate: async (q) => rowKeys(vectors.search(vectorOf(q), TOP_K).map((h) => h.rowid)),
-      exact: async (q) => rowKeys(vectors.searchExact(vectorOf(q), TOP_K).map((h) => h.rowid)),
-      fts: async (q) => (await search.search(q.text, { topK: TOP_K, mode: "lexical" })).map(keyOf),
-    };
-    const quality = {} as Record<QueryClass, Judgement>;
-    for (const kind of CLASSES) {
-      quality[kind] = await judge(
-        queries.filter((q) => q.kind === kind),
-        ranked,
-        (key) => corpus.topicOf.get(key),
-      );
-    }
-
-    let stamp = 0;
-    const incremental = await timeEach(
-      corpus.files.slice(0, 60),
-      async (path) => {
-        await editOneSection(join(root, path), stamp++);
-        const r = await indexer.indexPaths([path]);
-        if (r.chunksAdded !== 1 || r.chunksRemoved !== 1)
-          throw new Error(`one chunk should change: ${JSON.stringify(r)}`);
-      },
-      5,
-    );
-    const vectorLists = vectors.listCount();
-    store.close();
-    const latency = (t: number[]) => ({ p50: ms(percentile(t, 50)), p99: ms(percentile(t, 99)) });
-    const p50 = (leg: Leg) => percentile(times[leg], 50);
-    return {
-      chunks: report.chunksAdded,
-      files: corpus.files.length,
-      vectorLists,
-      queries: {
-        perClass: QUERIES_PER_CLASS,
-        examples: CLASSES.map((k) => queries.find((q) => q.kind === k)),
-      },
-      index: { seconds: ms(indexSeconds), chunksPerSecond: Math.round(report.chunksAdded / indexSeconds) },
-      latency: {
-        hybrid: latency(times.hybrid),
-        approximate: latency(times.approximate),
-        exact: latency(times.exact),
-        fts: latency(times.fts),
-      },
-      ratios: {
-        exactOverApproximate: ms(p50("exact") / p50("approximate")),
-        ftsOverHybrid: ms(p50("fts") / p50("hybrid")),
-      },
-      quality,
-      incremental: latency(incremental),
-    };
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-}
-
-interface Judgement {
-  /** Share of each leg's top 10 that is about the query's topic. */
-  precision: Record<Leg, number>;
-  /** Share of the exact scan's top 10 that the approximate index also returns. */
-  approximateRecallAt10: number;
-}
-
-async function judge(
-  queries: BenchQuery[],
-  ranked: Record<Leg, (q: BenchQuery) => Promise<string[]>>,
-  topicOf: (key: string) => number | undefined,
-): Promise<Judgement> {
-  const precision: Record<Leg, number> = { hybrid: 0, approximate: 0, exact: 0, fts: 0 };
-  let recall = 0;
-  for (const q of queries) {
-    const hits = {} as Record<Leg, string[]>;
-    for (const leg of LEGS) {
-      hits[leg] = await ranked[leg](q);
-      precision[leg] += hits[leg].filter((k) => topicOf(k) === q.topic).length / TOP_K;
-    }
-    recall += hits.approximate.filter((k) => hits.exact.includes(k)).length / Math.max(1, hits.exact.length);
-  }
-  const mean = (n: number) => ms(n / queries.length);
-  return {
-    precision: {
-      hybrid: mean(precision.hybrid),
-      approximate: mean(precision.approximate),
-      exact: mean(precision.exact),
-      fts: mean(precision.fts),
-    },
-    approximateRecallAt10: mean(recall),
-  };
-}

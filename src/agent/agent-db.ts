@@ -4,7 +4,10 @@ import Database from "better-sqlite3";
 
 /**
  * The runtime's tables in the brain database (`db/ironclaw.db`), beside memory's index tables. Every name is
- * prefixed `agent_` or `audit_` so the two never collide.
+ * prefixed `agent_` or `audit_` so the two never collide. Besides the audit trail, sessions and cron state:
+ * where each session's transcript is (`agent_transcripts`), what was forgotten or corrected, by hash only
+ * (`audit_memory_changes`), which recalled passages answers used (`agent_recall_uses`) and the promotion
+ * proposals made from them (`agent_promotions`).
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS audit_tool_calls (
@@ -55,6 +58,49 @@ CREATE TABLE IF NOT EXISTS agent_cron_runs (
   error TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS agent_cron_runs_by_job ON agent_cron_runs(job_id, started_at);
+CREATE TABLE IF NOT EXISTS agent_transcripts (
+  session_id TEXT PRIMARY KEY,
+  path TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  turns INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_memory_changes (
+  id TEXT PRIMARY KEY,
+  ts TEXT NOT NULL,
+  action TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  session_id TEXT,
+  path TEXT NOT NULL,
+  headings TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  hash TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS agent_recall_uses (
+  chunk_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  path TEXT NOT NULL,
+  headings TEXT NOT NULL,
+  text TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (chunk_id, session_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS agent_recall_uses_by_at ON agent_recall_uses(at);
+CREATE TABLE IF NOT EXISTS agent_promotions (
+  id TEXT PRIMARY KEY,
+  chunk_id TEXT NOT NULL UNIQUE,
+  path TEXT NOT NULL,
+  headings TEXT NOT NULL,
+  text TEXT NOT NULL,
+  sessions INTEGER NOT NULL,
+  days INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  decided_at TEXT,
+  result_ref TEXT
+) WITHOUT ROWID;
 `;
 
 /**

@@ -1,4 +1,3 @@
-import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentProfile } from "../contracts/index.js";
 import { createLogger, type Logger, newId } from "../core/index.js";
@@ -6,76 +5,26 @@ import {
   BRAIN_PATHS,
   BrainLayout,
   BrainMemory,
-  type Embedder,
   retrievalFromProfile,
   type SearchHit,
 } from "../memory/index.js";
-import {
-  type ChatMessage,
-  createProviderRegistry,
-  type ProviderRegistry,
-  type ProviderTuning,
-} from "../providers/index.js";
+import { createProviderRegistry, type ProviderRegistry } from "../providers/index.js";
 import { AgentDatabase } from "./agent-db.js";
-import type { AgentEvent, AgentRunResult } from "./agent-event.js";
+
+export type { AgentRuntimeOptions, TurnRequest, TurnResult } from "./runtime-types.js";
+
 import { runAgent } from "./agent-loop.js";
 import { type AuditSink, BrainAuditLog } from "./audit-log.js";
+import { configStamp } from "./config-stamp.js";
+import { ConversationMemory } from "./conversation-memory.js";
 import { DayLog } from "./day-log.js";
 import { createMemoryCompaction, createModelSummariser } from "./memory-compaction.js";
 import { assembleSystemPrompt, readPromptFiles } from "./prompt-assembly.js";
 import { allowedTools, loadRuntimeConfig, type RuntimeConfig, selectProfile } from "./runtime-config.js";
-import { createBashTool } from "./tools/bash-tool.js";
-import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
-import { createFileTool } from "./tools/file-tool.js";
-import { createMemoryTool } from "./tools/memory-tool.js";
+import { createRuntimeTools } from "./runtime-tools.js";
+import type { AgentRuntimeOptions, TurnRequest, TurnResult } from "./runtime-types.js";
 import { PathPolicy } from "./tools/path-policy.js";
 import { createToolBox, type ToolBox } from "./tools/tool-box.js";
-import type { AgentTool } from "./tools/tool-definition.js";
-
-export interface AgentRuntimeOptions {
-  env?: NodeJS.ProcessEnv;
-  /** The bash tool's working directory and the second file root; default `[tools.file] workspace`. */
-  workspace?: string;
-  /** Where the file tool may go; default the brain, the workspace and `[tools.file] extra_roots`. */
-  fileRoots?: string[];
-  /** Lets the browser reach loopback and private addresses; default `[tools.browser] allow_private`. */
-  allowPrivateNetwork?: boolean;
-  providerTuning?: ProviderTuning;
-  /** Replaces the providers of irowclaw.toml: in a cell, every provider is the warden's model proxy. */
-  providers?: ProviderRegistry;
-  /** Replaces the browser's direct fetch: in a cell, the warden fetches under the host's egress policy. */
-  pageFetcher?: PageFetcher;
-  /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */
-  embedder?: Embedder;
-  /** The model's context window and the head room that triggers the pre-compaction flush; default `[agent]`. */
-  contextTokens?: number;
-  reserveTokens?: number;
-  maxSteps?: number;
-  /** Index the brain when the runtime opens, so recall sees files edited while it was stopped. */
-  indexOnOpen?: boolean;
-  /** Keep the index fresh while the runtime is open (long sessions, the scheduler daemon). */
-  watchBrain?: boolean;
-  logger?: Logger;
-}
-
-export interface TurnRequest {
-  prompt: string;
-  agent?: string;
-  /** The conversation so far (no system prompt); empty for a fresh session such as a cron job. */
-  history?: ChatMessage[];
-  sessionId?: string;
-  signal?: AbortSignal;
-  emit?: (event: AgentEvent) => void;
-  maxSteps?: number;
-}
-
-export interface TurnResult extends AgentRunResult {
-  sessionId: string;
-  agent: string;
-  provider: string;
-  model: string;
-  recalled: SearchHit[];
-}
 
 /**
  * irowclaw for one brain: its config and profiles, providers, memory, tools and audit trail, ready to run turns.
@@ -84,6 +33,9 @@ export interface TurnResult extends AgentRunResult {
 export class AgentRuntime {
   readonly audit: AuditSink;
   readonly dayLog: DayLog;
+  /** Transcripts, forgetting, corrections and promotion proposals of this brain's conversations. */
+  readonly conversations: ConversationMemory;
+  private readonly now: () => Date;
   private readonly toolBoxes = new Map<string, ToolBox>();
   private pathPolicy: PathPolicy | undefined;
   private configStamp: string;
@@ -99,8 +51,10 @@ export class AgentRuntime {
     private readonly logger: Logger,
   ) {
     this.configStamp = configStamp(brain);
-    this.dayLog = new DayLog(brain.root);
+    this.dayLog = new DayLog(brain.root, (write) => memory.writeFiles(write));
     this.audit = new BrainAuditLog(this.db, this.dayLog);
+    this.now = options.now ?? (() => new Date());
+    this.conversations = new ConversationMemory({ memory, db, dayLog: this.dayLog, now: this.now, logger });
   }
 
   static async open(dir: string, options: AgentRuntimeOptions = {}): Promise<AgentRuntime> {
@@ -173,16 +127,18 @@ export class AgentRuntime {
     const profile = this.profile(request.agent);
     const provider = this.providers.get(profile.provider);
     const sessionId = request.sessionId ?? newId();
+    const startedAt = request.now ?? this.now();
+    const t0 = performance.now();
     const allow = allowedTools(this.runtimeConfig.config, profile);
     const retrieval = retrievalFromProfile(profile);
-    const recalled = await this.recall(request.prompt, retrieval, request.signal);
+    const recalled = await this.recall(request.prompt, retrieval, sessionId, request.signal);
     const files = await readPromptFiles(this.brain, profile);
     const systemPrompt = assembleSystemPrompt({
       agent: profile.name,
       ...files,
       recalled,
       tools: allow,
-      now: new Date(),
+      now: startedAt,
     });
     const tools = this.toolBox(profile, retrieval.topK);
     const limits = { ...this.runtimeConfig.config.agent, ...profile.limits };
@@ -192,6 +148,8 @@ export class AgentRuntime {
       summarise: createModelSummariser(provider.stream, profile.model),
     });
     const maxSteps = request.maxSteps ?? this.options.maxSteps ?? limits.max_steps;
+    // From here on nothing throws (runAgent reports failures as data), so endTurn always clears this note.
+    this.conversations.noteRecalled(sessionId, recalled);
     const result = await runAgent(
       {
         sessionId,
@@ -208,8 +166,18 @@ export class AgentRuntime {
         maxSteps,
       },
     );
+    const kept = await this.conversations.endTurn({
+      sessionId,
+      agent: profile.name,
+      prompt: request.prompt,
+      result,
+      startedAt,
+      finishedAt: new Date(startedAt.getTime() + (performance.now() - t0)),
+      transcript: request.transcript ?? true,
+    });
     return {
       ...result,
+      ...kept,
       sessionId,
       agent: profile.name,
       provider: provider.name,
@@ -244,67 +212,45 @@ export class AgentRuntime {
         agent: profile.name,
         pathPolicy: this.pathPolicy,
         audit: this.audit,
+        now: this.now,
       });
       this.toolBoxes.set(profile.name, box);
     }
     return box;
   }
 
-  private createTools(topK: number): AgentTool[] {
-    const { tools } = this.runtimeConfig.config;
-    return [
-      createBashTool({
-        workspace: this.workspace,
-        timeoutMs: tools.bash.timeout_ms,
-        maxOutputBytes: tools.bash.max_output_bytes,
-      }),
-      createFileTool(),
-      createBrowserTool({
-        policy: {
-          egress: tools.network.egress,
-          allowHosts: tools.network.allow_hosts,
-          denyHosts: tools.network.deny_hosts,
-          allowPrivate: this.options.allowPrivateNetwork ?? tools.browser.allow_private,
-        },
-        maxBytes: tools.browser.max_bytes,
-        timeoutMs: tools.browser.timeout_ms,
-        ...(this.options.pageFetcher ? { fetch: this.options.pageFetcher } : {}),
-      }),
-      createMemoryTool(this.memory, { topK }),
-    ];
+  private createTools(topK: number) {
+    return createRuntimeTools({
+      config: this.runtimeConfig.config,
+      workspace: this.workspace,
+      ...(this.options.allowPrivateNetwork === undefined
+        ? {}
+        : { allowPrivateNetwork: this.options.allowPrivateNetwork }),
+      ...(this.options.pageFetcher ? { pageFetcher: this.options.pageFetcher } : {}),
+      memory: this.conversations.toolOperations(),
+      topK,
+    });
   }
 
+  /**
+   * Passages for the prompt. The session's own transcript is left out: its turns are in the conversation
+   * already, and would only push other memories out of the top k.
+   */
   private async recall(
     prompt: string,
     retrieval: ReturnType<typeof retrievalFromProfile>,
+    sessionId: string,
     signal: AbortSignal | undefined,
   ): Promise<SearchHit[]> {
+    const own = this.conversations.transcripts.pathOf(sessionId);
     try {
-      return await this.memory.recall(prompt, { ...retrieval, ...(signal ? { signal } : {}) });
+      const topK = own ? Math.min(100, retrieval.topK + 4) : retrieval.topK;
+      const hits = await this.memory.recall(prompt, { ...retrieval, topK, ...(signal ? { signal } : {}) });
+      return hits.filter((h) => h.path !== own).slice(0, retrieval.topK);
     } catch (error) {
       // A turn without recalled memory is better than no turn: the agent can still recall through its tool.
       this.logger.warn({ err: error }, "recall for the prompt failed; answering without recalled memory");
       return [];
     }
   }
-}
-
-/** Sizes and modification times of the config files, cheap enough to compare before every turn. */
-function configStamp(brain: BrainLayout): string {
-  const parts: string[] = [];
-  const add = (file: string) => {
-    try {
-      const s = statSync(file);
-      parts.push(`${file}:${s.size}:${s.mtimeMs}`);
-    } catch {
-      parts.push(`${file}:-`);
-    }
-  };
-  add(brain.resolve(BRAIN_PATHS.irowclawConfig));
-  const agents = brain.resolve(BRAIN_PATHS.agents);
-  add(agents);
-  try {
-    for (const name of readdirSync(agents).sort()) add(join(agents, name));
-  } catch {}
-  return parts.join("|");
 }

@@ -21,16 +21,35 @@ export {
   BrainAuditLog,
   MemoryAuditLog,
 } from "./audit-log.js";
+export { type Citation, citedHits, citeKey, parseCitations } from "./citations.js";
+export { ConversationMemory, type TurnEnd } from "./conversation-memory.js";
 export { DayLog } from "./day-log.js";
+export { FORGOTTEN, redactMessages, redactText, scrubAgentTables } from "./forget-scrub.js";
+export {
+  MEMORY_CHANGE_ACTIONS,
+  type MemoryChange,
+  type MemoryChangeAction,
+  MemoryChangeLog,
+  type MemoryChangeRecord,
+} from "./memory-change-log.js";
 export {
   createMemoryCompaction,
   createModelSummariser,
   type MemoryCompactionOptions,
 } from "./memory-compaction.js";
 export {
+  correctMemory,
+  type ForgetReport,
+  type ForgetRequest,
+  type ForgettingParts,
+  forgetMemory,
+} from "./memory-forgetting.js";
+export { PROMOTION_STATES, type Promotion, type PromotionState, PromotionStore } from "./promotion-store.js";
+export {
   assembleSystemPrompt,
   type PromptFile,
   type PromptParts,
+  type RecalledPassage,
   readPromptFiles,
 } from "./prompt-assembly.js";
 export {
@@ -66,7 +85,7 @@ export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
 export { checkHost, type HostPolicy, matchesHost } from "./tools/host-policy.js";
 export { isPrivateAddress } from "./tools/ip-ranges.js";
-export { createMemoryTool } from "./tools/memory-tool.js";
+export { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 export { checkFetchTarget, type FetchedPage, type FetchLimits, fetchPage } from "./tools/page-fetch.js";
 export { PathPolicy } from "./tools/path-policy.js";
 export { type GroupRun, type GroupRunOptions, runInProcessGroup } from "./tools/process-group.js";
@@ -82,3 +101,4 @@ export {
   type ToolResult,
   toToolSpec,
 } from "./tools/tool-definition.js";
+export { TranscriptLog, transcriptTurn } from "./transcript-log.js";

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type BrainLayout, initBrain, type SearchHit } from "../memory/index.js";
-import { assembleSystemPrompt, readPromptFiles } from "./prompt-assembly.js";
+import { type BrainLayout, initBrain } from "../memory/index.js";
+import { assembleSystemPrompt, type RecalledPassage, readPromptFiles } from "./prompt-assembly.js";
 
 let dir: string;
 let brain: BrainLayout;
@@ -16,16 +16,12 @@ beforeEach(async () => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const hit = (path: string, headings: string[], text: string): SearchHit => ({
-  id: "c1",
+const hit = (path: string, headings: string[], text: string): RecalledPassage => ({
   path,
   headings,
   startLine: 3,
   endLine: 5,
   text,
-  score: 0.9,
-  semantic: { similarity: 0.8, score: 1 },
-  lexical: { bm25: 1, score: 1 },
 });
 
 describe("the system prompt", () => {
@@ -47,7 +43,13 @@ describe("the system prompt", () => {
       "# Research",
       "# Style",
     ]
-      .concat(["# Recalled memory", "[1] memory.md › Memory › Tea (lines 3-5)", "Genmaicha", "# Session"])
+      .concat([
+        "# Recalled memory",
+        "[1] memory.md › Memory › Tea (lines 3-5), cite as [memory.md#Tea]",
+        "Genmaicha",
+        "# Memory\n\nYour memory tool",
+        "# Session",
+      ])
       .map((marker) => prompt.indexOf(marker));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 
 /**
  * What bounds a whole cell, all its processes together: rlimits bound one process (memory) or one uid
@@ -21,6 +21,8 @@ export interface CellCgroup {
   readonly dirs: string[];
   /** Kills what is left in the groups and removes them; call once the cell's process has exited. */
   remove(): Promise<void>;
+  /** Gives the groups another name, processes and limits kept: a pool cell's, once it has its user. */
+  rename(name: string): Promise<void>;
 }
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
@@ -71,9 +73,20 @@ export async function createCellCgroup(
     return { unavailable: `cgroups cannot be used here (${(error as Error).message})` };
   }
   return {
-    dirs,
-    procsFiles: dirs.map((dir) => join(dir, "cgroup.procs")),
+    get dirs() {
+      return dirs;
+    },
+    get procsFiles() {
+      return dirs.map((dir) => join(dir, "cgroup.procs"));
+    },
     remove: () => removeGroups(dirs),
+    async rename(next: string) {
+      for (const [i, dir] of dirs.entries()) {
+        const renamed = join(dirname(dir), next);
+        await rename(dir, renamed);
+        dirs[i] = renamed;
+      }
+    },
   };
 }
 

@@ -115,15 +115,16 @@ export class CellManager {
   }
 
   private async launch(userId: string, crashes: number[]): Promise<CellHandle> {
-    const warm = crashes.length === 0 ? this.options.warmPool?.take(userId) : undefined;
-    const cell =
-      warm ??
-      (await this.options.backend.start({
-        ...this.options.spec,
-        ...this.options.specFor?.(userId),
-        userId,
-        userDir: join(this.options.usersDir, userId),
-      }));
+    const spec = {
+      ...this.options.spec,
+      ...this.options.specFor?.(userId),
+      userId,
+      userDir: join(this.options.usersDir, userId),
+    };
+    // After a crash the next cell starts cold: a pool cell would only hide why the last one died.
+    const pool = crashes.length === 0 ? this.options.warmPool : undefined;
+    const warm = pool?.take(userId) ?? (await pool?.takeBlank(spec));
+    const cell = warm ?? (await this.options.backend.start(spec));
     const entry: Entry = { cell, idle: undefined, crashes, stopping: false };
     this.entries.set(userId, entry);
     this.touch(userId);

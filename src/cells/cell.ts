@@ -60,6 +60,8 @@ export interface CellHandle {
   readonly backend: CellBackendName;
   readonly isolated: boolean;
   readonly peer: ProtocolPeer;
+  /** The host process the backend started (bwrap's outer process, QEMU), when it started one. */
+  readonly pid?: number | undefined;
   /** Resolves once the cell has exited, for whatever reason. */
   readonly exited: Promise<CellExit>;
   send(body: MessageBody): ProtocolMessage;
@@ -74,11 +76,34 @@ export interface CellHandle {
   stats(): Promise<CellStats>;
 }
 
+/** A pool cell started before its user is known: no brain, no user, its runtime loaded and waiting. */
+export interface BlankCellSpec {
+  /** IRONCLAW_HOME/users: where the pool keeps the next free uid, beside the users' directories. */
+  usersDir: string;
+  handler?: GuestHandlerName;
+  maxFrameBytes?: number;
+  heartbeatMs?: number;
+  startTimeoutMs?: number;
+}
+
+export interface BlankCell {
+  /** The running cell under a stand-in user id (`pool-…`), for stopping it and watching it exit. */
+  readonly cell: CellHandle;
+  /**
+   * Hands the cell to a user: their brain is attached where the runtime expects it, the cell's cgroup takes
+   * their name, and a Hello names them to the runtime. Returns the cell as theirs. Throws (CellStartError)
+   * when it cannot, e.g. their brain is in use or over its quota; the cell is then of no use to anyone.
+   */
+  assign(spec: CellStartSpec): Promise<CellHandle>;
+}
+
 export interface CellBackend {
   readonly name: CellBackendName;
   /** False only for `process`: nothing stands between the agent and the host. */
   readonly isolated: boolean;
   start(spec: CellStartSpec): Promise<CellHandle>;
+  /** Only where a running cell can be given its brain later (bwrap under a root warden). */
+  startBlank?(spec: BlankCellSpec): Promise<BlankCell>;
 }
 
 export class CellStartError extends Error {

@@ -115,6 +115,7 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     backend: init.backend,
     isolated: init.isolated,
     peer,
+    pid: child.pid,
     exited,
     send: (body) => peer.send(body),
     request: (body, options) => peer.request(body, options),

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -6,11 +6,12 @@ import { fileURLToPath } from "node:url";
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /**
- * How a cell starts the inmate: `dist` runs the compiled runtime (production, benchmarks, the microVM image);
- * `source` runs the TypeScript through tsx, so tests exercise the code as it is, without a build.
+ * How a cell starts the inmate: `bundle` runs the one-file runtime `npm run build` writes to dist/cell
+ * (production, benchmarks, the microVM image); `dist` the compiled modules one by one; `source` the
+ * TypeScript through tsx, so tests exercise the code as it is, without a build.
  */
 export interface GuestRuntime {
-  kind: "dist" | "source";
+  kind: "bundle" | "dist" | "source";
   /** The package root on the host. */
   packageRoot: string;
   /**
@@ -46,13 +47,49 @@ export function distRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
   };
 }
 
+/** Package-relative, as guest-bundle.ts writes them (kept here so the warden never loads the bundler). */
+const BUNDLE_DIR = "dist/cell";
+const BUNDLE_ENTRY = `${BUNDLE_DIR}/irowclaw.cjs`;
+
+/**
+ * The bundled runtime: a cell binds only dist/cell and the packages the bundle still loads from node_modules
+ * (native SQLite, sqlite-vec, the word-vector JSON), as its bundle.json lists them; package.json stays, for
+ * the package's identity. Throws when the bundle has not been built.
+ */
+export function bundleRuntime(packageRoot = PACKAGE_ROOT, dir = BUNDLE_DIR): GuestRuntime {
+  const manifest = join(packageRoot, dir, "bundle.json");
+  if (!existsSync(manifest))
+    throw new Error(`no inmate bundle in ${join(packageRoot, dir)}: run npm run build`);
+  const { packages } = JSON.parse(readFileSync(manifest, "utf8")) as { packages?: unknown };
+  if (!Array.isArray(packages) || !packages.every((p) => typeof p === "string" && !p.startsWith("/"))) {
+    throw new Error(`${manifest}: packages must list package-relative directories: run npm run build again`);
+  }
+  return {
+    kind: "bundle",
+    packageRoot,
+    parts: ["package.json", dir, ...packages],
+    nodeArgs: (root) => [join(root, dir, "irowclaw.cjs")],
+  };
+}
+
 /**
  * The runtime that matches the running host code: the sources when the host itself runs from them (tsx), so a
- * stale dist/ never answers for edited code; otherwise the compiled runtime when it has been built.
+ * stale dist/ never answers for edited code; otherwise the bundle when it is as new as the compiled modules,
+ * else those modules.
  */
 export function defaultRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
   if (import.meta.url.endsWith(".ts")) return sourceRuntime(packageRoot);
-  return existsSync(join(packageRoot, "dist/cells/guest/irowclaw.js"))
-    ? distRuntime(packageRoot)
-    : sourceRuntime(packageRoot);
+  const compiled = mtimeOf(join(packageRoot, "dist/cells/guest/irowclaw.js"));
+  if (compiled === undefined) return sourceRuntime(packageRoot);
+  // A bundle older than the compiled modules was left behind by a build that stopped after tsc.
+  const bundled = mtimeOf(join(packageRoot, BUNDLE_ENTRY));
+  return bundled !== undefined && bundled >= compiled ? bundleRuntime(packageRoot) : distRuntime(packageRoot);
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,12 +6,15 @@ export {
 } from "./backend-choice.js";
 export { configuredImage, createConfiguredBackend, loadHostConfig, usersDir } from "./backend-factory.js";
 export { type BwrapBackendOptions, createBwrapBackend } from "./backends/bwrap.js";
-export { type BwrapLimits, DEFAULT_BWRAP_LIMITS } from "./backends/bwrap-args.js";
+export { type BwrapLimits, bwrapNodeOptions, DEFAULT_BWRAP_LIMITS } from "./backends/bwrap-args.js";
 export { createMicrovmBackend, type MicrovmBackendOptions, TCG_WARNING } from "./backends/microvm.js";
+export { type MicrovmCommand, microvmArgs } from "./backends/microvm-command.js";
 export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } from "./backends/process.js";
 export { type BootProbe, probeKernelBoot } from "./boot-probe.js";
 export {
   assertUserId,
+  type BlankCell,
+  type BlankCellSpec,
   type BrainSeed,
   type CellBackend,
   type CellExit,
@@ -42,6 +45,7 @@ export type {
 export { serveCell } from "./guest/cell-server.js";
 export { createEchoDevHandler, createShellTestHandler, type ShellOutcome } from "./guest/dev-handlers.js";
 export {
+  bundleRuntime,
   defaultRuntime,
   distRuntime,
   type GuestRuntime,
@@ -60,6 +64,14 @@ export {
   type RunOutcome,
   runProgram,
 } from "./host-probe.js";
+export { listCompileCaches, type WarmUpResult, warmCompileCache } from "./image/compile-cache.js";
+export {
+  type BundleOptions,
+  bundleGuest,
+  GUEST_BUNDLE_DIR,
+  type GuestBundleManifest,
+  readGuestBundle,
+} from "./image/guest-bundle.js";
 export {
   type BuildOptions,
   type BuildProgress,

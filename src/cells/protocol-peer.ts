@@ -3,38 +3,13 @@ import type { ProtocolErrorCode, ProtocolMessage } from "../contracts/cell/index
 import { BadFrameWindow } from "./bad-frame-window.js";
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder, type FrameEvent } from "./frame-codec.js";
 import { InboundCheck } from "./inbound-check.js";
+import { PeerIdentity } from "./peer-identity.js";
+import { ChannelClosedError, isFinalReply, ReplyTimeoutError } from "./peer-replies.js";
 import type { CloseInfo, MessageBody, PeerOptions, PeerStats } from "./protocol-types.js";
 
 export { MAX_MSG_ID_STEP } from "./inbound-check.js";
+export { ChannelClosedError, isFinalReply, ReplyTimeoutError } from "./peer-replies.js";
 export type { CloseInfo, MessageBody, PeerOptions, PeerStats } from "./protocol-types.js";
-
-export class ChannelClosedError extends Error {
-  override readonly name = "ChannelClosedError";
-}
-
-export class ReplyTimeoutError extends Error {
-  override readonly name = "ReplyTimeoutError";
-}
-
-/** The last message answering a request: after it no more replies to that msg_id follow. */
-export function isFinalReply(message: ProtocolMessage): boolean {
-  switch (message.type) {
-    case "TurnComplete":
-    case "FileOpResult":
-    case "Error":
-    case "Ready":
-    case "EmbedResult":
-    case "FetchResult":
-    case "QueryResult":
-      return true;
-    case "ModelEvent":
-      return message.event.type === "done" || message.event.type === "error";
-    case "JobStatus":
-      return message.status === "succeeded" || message.status === "failed";
-    default:
-      return false;
-  }
-}
 
 interface Waiter {
   push(message: ProtocolMessage): void;
@@ -65,6 +40,7 @@ export class ProtocolPeer {
   private readonly badFrames: BadFrameWindow;
   private nextMsgId = 0;
   private readonly inbound = new InboundCheck();
+  private readonly identity: PeerIdentity;
   /** Undefined until the first frame: a guest that is still booting is the start timeout's business. */
   private lastHeardAt: number | undefined;
   private closeInfo: CloseInfo | undefined;
@@ -80,6 +56,10 @@ export class ProtocolPeer {
     private readonly stream: Duplex,
     private readonly options: PeerOptions,
   ) {
+    this.identity = new PeerIdentity(
+      options.userId,
+      options.userFromHello ? "await-hello" : options.enforceUserId ? "enforce" : "any",
+    );
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxQueuedBytes = options.maxQueuedBytes ?? Math.max(4 * this.maxFrameBytes, 32 * 1024 * 1024);
     this.badFrames = new BadFrameWindow(options.maxBadFrames ?? 64, options.badFrameWindowMs ?? 10_000);
@@ -114,10 +94,20 @@ export class ProtocolPeer {
     return this.closeInfo !== undefined;
   }
 
+  /** The user this side's messages are addressed as (a blank cell's changes with its first Hello). */
+  get userId(): string {
+    return this.identity.userId;
+  }
+
+  /** Speak for another user from now on: the warden's side of a blank cell it hands to that user. */
+  adoptUser(userId: string): void {
+    this.identity.adopt(userId);
+  }
+
   /** Sends one message with a fresh msg_id; returns it as sent. Dropped silently once closed. */
   send(body: MessageBody): ProtocolMessage {
     const message = {
-      user_id: this.options.userId,
+      user_id: this.identity.userId,
       session_id: this.options.sessionId,
       ...body,
       msg_id: this.nextMsgId++,
@@ -269,9 +259,10 @@ export class ProtocolPeer {
       return;
     }
     const { message } = verdict;
-    if (this.options.enforceUserId && message.user_id !== this.options.userId) {
+    const refused = this.identity.admit(message);
+    if (refused) {
       if (message.type !== "Error")
-        this.send({ type: "Error", code: "forbidden", message: "wrong user", reply_to: message.msg_id });
+        this.send({ type: "Error", code: "forbidden", message: refused, reply_to: message.msg_id });
       return;
     }
     if (message.reply_to !== undefined) this.waiters.get(message.reply_to)?.push(message);

@@ -18,6 +18,8 @@ export interface PeerOptions {
   missedHeartbeats?: number;
   /** Refuse inbound messages addressed to another user (the guest side sets this). */
   enforceUserId?: boolean;
+  /** A blank cell: take the user from the first Hello, and no work before it (see PeerIdentity). */
+  userFromHello?: boolean;
   /** Bad frames tolerated within badFrameWindowMs before the stream is judged hostile or broken (default 64). */
   maxBadFrames?: number;
   /** The window bad frames are counted over (default 10 s): valid frames in between do not reset it. */

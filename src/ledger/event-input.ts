@@ -1,11 +1,12 @@
+import { z } from "zod";
 import {
-  checkValue,
   type LedgerEvent,
   ledgerEventInputContract,
+  ledgerEventInputSchema,
   type ParsedLedgerEventInput,
   parseContract,
 } from "../contracts/index.js";
-import { canonicalJson, type Issue, newId, nowIso, ValidationError } from "../core/index.js";
+import { canonicalJson, type Issue, issuesFromZod, newId, nowIso, ValidationError } from "../core/index.js";
 
 /** A validated event ready to store, with a note of which fields the writer chose and which the ledger did. */
 export interface PreparedEvent {
@@ -35,11 +36,15 @@ export function parseEventInput(value: unknown): ParsedLedgerEventInput {
   return parseContract(ledgerEventInputContract, value);
 }
 
+/** A batch as one array: zod's cost per call (context, result objects) is paid once per batch, not per event. */
+const batchSchema = z.array(ledgerEventInputSchema);
+
 /**
  * Validates events against the seed-000 input contract, normalises the typo spellings of their types and
  * fills event_id (ULID) and ts (now, one instant for the whole batch). Top-level keys the seed does not name
- * are kept and stored with the event, except `position`, which a read answers with and which would hide it. Every problem of every event is
- * reported at once; in a batch each path starts at the event's index (`$[2].run_id`).
+ * are kept and stored with the event, except `position`, which a read answers with and which would hide it.
+ * Every problem of every event is reported at once; in a batch each path starts at the event's index
+ * (`$[2].run_id`).
  */
 export function prepareEvents(inputs: readonly unknown[], options: { batch: boolean }): PreparedEvent[] {
   if (inputs.length === 0) {
@@ -50,47 +55,59 @@ export function prepareEvents(inputs: readonly unknown[], options: { batch: bool
   const now = nowIso();
   const issues: Issue[] = [];
   const prepared: PreparedEvent[] = [];
-  inputs.forEach((input, index) => {
-    const at = options.batch ? `$[${index}]` : "$";
-    const result = checkValue(ledgerEventInputContract, input);
-    if (!result.ok) {
-      for (const issue of result.issues) issues.push({ ...issue, path: at + issue.path.slice(1) });
-      return;
-    }
-    // Keys the seed does not name are kept with the event, exactly as written, after the base fields.
-    const { event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, ...extra } =
-      result.value;
-    const event: LedgerEvent = {
-      event_id: event_id ?? newId(),
-      ts: ts ?? now,
-      type,
-      garrison_id,
-      theater_id,
-      run_id,
-      order_id: order_id ?? null,
-      unit_id: unit_id ?? null,
-      payload,
-      ...extra,
-    };
-    if (Object.hasOwn(event, "position"))
-      issues.push({
-        path: `${at}.position`,
-        message: "is the place the ledger stores the event at; leave it out",
-        code: "custom",
-      });
-    for (const field of ID_FIELDS) {
-      const id = event[field];
-      if (id !== null && hasControlCharacter(id))
-        issues.push({
-          path: `${at}.${field}`,
-          message: "must not contain control characters",
-          code: "custom",
-        });
-    }
-    prepared.push({ event, givenId: event_id !== undefined, givenTs: ts !== undefined });
-  });
+  const at = (index: number) => (options.batch ? `$[${index}]` : "$");
+  const whole = batchSchema.safeParse(inputs);
+  if (whole.success) {
+    whole.data.forEach((value, index) => {
+      prepareOne(value, at(index), now, issues, prepared);
+    });
+  } else {
+    // A batch that is refused anyway is checked event by event, so that every problem of every event is
+    // reported, the contract's and the ledger's own alike.
+    inputs.forEach((input, index) => {
+      const result = ledgerEventInputSchema.safeParse(input);
+      if (result.success) prepareOne(result.data, at(index), now, issues, prepared);
+      else issues.push(...issuesFromZod(result.error, options.batch ? [index] : []));
+    });
+  }
   if (issues.length > 0) throw new ValidationError(ledgerEventInputContract.kind, issues);
   return prepared;
+}
+
+/** One event that passed the contract, with the ledger's own rules checked: problems go to `issues`. */
+function prepareOne(
+  value: ParsedLedgerEventInput,
+  at: string,
+  now: string,
+  issues: Issue[],
+  prepared: PreparedEvent[],
+): void {
+  // Keys the seed does not name are kept with the event, exactly as written, after the base fields.
+  const { event_id, ts, type, garrison_id, theater_id, run_id, order_id, unit_id, payload, ...extra } = value;
+  const event: LedgerEvent = {
+    event_id: event_id ?? newId(),
+    ts: ts ?? now,
+    type,
+    garrison_id,
+    theater_id,
+    run_id,
+    order_id: order_id ?? null,
+    unit_id: unit_id ?? null,
+    payload,
+    ...extra,
+  };
+  if (Object.hasOwn(event, "position"))
+    issues.push({
+      path: `${at}.position`,
+      message: "is the place the ledger stores the event at; leave it out",
+      code: "custom",
+    });
+  for (const field of ID_FIELDS) {
+    const id = event[field];
+    if (id !== null && hasControlCharacter(id))
+      issues.push({ path: `${at}.${field}`, message: "must not contain control characters", code: "custom" });
+  }
+  prepared.push({ event, givenId: event_id !== undefined, givenTs: ts !== undefined });
 }
 
 /**

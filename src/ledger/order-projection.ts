@@ -88,7 +88,7 @@ export function applyOrderEvent(order: OrderSnapshot | undefined, event: Recorde
   if (event.run_id !== order.run_id)
     throw refuse(event, order.status, `the order belongs to run ${order.run_id}`);
 
-  const next: OrderSnapshot = { ...order };
+  const next = copyOrder(order);
   next.version = order.version + 1;
   next.position = event.position;
   next.updated_at = event.ts;
@@ -146,26 +146,55 @@ function refuse(event: RecordedEvent, state: string, reason: string): IllegalTra
 function createdOrder(orderId: string, event: RecordedEvent): OrderSnapshot {
   if (event.run_id === null || event.theater_id === null)
     throw new Error(`applyOrderEvent: ORDER_CREATED ${event.event_id} has no run or theater`);
-  return {
-    order_id: orderId,
-    run_id: event.run_id,
-    theater_id: event.theater_id,
-    status: "QUEUED",
-    attempt: 0,
-    unit_id: event.unit_id,
-    worktree_path: null,
-    branch: null,
-    worktree_state: null,
+  return copyOrder({
     aar_path: null,
     artifacts: [],
-    integration_state: null,
+    attempt: 0,
+    branch: null,
     commit_sha: null,
     created_at: event.ts,
-    started_at: null,
     finished_at: null,
+    integration_state: null,
+    order_id: orderId,
+    position: event.position,
+    run_id: event.run_id,
+    started_at: null,
+    status: "QUEUED",
+    theater_id: event.theater_id,
+    unit_id: event.unit_id,
     updated_at: event.ts,
     version: 1,
-    position: event.position,
+    worktree_path: null,
+    worktree_state: null,
+  });
+}
+
+/**
+ * A copy of an order snapshot with its keys in canonical (sorted) order, so that storing it is one
+ * JSON.stringify (snapshot-encoding.ts). Written out rather than spread: a snapshot decoded from the store
+ * has its keys in the contract's order, and the copy puts them right. Snapshots hold only these fields.
+ */
+function copyOrder(o: OrderSnapshot): OrderSnapshot {
+  return {
+    aar_path: o.aar_path,
+    artifacts: o.artifacts,
+    attempt: o.attempt,
+    branch: o.branch,
+    commit_sha: o.commit_sha,
+    created_at: o.created_at,
+    finished_at: o.finished_at,
+    integration_state: o.integration_state,
+    order_id: o.order_id,
+    position: o.position,
+    run_id: o.run_id,
+    started_at: o.started_at,
+    status: o.status,
+    theater_id: o.theater_id,
+    unit_id: o.unit_id,
+    updated_at: o.updated_at,
+    version: o.version,
+    worktree_path: o.worktree_path,
+    worktree_state: o.worktree_state,
   };
 }
 

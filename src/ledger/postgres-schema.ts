@@ -1,6 +1,9 @@
-import { InvalidInputError } from "../core/index.js";
+import type pg from "pg";
+import { z } from "zod";
+import { InvalidInputError, NotFoundError, sha256Hex } from "../core/index.js";
 import { EVENTS, LEDGER_TABLES, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
 import { addableColumns, type Dialect, indexesSql, tablesSql } from "./table-ddl.js";
+import { parseRow } from "./table-schema.js";
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
@@ -73,6 +76,30 @@ export function postgresSchemaSql(n: PostgresNames): string {
   );
   const tables = tablesSql(LEDGER_TABLES, dialect);
   return `CREATE SCHEMA IF NOT EXISTS ${n.schema};\n${tables}${added.join("")}${indexesSql(LEDGER_TABLES, dialect)}`;
+}
+
+const SCHEMA_STATE = z.object({ exists: z.boolean(), marker: z.string().nullable() });
+
+/**
+ * Creates the ledger's schema, or brings an older one up to date, unless it is already the one this code
+ * defines: the DDL's hash, kept as a comment on the events table, says so. Skipping matters beyond the time
+ * it saves: ALTER TABLE and CREATE OR REPLACE TRIGGER lock the events table exclusively, and an append that is
+ * one statement (postgres-append.ts) holds its lock on the table while it waits for the ledger lock, which an
+ * open holds while it runs the DDL. Runs in a transaction that holds the ledger lock, so concurrent opens take
+ * turns.
+ */
+export async function ensurePostgresSchema(client: pg.PoolClient, n: PostgresNames, mustExist: boolean) {
+  const { rows } = await client.query(
+    "SELECT to_regclass($1) IS NOT NULL AS exists, obj_description(to_regclass($1), 'pg_class') AS marker",
+    [n.events],
+  );
+  const state = parseRow(SCHEMA_STATE, rows[0], "pg_class");
+  if (!state.exists && mustExist) throw new NotFoundError("ledger schema", n.schema);
+  const ddl = postgresSchemaSql(n);
+  const marker = `ironclaw ledger schema sha256:${sha256Hex(ddl)}`;
+  if (state.marker === marker) return;
+  await client.query(ddl);
+  await client.query(`COMMENT ON TABLE ${n.events} IS '${marker}'`);
 }
 
 export const POSTGRES_SYNCHRONOUS_COMMIT = ["on", "off"] as const;

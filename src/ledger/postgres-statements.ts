@@ -1,17 +1,10 @@
 import { z } from "zod";
-import {
-  decodeOrderSnapshot,
-  decodeRunSnapshot,
-  encodeSnapshot,
-  eventColumns,
-  eventFromRow,
-  INSERT_COLUMNS,
-} from "./event-row.js";
 import type { RecordedEvent } from "./event-store.js";
+import { eventColumns, eventFromValues, INSERT_COLUMNS } from "./event-values.js";
 import { EVENTS } from "./ledger-tables.js";
-import { type PostgresNames, postgresDialect } from "./postgres-schema.js";
+import { LOCK_CLASS, type PostgresNames, postgresDialect } from "./postgres-schema.js";
 import { SnapshotSet } from "./projection.js";
-import type { OrderSnapshot, RunSnapshot } from "./snapshot.js";
+import type { EncodedSnapshots, SnapshotCaches } from "./snapshot-cache.js";
 import { columnType, parseJsonText, parseRow } from "./table-schema.js";
 
 /**
@@ -20,6 +13,8 @@ import { columnType, parseJsonText, parseRow } from "./table-schema.js";
  * is another.
  */
 export interface Statement {
+  /** Prepared once per connection under this name, so the server parses and plans it once. */
+  name?: string;
   text: string;
   values: unknown[];
 }
@@ -38,12 +33,12 @@ const STATE_ROW = z.object({
   body: z.string(),
 });
 
-/** An events row as one JSON object whose JSON columns stay text, so it parses with the table's row schema. */
+/** An events row as one JSON array in column order, JSON columns as text, read as event-values.ts reads rows. */
 function eventJsonSql(): string {
   const fields = Object.entries(EVENTS.columns).map(([name, schema]) =>
-    columnType(schema).type === "json" ? `'${name}', ${name}::text` : `'${name}', ${name}`,
+    columnType(schema).type === "json" ? `${name}::text` : name,
   );
-  return `json_build_object(${fields.join(", ")})::text`;
+  return `json_build_array(${fields.join(", ")})::text`;
 }
 const EVENT_JSON = eventJsonSql();
 
@@ -67,14 +62,20 @@ export function readStateStatement(
 
 const HEAD = z.int().nonnegative();
 
-export function parseState(rows: readonly unknown[]): AppendState {
-  const state: AppendState = { head: 0, stored: new Map(), snapshots: new SnapshotSet() };
-  for (const value of rows) {
-    const row = parseRow(STATE_ROW, value, "the append state read");
-    if (row.kind === "head") state.head = parseRow(HEAD, parseJsonText(row.body), "events head");
-    else if (row.kind === "run") state.snapshots.runs.set(row.id, decodeRunSnapshot(row.body));
-    else if (row.kind === "order") state.snapshots.orders.set(row.id, decodeOrderSnapshot(row.body));
-    else state.stored.set(row.id, eventFromRow(parseRow(EVENTS.row, parseJsonText(row.body), EVENTS.name)));
+/**
+ * The rows of the state read; snapshots come from `caches` when their stored text is the one seen last, and
+ * are noted there as seen at the head this read found.
+ */
+export function parseState(values: readonly unknown[], caches: SnapshotCaches): AppendState {
+  const rows = values.map((value) => parseRow(STATE_ROW, value, "the append state read"));
+  const headRow = rows.find((row) => row.kind === "head");
+  const head = headRow === undefined ? 0 : parseRow(HEAD, parseJsonText(headRow.body), "events head");
+  const state: AppendState = { head, stored: new Map(), snapshots: new SnapshotSet() };
+  for (const row of rows) {
+    if (row.kind === "run") state.snapshots.runs.set(row.id, caches.runs.read(row.id, row.body, head));
+    else if (row.kind === "order")
+      state.snapshots.orders.set(row.id, caches.orders.read(row.id, row.body, head));
+    else if (row.kind === "event") state.stored.set(row.id, eventFromValues(parseJsonText(row.body)));
   }
   return state;
 }
@@ -88,37 +89,55 @@ function unnestArguments(n: PostgresNames): string {
   return INSERT_COLUMNS.map((name, i) => `$${i + 1}::${types[typeOf.get(name) ?? "text"]}[]`).join(", ");
 }
 
+/** What one write statement stores. */
+export interface WriteSpec {
+  events: readonly RecordedEvent[];
+  /** Snapshots that may be stored already: upserted. */
+  upserts: EncodedSnapshots;
+  /** Snapshots the append takes to be new: plainly inserted, so that finding one stored fails the statement. */
+  inserts?: EncodedSnapshots;
+  /** The head to announce with NOTIFY, which PostgreSQL delivers only if the transaction commits. */
+  head?: number;
+}
+
+const NONE: EncodedSnapshots = { runs: [], orders: [] };
+
 /**
- * Inserts the new events, upserts the given snapshots and, when `head` is given, announces it with NOTIFY,
- * which PostgreSQL delivers only if the transaction commits. Data-modifying CTEs always run to completion,
- * whether or not the final SELECT reads them.
+ * Inserts the new events and stores the snapshots. The statement takes the ledger's advisory lock before it
+ * writes a row, so it can be an append on its own, in one round trip (postgres-append.ts); inside a
+ * transaction that holds the lock already, taking it again changes nothing. Data-modifying CTEs always run to
+ * completion, whether or not the final SELECT reads them. One text per ledger, prepared once per connection.
  */
-export function writeStatement(
-  n: PostgresNames,
-  events: readonly RecordedEvent[],
-  snapshots: { runs: readonly RunSnapshot[]; orders: readonly OrderSnapshot[] },
-  head?: number,
-): Statement {
+export function writeStatement(n: PostgresNames, spec: WriteSpec): Statement {
   const k = INSERT_COLUMNS.length;
   const p = (i: number) => `$${k + i}`;
+  const snapshots = (table: string, key: string, at: number, upsert: boolean) =>
+    `INSERT INTO ${table} (${key}, snapshot) SELECT s.* FROM ledger_lock, unnest(${p(at)}::text[], ${p(at + 1)}::text[]) AS s` +
+    (upsert ? ` ON CONFLICT (${key}) DO UPDATE SET snapshot = excluded.snapshot` : "");
+  const inserts = spec.inserts ?? NONE;
   return {
-    text: `WITH new_events AS (
-        INSERT INTO ${n.events} (${INSERT_COLUMNS.join(", ")}) SELECT * FROM unnest(${unnestArguments(n)})
-      ), runs AS (
-        INSERT INTO ${n.runs} (run_id, snapshot) SELECT * FROM unnest(${p(1)}::text[], ${p(2)}::text[])
-        ON CONFLICT (run_id) DO UPDATE SET snapshot = excluded.snapshot
-      ), orders AS (
-        INSERT INTO ${n.orders} (order_id, snapshot) SELECT * FROM unnest(${p(3)}::text[], ${p(4)}::text[])
-        ON CONFLICT (order_id) DO UPDATE SET snapshot = excluded.snapshot
-      )
-      SELECT CASE WHEN ${p(5)}::text IS NULL THEN NULL ELSE pg_notify(${p(6)}, ${p(5)}::text) END`,
+    name: `ledger_write_${n.schema}`,
+    text: `WITH ledger_lock AS (SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${n.lockKey})),
+      new_events AS (
+        INSERT INTO ${n.events} (${INSERT_COLUMNS.join(", ")})
+        SELECT e.* FROM ledger_lock, unnest(${unnestArguments(n)}) AS e
+      ),
+      runs AS (${snapshots(n.runs, "run_id", 1, true)}),
+      new_runs AS (${snapshots(n.runs, "run_id", 3, false)}),
+      orders AS (${snapshots(n.orders, "order_id", 5, true)}),
+      new_orders AS (${snapshots(n.orders, "order_id", 7, false)})
+      SELECT CASE WHEN ${p(9)}::text IS NULL THEN NULL ELSE pg_notify(${p(10)}, ${p(9)}::text) END FROM ledger_lock`,
     values: [
-      ...eventColumns(events),
-      snapshots.runs.map((r) => r.run_id),
-      snapshots.runs.map(encodeSnapshot),
-      snapshots.orders.map((o) => o.order_id),
-      snapshots.orders.map(encodeSnapshot),
-      head === undefined ? null : String(head),
+      ...eventColumns(spec.events),
+      spec.upserts.runs.map((r) => r.snapshot.run_id),
+      spec.upserts.runs.map((r) => r.text),
+      inserts.runs.map((r) => r.snapshot.run_id),
+      inserts.runs.map((r) => r.text),
+      spec.upserts.orders.map((o) => o.snapshot.order_id),
+      spec.upserts.orders.map((o) => o.text),
+      inserts.orders.map((o) => o.snapshot.order_id),
+      inserts.orders.map((o) => o.text),
+      spec.head === undefined ? null : String(spec.head),
       n.channel,
     ],
   };

@@ -1,12 +1,8 @@
 import pg from "pg";
-import { z } from "zod";
 import type { LedgerEventInput } from "../contracts/index.js";
-import { NotFoundError } from "../core/index.js";
-import { planAppend } from "./append-plan.js";
 import { AppendSignal } from "./append-signal.js";
 import { type PreparedEvent, prepareEvents } from "./event-input.js";
-import { eventQuerySql } from "./event-query.js";
-import { decodeOrderSnapshot, decodeRunSnapshot, eventFromRow, sortDump } from "./event-row.js";
+import { decodeOrderSnapshot, decodeRunSnapshot } from "./event-row.js";
 import type {
   AppendOptions,
   CommonStoreOptions,
@@ -17,18 +13,19 @@ import type {
   SnapshotDump,
   StreamRef,
 } from "./event-store.js";
-import { EVENTS, HEAD_ROW, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
+import { PostgresAppender } from "./postgres-append.js";
+import { dumpSnapshots, readEventPage, readEvents, readHead, readSnapshotText } from "./postgres-queries.js";
 import {
-  LOCK_CLASS,
+  ensurePostgresSchema,
   type PostgresNames,
   type PostgresSynchronousCommit,
   postgresNames,
-  postgresSchemaSql,
 } from "./postgres-schema.js";
-import { parseState, readStateStatement, writeStatement } from "./postgres-statements.js";
-import { namedIds, SnapshotSet } from "./projection.js";
+import { writeStatement } from "./postgres-statements.js";
+import { inLedgerTransaction } from "./postgres-transaction.js";
+import { SnapshotSet } from "./projection.js";
 import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
-import { parseRow } from "./table-schema.js";
+import { encodeSnapshots, SnapshotCaches } from "./snapshot-cache.js";
 
 export interface PostgresStoreOptions extends CommonStoreOptions {
   /** A connection string, e.g. postgres://user@127.0.0.1:5432/ironclaw. */
@@ -54,23 +51,25 @@ const TYPES: pg.CustomTypesConfig = {
   },
 };
 
-const EXISTS_ROW = z.object({ exists: z.boolean() });
-
 /**
  * The scale-out ledger on PostgreSQL.
  *
  * Commit-order gaps: with a plain sequence, transaction A could take position 10, B position 11, and B commit
  * first; a subscriber reading "after 9" would see 11, move its checkpoint past 10 and never see A's event.
- * Every append therefore takes a transaction-scoped advisory lock before it reads max(position), and holds it
- * until COMMIT. PostgreSQL releases xact locks only after the commit is visible, so position N+1 can be
- * assigned only once N is committed (or rolled back, leaving no row): whatever a reader sees is a gapless
- * prefix, and reading `position > checkpoint` is exact. The price is that appends to one ledger are
- * serialised, as they are on SQLite; the lock also orders the dedupe, expected-version and transition checks.
+ * Every append therefore takes a transaction-scoped advisory lock before it writes, and holds it until COMMIT.
+ * PostgreSQL releases xact locks only after the commit is visible, so position N+1 can be assigned only once N
+ * is committed (or rolled back, leaving no row): whatever a reader sees is a gapless prefix, and reading
+ * `position > checkpoint` is exact. The price is that appends to one ledger are serialised, as they are on
+ * SQLite; the lock also orders the dedupe, expected-version and transition checks. An append planned from
+ * what this store wrote last is one statement that takes the lock itself (postgres-append.ts): a position is
+ * a primary key, so one planned from a head that has moved on fails and is made the careful way instead.
  * (Reading only below the oldest in-flight xid would let appends overlap, at the cost of lag and complexity.)
  */
 export class PostgresEventStore implements EventStore {
   readonly kind = "postgres" as const;
   private readonly signal = new AppendSignal();
+  private readonly caches = new SnapshotCaches();
+  private readonly appender: PostgresAppender;
   private listener: Promise<pg.Client> | undefined;
   private closed = false;
 
@@ -78,7 +77,9 @@ export class PostgresEventStore implements EventStore {
     private readonly pool: pg.Pool,
     private readonly names: PostgresNames,
     private readonly options: PostgresStoreOptions,
-  ) {}
+  ) {
+    this.appender = new PostgresAppender(pool, names, this.caches);
+  }
 
   /**
    * Connects and creates the schema unless `mustExist`, bringing an older one up to date; concurrent first
@@ -96,14 +97,9 @@ export class PostgresEventStore implements EventStore {
     pool.on("error", () => {});
     const store = new PostgresEventStore(pool, names, options);
     try {
-      await store.transaction(async (client) => {
-        if (options.mustExist) {
-          const { rows } = await client.query("SELECT to_regclass($1) IS NOT NULL AS exists", [names.events]);
-          if (!parseRow(EXISTS_ROW, rows[0], "to_regclass").exists)
-            throw new NotFoundError("ledger schema", names.schema);
-        }
-        await client.query(postgresSchemaSql(names));
-      });
+      await inLedgerTransaction(pool, names, (client) =>
+        ensurePostgresSchema(client, names, options.mustExist ?? false),
+      );
     } catch (error) {
       await pool.end();
       throw error;
@@ -122,100 +118,66 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async write(prepared: PreparedEvent[], options: AppendOptions = {}): Promise<AppendResult[]> {
-    const expect = options.expect ?? [];
-    const { runIds, orderIds } = namedIds(prepared.map((p) => p.event));
-    for (const e of expect) (e.kind === "run" ? runIds : orderIds).push(e.id);
-    const eventIds = prepared.filter((p) => p.givenId).map((p) => p.event.event_id);
-    const plan = await this.transaction(async (client) => {
-      const read = readStateStatement(this.names, { runIds, orderIds, eventIds });
-      const state = parseState((await client.query(read)).rows);
-      const plan = planAppend({ prepared, ...state, expect });
-      const last = plan.fresh.at(-1);
-      if (last) {
-        const changed = {
-          runs: state.snapshots.runSnapshots("changed"),
-          orders: state.snapshots.orderSnapshots("changed"),
-        };
-        await client.query(writeStatement(this.names, plan.fresh, changed, last.position));
-      }
-      return plan;
-    });
+    const plan = await this.appender.append(prepared, options.expect ?? []);
     const last = plan.fresh.at(-1);
     if (last) this.signal.notify(last.position);
     return plan.results;
   }
 
   async read(query: EventQuery = {}): Promise<RecordedEvent[]> {
-    const { sql, params } = eventQuerySql(query, (i) => `$${i}`);
-    const { rows } = await this.pool.query(`SELECT ${EVENTS.list} FROM ${this.names.events} ${sql}`, params);
-    return rows.map((row: unknown) => eventFromRow(parseRow(EVENTS.row, row, EVENTS.name)));
+    return readEvents(this.pool, this.names, query);
   }
 
   async head(): Promise<number> {
-    const { rows } = await this.pool.query(
-      `SELECT coalesce(max(position), 0) AS head FROM ${this.names.events}`,
-    );
-    return parseRow(HEAD_ROW, rows[0], EVENTS.name).head;
+    return readHead(this.pool, this.names);
   }
 
   async streamVersion(stream: StreamRef): Promise<number> {
-    const snapshot = stream.kind === "run" ? await this.getRun(stream.id) : await this.getOrder(stream.id);
-    return snapshot?.version ?? 0;
+    const text = await readSnapshotText(this.pool, this.names, stream.kind, stream.id);
+    if (text === undefined) return 0;
+    return (stream.kind === "run" ? this.caches.runs : this.caches.orders).read(stream.id, text).version;
   }
 
+  // Callers get a snapshot of their own, decoded afresh: the cached ones are shared with appends.
   async getRun(runId: string): Promise<RunSnapshot | undefined> {
-    const { rows } = await this.pool.query(
-      `SELECT ${RUN_SNAPSHOTS.list} FROM ${this.names.runs} WHERE run_id = $1`,
-      [runId],
-    );
-    if (rows[0] === undefined) return undefined;
-    return decodeRunSnapshot(parseRow(RUN_SNAPSHOTS.row, rows[0], RUN_SNAPSHOTS.name).snapshot);
+    const text = await readSnapshotText(this.pool, this.names, "run", runId);
+    return text === undefined ? undefined : decodeRunSnapshot(text);
   }
 
   async getOrder(orderId: string): Promise<OrderSnapshot | undefined> {
-    const { rows } = await this.pool.query(
-      `SELECT ${ORDER_SNAPSHOTS.list} FROM ${this.names.orders} WHERE order_id = $1`,
-      [orderId],
-    );
-    if (rows[0] === undefined) return undefined;
-    return decodeOrderSnapshot(parseRow(ORDER_SNAPSHOTS.row, rows[0], ORDER_SNAPSHOTS.name).snapshot);
+    const text = await readSnapshotText(this.pool, this.names, "order", orderId);
+    return text === undefined ? undefined : decodeOrderSnapshot(text);
   }
 
   async dumpSnapshots(): Promise<SnapshotDump> {
-    const runs = await this.pool.query(`SELECT ${RUN_SNAPSHOTS.list} FROM ${this.names.runs}`);
-    const orders = await this.pool.query(`SELECT ${ORDER_SNAPSHOTS.list} FROM ${this.names.orders}`);
-    return sortDump({
-      runs: runs.rows
-        .map((row: unknown) => parseRow(RUN_SNAPSHOTS.row, row, RUN_SNAPSHOTS.name))
-        .map((r): [string, string] => [r.run_id, r.snapshot]),
-      orders: orders.rows
-        .map((row: unknown) => parseRow(ORDER_SNAPSHOTS.row, row, ORDER_SNAPSHOTS.name))
-        .map((o): [string, string] => [o.order_id, o.snapshot]),
-    });
+    return dumpSnapshots(this.pool, this.names);
   }
 
   async rebuild(): Promise<RebuildReport> {
+    try {
+      return await this.rebuildSnapshots();
+    } finally {
+      this.appender.forget();
+    }
+  }
+
+  private async rebuildSnapshots(): Promise<RebuildReport> {
     const started = performance.now();
-    return this.transaction(async (client) => {
+    return inLedgerTransaction(this.pool, this.names, async (client) => {
       // Appends wait on the lock until the snapshots are consistent with the events again.
       const set = new SnapshotSet();
       let after = 0;
       let events = 0;
       for (;;) {
-        const result = await client.query(
-          `SELECT ${EVENTS.list} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
-          [after, REBUILD_PAGE],
-        );
-        const rows = result.rows.map((row: unknown) => parseRow(EVENTS.row, row, EVENTS.name));
-        for (const row of rows) set.apply(eventFromRow(row));
+        const rows = await readEventPage(client, this.names, after, REBUILD_PAGE);
+        for (const event of rows) set.apply(event);
         events += rows.length;
         const last = rows.at(-1);
         if (!last || rows.length < REBUILD_PAGE) break;
         after = last.position;
       }
       await client.query(`DELETE FROM ${this.names.runs}; DELETE FROM ${this.names.orders};`);
-      const all = { runs: set.runSnapshots("all"), orders: set.orderSnapshots("all") };
-      await client.query(writeStatement(this.names, [], all));
+      await client.query(writeStatement(this.names, { events: [], upserts: encodeSnapshots(set, "all") }));
       return { events, runs: set.runs.size, orders: set.orders.size, millis: performance.now() - started };
     });
   }
@@ -257,27 +219,5 @@ export class PostgresEventStore implements EventStore {
     this.listener = undefined;
     if (listener) await listener.then((c) => c.end()).catch(() => undefined);
     await this.pool.end();
-  }
-
-  /**
-   * Runs `work` in a transaction that holds this ledger's advisory lock from the start. BEGIN and the lock go
-   * in one round trip (the simple query protocol allows several statements; both keys are integers we made).
-   */
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${this.names.lockKey})`);
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {
-        broken = true;
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
   }
 }

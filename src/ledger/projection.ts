@@ -1,6 +1,6 @@
 import type { RecordedEvent } from "./event-store.js";
 import { applyOrderEvent } from "./order-projection.js";
-import { applyRunEvent } from "./run-projection.js";
+import { applyRunEvent, type FileOrder } from "./run-projection.js";
 import type { OrderSnapshot, RunSnapshot } from "./snapshot.js";
 
 /**
@@ -14,12 +14,44 @@ export class SnapshotSet {
   readonly changedRuns = new Set<string>();
   readonly changedOrders = new Set<string>();
 
+  /**
+   * Order lists this set made itself, each with the index of its orders: filing an order's status in them is
+   * O(1) in place. A list loaded from the store, possibly shared with a cache, is copied once per set the first
+   * time one of its orders changes, so a batch or a rebuild no longer copies a run's whole list per event.
+   */
+  private readonly ownLists = new WeakMap<RunSnapshot["orders"], Map<string, number>>();
+  private readonly fileOrder: FileOrder = (orders, order) => {
+    let list = orders;
+    let index = this.ownLists.get(list);
+    if (index === undefined) {
+      const at = orders.findIndex((o) => o.order_id === order.order_id);
+      if (at >= 0 && orders[at]?.status === order.status) return orders;
+      list = [...orders];
+      index = new Map(list.map((o, i) => [o.order_id, i]));
+      this.ownLists.set(list, index);
+    }
+    const entry = { order_id: order.order_id, status: order.status };
+    const at = index.get(order.order_id);
+    if (at === undefined) {
+      index.set(order.order_id, list.length);
+      list.push(entry);
+    } else if (list[at]?.status !== order.status) {
+      // A new entry object rather than a change to the old one, which a list this set copied still shares.
+      list[at] = entry;
+    }
+    return list;
+  };
+
   apply(event: RecordedEvent): void {
     // The order first, so that its run can file the order's new status in its order list. Both are computed
-    // before either is stored, so a refused event leaves the set as it was.
+    // before either is stored, and the run files the order only once every check has passed, so a refused
+    // event leaves the set as it was.
     const order =
       event.order_id === null ? undefined : applyOrderEvent(this.orders.get(event.order_id), event);
-    const run = event.run_id === null ? undefined : applyRunEvent(this.runs.get(event.run_id), event, order);
+    const run =
+      event.run_id === null
+        ? undefined
+        : applyRunEvent(this.runs.get(event.run_id), event, order, this.fileOrder);
     if (run) {
       this.runs.set(run.run_id, run);
       this.changedRuns.add(run.run_id);
@@ -49,16 +81,17 @@ function pick<T>(snapshots: ReadonlyMap<string, T>, ids: ReadonlySet<string>): T
   return out;
 }
 
-/** The run and order ids a list of events names: what an append has to load before projecting. */
-export function namedIds(events: ReadonlyArray<{ run_id: string | null; order_id: string | null }>): {
-  runIds: string[];
-  orderIds: string[];
-} {
+/** The run and order ids a list of events names, and those a writer expects versions of: what an append loads. */
+export function namedIds(
+  events: ReadonlyArray<{ run_id: string | null; order_id: string | null }>,
+  expect: ReadonlyArray<{ kind: "run" | "order"; id: string }> = [],
+): { runIds: string[]; orderIds: string[] } {
   const runIds = new Set<string>();
   const orderIds = new Set<string>();
   for (const e of events) {
     if (e.run_id !== null) runIds.add(e.run_id);
     if (e.order_id !== null) orderIds.add(e.order_id);
   }
+  for (const e of expect) (e.kind === "run" ? runIds : orderIds).add(e.id);
   return { runIds: [...runIds], orderIds: [...orderIds] };
 }

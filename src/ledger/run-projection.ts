@@ -25,15 +25,23 @@ function text(value: unknown): string | null {
   return typeof value === "string" && value.length > 0 ? value : null;
 }
 
+/** Files an order's status in a run's order list, returning the list to keep (the same one when unchanged). */
+export type FileOrder = (
+  orders: RunSnapshot["orders"],
+  order: Pick<OrderSnapshot, "order_id" | "status">,
+) => RunSnapshot["orders"];
+
 /**
  * The next snapshot of the run an event names, or an IllegalTransitionError naming the run, its state and the
  * event. `order` is the next snapshot of the order the event names, if any: its status is filed in the run's
- * order list (appended when the order is new). Pure, and one copy per event, as applyOrderEvent.
+ * order list (appended when the order is new) by `fileOrder`, last, once every check has passed. Pure with the
+ * default `fileOrder`, which copies the list; a SnapshotSet passes one that updates the lists it owns in place.
  */
 export function applyRunEvent(
   run: RunSnapshot | undefined,
   event: RecordedEvent,
   order?: Pick<OrderSnapshot, "order_id" | "status">,
+  fileOrder: FileOrder = withOrder,
 ): RunSnapshot {
   const runId = event.run_id;
   if (runId === null) throw new Error(`applyRunEvent: event ${event.event_id} names no run`);
@@ -43,24 +51,24 @@ export function applyRunEvent(
     if (event.theater_id === null)
       throw new Error(`applyRunEvent: RUN_CREATED ${event.event_id} has no theater`);
     return {
-      run_id: runId,
-      theater_id: event.theater_id,
-      status: "OPEN",
-      objective: text(event.payload.objective),
-      summary: null,
-      orders: [],
       created_at: event.ts,
-      updated_at: event.ts,
       finished_at: null,
-      version: 1,
+      objective: text(event.payload.objective),
+      orders: [],
       position: event.position,
+      run_id: runId,
+      status: "OPEN",
+      summary: null,
+      theater_id: event.theater_id,
+      updated_at: event.ts,
+      version: 1,
     };
   }
   if (!run) throw refuse(event, "absent", "no RUN_CREATED has been stored for it");
   if (event.theater_id !== run.theater_id)
     throw refuse(event, run.status, `the run belongs to theater ${run.theater_id}, not ${event.theater_id}`);
 
-  const next: RunSnapshot = { ...run };
+  const next = copyRun(run);
   next.version = run.version + 1;
   next.position = event.position;
   next.updated_at = event.ts;
@@ -82,8 +90,29 @@ export function applyRunEvent(
   } else if (event.type === "ORDER_CREATED" && run.status !== "OPEN") {
     throw refuse(event, run.status, "a finished run takes no new orders");
   }
-  if (order) next.orders = withOrder(run.orders, order);
+  if (order) next.orders = fileOrder(run.orders, order);
   return next;
+}
+
+/**
+ * A copy of a run snapshot with its keys in canonical (sorted) order, as the one RUN_CREATED builds, so that
+ * storing it is one JSON.stringify (snapshot-encoding.ts); a run decoded from the store has its keys in the
+ * contract's order. Snapshots hold only these fields.
+ */
+function copyRun(r: RunSnapshot): RunSnapshot {
+  return {
+    created_at: r.created_at,
+    finished_at: r.finished_at,
+    objective: r.objective,
+    orders: r.orders,
+    position: r.position,
+    run_id: r.run_id,
+    status: r.status,
+    summary: r.summary,
+    theater_id: r.theater_id,
+    updated_at: r.updated_at,
+    version: r.version,
+  };
 }
 
 function refuse(event: RecordedEvent, state: string, reason: string): IllegalTransitionError {
@@ -91,8 +120,8 @@ function refuse(event: RecordedEvent, state: string, reason: string): IllegalTra
   return new IllegalTransitionError(subject, event.type, event.event_id, reason);
 }
 
-/** The order list with one order's status filed; the same list when nothing changed. */
-function withOrder(
+/** The order list with one order's status filed, as a new list; the same list when nothing changed. */
+export function withOrder(
   orders: RunSnapshot["orders"],
   order: Pick<OrderSnapshot, "order_id" | "status">,
 ): RunSnapshot["orders"] {

@@ -1,21 +1,12 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { z } from "zod";
 import type { LedgerEventInput } from "../contracts/index.js";
 import { NotFoundError } from "../core/index.js";
 import { type AppendPlan, planAppend } from "./append-plan.js";
 import { AppendSignal } from "./append-signal.js";
 import { type PreparedEvent, prepareEvents } from "./event-input.js";
-import { eventQuerySql } from "./event-query.js";
-import {
-  decodeOrderSnapshot,
-  decodeRunSnapshot,
-  encodeSnapshot,
-  eventFromRow,
-  extrasOf,
-  sortDump,
-} from "./event-row.js";
+import { decodeOrderSnapshot, decodeRunSnapshot } from "./event-row.js";
 import type {
   AppendOptions,
   CommonStoreOptions,
@@ -27,12 +18,11 @@ import type {
   StreamExpectation,
   StreamRef,
 } from "./event-store.js";
-import { EVENTS, HEAD_ROW, LEDGER_TABLES, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
 import { namedIds, SnapshotSet } from "./projection.js";
 import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
-import { SQLITE_DIALECT, SQLITE_INDEXES, SQLITE_TABLES, type SqliteSynchronous } from "./sqlite-schema.js";
-import { addableColumns } from "./table-ddl.js";
-import { parseRow } from "./table-schema.js";
+import { type EncodedSnapshots, encodeSnapshots, SnapshotCaches } from "./snapshot-cache.js";
+import { createSqliteSchema, type SqliteSynchronous } from "./sqlite-schema.js";
+import { SqliteStatements } from "./sqlite-statements.js";
 
 export interface SqliteStoreOptions extends CommonStoreOptions {
   /** The database file; created with its schema (and its directory) unless `mustExist`. */
@@ -43,12 +33,8 @@ export interface SqliteStoreOptions extends CommonStoreOptions {
   busyTimeoutMs?: number;
 }
 
-type Stmt = Database.Statement<unknown[], unknown>;
-
 /** Events per read while rebuilding: large enough to amortise the query, small enough to bound memory. */
 const REBUILD_PAGE = 10_000;
-
-const TABLE_INFO = z.array(z.looseObject({ name: z.string() }));
 
 /**
  * The embedded ledger: one SQLite file in WAL mode. Appends run in BEGIN IMMEDIATE transactions, so writers in
@@ -58,9 +44,18 @@ const TABLE_INFO = z.array(z.looseObject({ name: z.string() }));
 export class SqliteEventStore implements EventStore {
   readonly kind = "sqlite" as const;
   private readonly signal = new AppendSignal();
-  private readonly statements = new Map<string, Stmt>();
+  private readonly statements: SqliteStatements;
+  private readonly caches = new SnapshotCaches();
+  private readonly appendTransaction: Database.Transaction<
+    (prepared: PreparedEvent[], expect: readonly StreamExpectation[]) => AppendWork
+  >;
+  private readonly rebuildTransaction: Database.Transaction<() => RebuildReport>;
 
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(private readonly db: Database.Database) {
+    this.statements = new SqliteStatements(db);
+    this.appendTransaction = db.transaction((prepared, expect) => this.planAndWrite(prepared, expect));
+    this.rebuildTransaction = db.transaction(() => this.rebuildSnapshots());
+  }
 
   /** Opens the ledger file, creating it with its schema unless `mustExist`, and brings an older one up to date. */
   static async open(options: SqliteStoreOptions): Promise<SqliteEventStore> {
@@ -77,14 +72,12 @@ export class SqliteEventStore implements EventStore {
       db.pragma("cache_size = -65536");
       db.pragma("mmap_size = 268435456");
       db.pragma("temp_store = MEMORY");
-      db.exec(SQLITE_TABLES);
-      addMissingColumns(db);
-      db.exec(SQLITE_INDEXES);
+      createSqliteSchema(db);
+      return new SqliteEventStore(db);
     } catch (error) {
       db.close();
       throw error;
     }
-    return new SqliteEventStore(db);
   }
 
   async append(input: LedgerEventInput, options?: AppendOptions): Promise<AppendResult> {
@@ -98,154 +91,112 @@ export class SqliteEventStore implements EventStore {
   }
 
   private write(prepared: PreparedEvent[], options: AppendOptions = {}): AppendResult[] {
-    const expect = options.expect ?? [];
-    const plan = this.db
-      .transaction((): AppendPlan => {
-        const snapshots = this.loadSnapshots(
-          prepared.map((p) => p.event),
-          expect,
-        );
-        const plan = planAppend({
-          prepared,
-          head: this.currentHead(),
-          stored: this.storedCopies(prepared),
-          snapshots,
-          expect,
-        });
-        this.insertEvents(plan.fresh);
-        this.saveSnapshots(snapshots, "changed");
-        return plan;
-      })
-      .immediate();
+    // IMMEDIATE takes the write lock at BEGIN, so what the plan reads cannot change before it writes.
+    const { plan, written } = this.appendTransaction.immediate(prepared, options.expect ?? []);
+    this.caches.rememberAll(written);
     const last = plan.fresh.at(-1);
     if (last) this.signal.notify(last.position);
     return plan.results;
   }
 
+  private planAndWrite(prepared: PreparedEvent[], expect: readonly StreamExpectation[]): AppendWork {
+    const snapshots = this.loadSnapshots(prepared, expect);
+    const plan = planAppend({
+      prepared,
+      head: this.statements.currentHead(),
+      stored: this.storedCopies(prepared),
+      snapshots,
+      expect,
+    });
+    this.statements.insertEvents(plan.fresh);
+    const written = encodeSnapshots(snapshots, "changed");
+    this.statements.saveSnapshots(written);
+    return { plan, written };
+  }
+
   /** Earlier copies of the event_ids the writer chose; generated ids are new by construction. */
   private storedCopies(prepared: PreparedEvent[]): Map<string, RecordedEvent> {
     const stored = new Map<string, RecordedEvent>();
-    const byId = this.stmt(`SELECT ${EVENTS.list} FROM events WHERE event_id = ?`);
     for (const p of prepared) {
       if (!p.givenId) continue;
-      const row = byId.get(p.event.event_id);
-      if (row !== undefined) stored.set(p.event.event_id, eventFromRow(parseRow(EVENTS.row, row, "events")));
+      const event = this.statements.storedEvent(p.event.event_id);
+      if (event) stored.set(p.event.event_id, event);
     }
     return stored;
   }
 
-  private insertEvents(events: readonly RecordedEvent[]): void {
-    const insert = this.stmt(`INSERT INTO events (${EVENTS.list}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const e of events) {
-      const ids = [e.garrison_id, e.theater_id, e.run_id, e.order_id, e.unit_id];
-      insert.run(e.position, e.event_id, e.ts, e.type, ...ids, JSON.stringify(e.payload), extrasOf(e));
-    }
-  }
-
-  private currentHead(): number {
-    const row = this.stmt("SELECT coalesce(max(position), 0) AS head FROM events").get();
-    return parseRow(HEAD_ROW, row, "events").head;
-  }
-
-  private loadSnapshots(
-    events: ReadonlyArray<{ run_id: string | null; order_id: string | null }>,
-    expect: readonly StreamExpectation[],
-  ): SnapshotSet {
-    const { runIds, orderIds } = namedIds(events);
-    for (const e of expect) (e.kind === "run" ? runIds : orderIds).push(e.id);
+  private loadSnapshots(prepared: PreparedEvent[], expect: readonly StreamExpectation[]): SnapshotSet {
+    const { runIds, orderIds } = namedIds(
+      prepared.map((p) => p.event),
+      expect,
+    );
     const set = new SnapshotSet();
     for (const id of runIds) {
-      const run = this.readRun(id);
-      if (run) set.runs.set(id, run);
+      const text = this.statements.snapshotText("run", id);
+      if (text !== undefined) set.runs.set(id, this.caches.runs.read(id, text));
     }
     for (const id of orderIds) {
-      const order = this.readOrder(id);
-      if (order) set.orders.set(id, order);
+      const text = this.statements.snapshotText("order", id);
+      if (text !== undefined) set.orders.set(id, this.caches.orders.read(id, text));
     }
     return set;
   }
 
-  private readRun(id: string): RunSnapshot | undefined {
-    const row = this.stmt(`SELECT ${RUN_SNAPSHOTS.list} FROM run_snapshots WHERE run_id = ?`).get(id);
-    if (row === undefined) return undefined;
-    return decodeRunSnapshot(parseRow(RUN_SNAPSHOTS.row, row, RUN_SNAPSHOTS.name).snapshot);
-  }
-
-  private readOrder(id: string): OrderSnapshot | undefined {
-    const row = this.stmt(`SELECT ${ORDER_SNAPSHOTS.list} FROM order_snapshots WHERE order_id = ?`).get(id);
-    if (row === undefined) return undefined;
-    return decodeOrderSnapshot(parseRow(ORDER_SNAPSHOTS.row, row, ORDER_SNAPSHOTS.name).snapshot);
-  }
-
-  private saveSnapshots(set: SnapshotSet, which: "changed" | "all"): void {
-    const upsert = (kind: "run" | "order") =>
-      this.stmt(
-        `INSERT INTO ${kind}_snapshots (${kind}_id, snapshot) VALUES (?, ?)
-         ON CONFLICT (${kind}_id) DO UPDATE SET snapshot = excluded.snapshot`,
-      );
-    const runs = upsert("run");
-    for (const run of set.runSnapshots(which)) runs.run(run.run_id, encodeSnapshot(run));
-    const orders = upsert("order");
-    for (const order of set.orderSnapshots(which)) orders.run(order.order_id, encodeSnapshot(order));
-  }
-
   async read(query: EventQuery = {}): Promise<RecordedEvent[]> {
-    const { sql, params } = eventQuerySql(query, () => "?");
-    const rows = this.stmt(`SELECT ${EVENTS.list} FROM events ${sql}`).all(...params);
-    return rows.map((row) => eventFromRow(parseRow(EVENTS.row, row, "events")));
+    return this.statements.readEvents(query);
   }
 
   async head(): Promise<number> {
-    return this.currentHead();
+    return this.statements.currentHead();
   }
 
   async streamVersion(stream: StreamRef): Promise<number> {
-    const snapshot = stream.kind === "run" ? this.readRun(stream.id) : this.readOrder(stream.id);
-    return snapshot?.version ?? 0;
+    const text = this.statements.snapshotText(stream.kind, stream.id);
+    if (text === undefined) return 0;
+    const cache = stream.kind === "run" ? this.caches.runs : this.caches.orders;
+    return cache.read(stream.id, text).version;
   }
 
+  // Callers get a snapshot of their own, decoded afresh: the cached ones are shared with appends.
   async getRun(runId: string): Promise<RunSnapshot | undefined> {
-    return this.readRun(runId);
+    const text = this.statements.snapshotText("run", runId);
+    return text === undefined ? undefined : decodeRunSnapshot(text);
   }
 
   async getOrder(orderId: string): Promise<OrderSnapshot | undefined> {
-    return this.readOrder(orderId);
+    const text = this.statements.snapshotText("order", orderId);
+    return text === undefined ? undefined : decodeOrderSnapshot(text);
   }
 
   async dumpSnapshots(): Promise<SnapshotDump> {
-    const runs = this.stmt(`SELECT ${RUN_SNAPSHOTS.list} FROM run_snapshots`)
-      .all()
-      .map((row) => parseRow(RUN_SNAPSHOTS.row, row, RUN_SNAPSHOTS.name))
-      .map((r): [string, string] => [r.run_id, r.snapshot]);
-    const orders = this.stmt(`SELECT ${ORDER_SNAPSHOTS.list} FROM order_snapshots`)
-      .all()
-      .map((row) => parseRow(ORDER_SNAPSHOTS.row, row, ORDER_SNAPSHOTS.name))
-      .map((o): [string, string] => [o.order_id, o.snapshot]);
-    return sortDump({ runs, orders });
+    return this.statements.dumpSnapshots();
   }
 
   async rebuild(): Promise<RebuildReport> {
+    try {
+      // IMMEDIATE: appends from any process wait until the snapshots are consistent with the events again.
+      return this.rebuildTransaction.immediate();
+    } finally {
+      this.caches.clear();
+    }
+  }
+
+  private rebuildSnapshots(): RebuildReport {
     const started = performance.now();
-    const page = this.stmt(`SELECT ${EVENTS.list} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
-    // IMMEDIATE: appends from any process wait until the snapshots are consistent with the events again.
-    return this.db
-      .transaction((): RebuildReport => {
-        const set = new SnapshotSet();
-        let events = 0;
-        let after = 0;
-        for (;;) {
-          const rows = page.all(after, REBUILD_PAGE).map((row) => parseRow(EVENTS.row, row, "events"));
-          for (const row of rows) set.apply(eventFromRow(row));
-          events += rows.length;
-          const last = rows.at(-1);
-          if (!last || rows.length < REBUILD_PAGE) break;
-          after = last.position;
-        }
-        this.db.exec("DELETE FROM run_snapshots; DELETE FROM order_snapshots;");
-        this.saveSnapshots(set, "all");
-        return { events, runs: set.runs.size, orders: set.orders.size, millis: performance.now() - started };
-      })
-      .immediate();
+    const set = new SnapshotSet();
+    let events = 0;
+    let after = 0;
+    for (;;) {
+      const rows = this.statements.eventPage(after, REBUILD_PAGE);
+      for (const event of rows) set.apply(event);
+      events += rows.length;
+      const last = rows.at(-1);
+      if (!last || rows.length < REBUILD_PAGE) break;
+      after = last.position;
+    }
+    this.statements.deleteSnapshots();
+    this.statements.saveSnapshots(encodeSnapshots(set, "all"));
+    return { events, runs: set.runs.size, orders: set.orders.size, millis: performance.now() - started };
   }
 
   waitForAppend(after: number, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
@@ -257,30 +208,10 @@ export class SqliteEventStore implements EventStore {
     this.signal.wakeAll();
     if (this.db.open) this.db.close();
   }
-
-  private stmt(sql: string): Stmt {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
 }
 
-/**
- * Ledgers created before a nullable column existed (events.extras) lack it; adding it rewrites no row.
- * IMMEDIATE, so that two processes opening the same old ledger do not both add it.
- */
-function addMissingColumns(db: Database.Database): void {
-  const missing = () =>
-    LEDGER_TABLES.flatMap((table) => {
-      const info = parseRow(TABLE_INFO, db.pragma(`table_info(${table.name})`), `table_info(${table.name})`);
-      const present = new Set(info.map((c) => c.name));
-      return addableColumns(table, SQLITE_DIALECT).filter((c) => !present.has(c.name));
-    });
-  if (missing().length === 0) return;
-  db.transaction(() => {
-    for (const c of missing()) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.name} ${c.type}`);
-  }).immediate();
+/** What an append transaction decided and wrote; the snapshots are remembered once it has committed. */
+interface AppendWork {
+  plan: AppendPlan;
+  written: EncodedSnapshots;
 }

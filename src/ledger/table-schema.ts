@@ -32,8 +32,8 @@ export function text(schema: z.ZodType<string> = z.string()): z.ZodType<string> 
 export const json = () =>
   column(
     z.string().transform((body, ctx) => {
-      const value = parseJsonText(body);
-      if (isJsonObject(value)) return value;
+      const value = isJsonObjectText(body);
+      if (value !== undefined) return value;
       ctx.issues.push({ code: "custom", message: "must be the JSON text of an object", input: body });
       return z.NEVER;
     }),
@@ -47,6 +47,13 @@ export function parseJsonText(body: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The object a json column's text holds, or undefined when it holds anything else. */
+export function isJsonObjectText(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== "string") return undefined;
+  const value = parseJsonText(body);
+  return isJsonObject(value) ? value : undefined;
 }
 
 /** The SQL type of a column and whether it may hold NULL, for the DDL. */

@@ -7,7 +7,7 @@ import {
 } from "../contracts/index.js";
 import { loadTomlConfig } from "../core/index.js";
 import { BRAIN_PATHS, type BrainLayout } from "./brain-layout.js";
-import { DEFAULT_RETRIEVAL, type RetrievalSettings } from "./hybrid-search.js";
+import { DEFAULT_RETRIEVAL, type RetrievalSettings } from "./retrieval-settings.js";
 
 /** What memory needs from the brain's config: `[indexing]`, `[providers]` and the agent's `[retrieval]`. */
 export interface MemorySettings {
@@ -40,14 +40,22 @@ export function loadMemorySettings(brain: BrainLayout, agent?: string): MemorySe
   };
 }
 
-/** An agent's `[retrieval]` overrides on top of seed 003's defaults. */
+/** An agent's `[retrieval]` overrides on top of the defaults (seed 003 §6.3's weights, the measured rest). */
 export function retrievalFromProfile(
   profile: Pick<AgentProfile, "retrieval"> | undefined,
 ): RetrievalSettings {
   const r = profile?.retrieval;
+  const d = DEFAULT_RETRIEVAL;
   return {
-    semanticWeight: r?.semantic_weight ?? DEFAULT_RETRIEVAL.semanticWeight,
-    lexicalWeight: r?.lexical_weight ?? DEFAULT_RETRIEVAL.lexicalWeight,
-    topK: r?.top_k ?? DEFAULT_RETRIEVAL.topK,
+    semanticWeight: r?.semantic_weight ?? d.semanticWeight,
+    lexicalWeight: r?.lexical_weight ?? d.lexicalWeight,
+    topK: r?.top_k ?? d.topK,
+    fusion: r?.fusion ?? d.fusion,
+    decay: r?.decay ?? d.decay,
+    halfLifeDays: r?.half_life_days ?? d.halfLifeDays,
+    decayFloor: r?.decay_floor ?? d.decayFloor,
+    mmr: r?.mmr ?? d.mmr,
+    mmrLambda: r?.mmr_lambda ?? d.mmrLambda,
+    minScore: r?.min_score ?? d.minScore,
   };
 }

@@ -95,9 +95,10 @@ describe("brain memory", () => {
     const profile = join(temp.brain.root, "config/agents/digger.toml");
     await writeFile(profile, (await readFile(profile, "utf8")).replace("top_k = 8", "top_k = 2"));
     memory = await BrainMemory.open(temp.brain.root, { embedder });
-    expect(memory.settings.retrieval).toEqual({ semanticWeight: 0.7, lexicalWeight: 0.3, topK: 2 });
+    expect(memory.settings.retrieval).toMatchObject({ semanticWeight: 0.7, lexicalWeight: 0.3, topK: 2 });
     await memory.index();
-    expect(await memory.recall("rules")).toHaveLength(2);
+    // min_score 0: the starter brain has few chunks about "rules", and the floor would drop the weaker one.
+    expect(await memory.recall("rules", { minScore: 0 })).toHaveLength(2);
   });
 
   it("names the file, line and key of an invalid config", async () => {

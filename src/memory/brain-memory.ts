@@ -8,13 +8,25 @@ import { type CompactionInput, type CompactionOutcome, flushBeforeCompaction } f
 import type { CompactionLog } from "./compaction-log.js";
 import { type Embedder, embedderKey } from "./embedders/embedder.js";
 import { createEmbedder } from "./embedders/embedder-factory.js";
+import {
+  applyForget,
+  type ForgetOptions,
+  type ForgetOutcome,
+  type ForgetTarget,
+  planForget,
+} from "./forget-plan.js";
+import { purgeDeletedText } from "./forget-purge.js";
+import { type Correction, type CorrectionResult, correctFact } from "./forget-replace.js";
 import { HybridSearch, type SearchHit, type SearchOptions } from "./hybrid-search.js";
 import { IndexQueue, type IndexRequest } from "./index-queue.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer, type IndexReport, type PassOptions } from "./indexer.js";
 import { appendEntry, type Remembered, type RememberOptions } from "./remember.js";
+import { appendTranscriptTurn, type TranscriptTurn } from "./transcript-file.js";
 import type { VectorIndexTuning } from "./vector-index.js";
 import { type BrainWatcher, watchBrain } from "./watcher.js";
+
+export type { ForgetOptions, ForgetOutcome } from "./forget-plan.js";
 
 export interface BrainMemoryOptions {
   /** Overrides the embedder `[indexing]` would create. */
@@ -54,6 +66,9 @@ export class BrainMemory {
   private readonly queue: IndexQueue;
   private watcher: BrainWatcher | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  // Appends and rewrites of brain files from this process, one at a time: a forget's rewrite must never drop
+  // a transcript turn appended between its read and its rename.
+  private writes: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly brain: BrainLayout,
@@ -104,9 +119,55 @@ export class BrainMemory {
 
   /** memorytool `remember(text)`: appends to the daily log or memory.md and queues the file for indexing. */
   async remember(text: string, options: RememberOptions = {}): Promise<Remembered> {
-    const remembered = await appendEntry(this.brain, text, options);
+    const remembered = await this.serialWrite(() => appendEntry(this.brain, text, options));
     this.queue.request([remembered.path]);
     return remembered;
+  }
+
+  /** Appends one turn to a session's transcript (`sessions/YYYY-MM-DD/<id>.md`) and queues it for indexing. */
+  async recordTurn(path: string, turn: TranscriptTurn): Promise<Remembered> {
+    const written = await this.serialWrite(() => appendTranscriptTurn(this.brain, path, turn));
+    this.queue.request([path]);
+    return written;
+  }
+
+  /**
+   * Removes what `target` matches from the markdown (the source of truth), reindexes those files and purges the
+   * deleted text from the database file. With `apply: false` it only reports what would go.
+   */
+  async forget(target: ForgetTarget, options: ForgetOptions): Promise<ForgetOutcome> {
+    await this.queue.flush();
+    return this.serialWrite(() =>
+      this.exclusive(async (): Promise<ForgetOutcome> => {
+        const plan = await planForget(this.brain, this.store, target);
+        if (!options.apply) return { ...plan, applied: false };
+        const applied = plan.files.length > 0;
+        if (applied) {
+          await this.indexer.indexPaths(await applyForget(this.brain, plan));
+          options.beforePurge?.(plan);
+        }
+        // Also when nothing matched: forgetting again is how a purge that could not run before is retried.
+        try {
+          return { ...plan, applied, purgeMs: purgeDeletedText(this.store.file).ms };
+        } catch (error) {
+          // The text is gone from the files and the index rows; only free pages may still hold it.
+          this.logger.warn({ err: error }, "the database could not be rebuilt after a forget");
+          return { ...plan, applied, purgeError: (error as Error).message };
+        }
+      }),
+    );
+  }
+
+  /** Replaces a wrong fact in place (see correctFact) and reindexes the files it was in. */
+  async correct(correction: Correction): Promise<CorrectionResult> {
+    await this.queue.flush();
+    return this.serialWrite(() =>
+      this.exclusive(async () => {
+        const result = await correctFact(this.brain, correction);
+        await this.indexer.indexPaths(result.paths);
+        return result;
+      }),
+    );
   }
 
   /** memorytool `recall(query)`: hybrid retrieval, after indexing whatever is queued. */
@@ -168,6 +229,20 @@ export class BrainMemory {
     return this.exclusive(() =>
       request === "all" ? this.indexer.indexAll() : this.indexer.indexPaths(request),
     );
+  }
+
+  /**
+   * Runs a write of brain files one at a time with this memory's own appends and rewrites; other writers of the
+   * brain in this process (the day's log) go through it so a forget never drops their lines.
+   */
+  writeFiles<T>(write: () => Promise<T>): Promise<T> {
+    return this.serialWrite(write);
+  }
+
+  private serialWrite<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(write, write);
+    this.writes = run.catch(() => undefined);
+    return run;
   }
 
   /** Runs index passes of this process one at a time; other processes are kept apart by SQLite's write lock. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTestEmbedder, makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
 import { InvalidInputError } from "../core/index.js";
 import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
-import { ftsMatchExpression } from "./fts-query.js";
+import { cjkTrigrams, ftsMatchExpression } from "./fts-query.js";
 import { HybridSearch } from "./hybrid-search.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer } from "./indexer.js";
@@ -51,7 +51,8 @@ describe("hybrid search", () => {
   });
 
   it("scores every candidate on both legs and normalises each to 0..1", async () => {
-    const hits = await search.search("brake pads replaced", { topK: 10 });
+    // Without MMR the list is in score order (MMR may place a near-duplicate below a lower score).
+    const hits = await search.search("brake pads replaced", { topK: 10, mmr: false, minScore: 0 });
     for (const h of hits) {
       expect(h.semantic.score).toBeGreaterThanOrEqual(0);
       expect(h.semantic.score).toBeLessThanOrEqual(1);
@@ -101,5 +102,11 @@ describe("hybrid search", () => {
     expect(ftsMatchExpression('say "NEAR" (a*) -b:c')).toBe('"say" OR "near" OR "b" OR "c"');
     expect(ftsMatchExpression("the and of")).toBe('"the" OR "and" OR "of"');
     expect(ftsMatchExpression("?!")).toBeUndefined();
+  });
+
+  it("does not search the stray letters of contractions, and splits CJK runs into trigrams", () => {
+    // "s" and "t" would match every possessive and "don't" in the brain.
+    expect(ftsMatchExpression("what's Tomas's plan, won't it?")).toBe('"tomas" OR "plan"');
+    expect(cjkTrigrams("京都の旅館 and 東京")).toEqual(["京都の", "都の旅", "の旅館"]);
   });
 });

@@ -1,23 +1,41 @@
 import { InvalidInputError } from "../core/index.js";
-import { dotProduct, type Embedder } from "./embedders/embedder.js";
-import { ftsMatchExpression } from "./fts-query.js";
+import type { Embedder } from "./embedders/embedder.js";
 import type { IndexStore } from "./index-store.js";
+import { explainHit, type Placed, type Ranked, type RankingExplanation } from "./ranking-explanation.js";
+import { applyFloor, type FloorPass } from "./ranking-floor.js";
+import { type Candidate, type Fused, fuseCandidates } from "./ranking-fusion.js";
+import { rerankByMmr } from "./ranking-mmr.js";
+import { ageInDays, isAfter, recencyFactor, type SourceAge, sourceAge } from "./ranking-recency.js";
+import { completeLexical, completeSemantic, gatherCandidates } from "./retrieval-candidates.js";
+import { LexicalQuery } from "./retrieval-lexical.js";
+import { QueryVectorCache } from "./retrieval-query-cache.js";
+import {
+  checkSettings,
+  DEFAULT_RETRIEVAL,
+  definedSettings,
+  type RetrievalSettings,
+} from "./retrieval-settings.js";
+
+export { checkSettings, DEFAULT_RETRIEVAL, type RetrievalSettings } from "./retrieval-settings.js";
 
 export type SearchMode = "hybrid" | "lexical" | "semantic";
-
-export interface RetrievalSettings {
-  semanticWeight: number;
-  lexicalWeight: number;
-  topK: number;
-}
-
-/** Seed 003 §6.3: 0.7 semantic + 0.3 lexical. */
-export const DEFAULT_RETRIEVAL: RetrievalSettings = { semanticWeight: 0.7, lexicalWeight: 0.3, topK: 8 };
 
 export interface SearchOptions extends Partial<RetrievalSettings> {
   /** `lexical` and `semantic` run one leg alone (for comparison and for `--mode` on the CLI). */
   mode?: SearchMode;
   signal?: AbortSignal;
+  /**
+   * Search the brain as it was on this day: dated sources from after it are left out, and ages count from it.
+   * Without it, ages count from the search's clock and nothing is left out.
+   */
+  asOf?: Date;
+}
+
+export interface HybridSearchOptions {
+  /** Today, for recency; injectable so a ranking can be reproduced. */
+  clock?: () => Date;
+  /** Query vectors kept for repeated queries (0 turns the cache off). */
+  queryCacheSize?: number;
 }
 
 /** One result with its provenance and both legs' scores, so a ranking can be explained. */
@@ -28,154 +46,165 @@ export interface SearchHit {
   startLine: number;
   endLine: number;
   text: string;
+  /** The final relevance: fused, then multiplied by recency. MMR may order a hit below a lower score. */
   score: number;
-  /** Cosine similarity (null when the leg did not run) and its 0..1 normalised form. */
+  /** Cosine similarity (null when the leg did not run) and its 0..1 form as fused. */
   semantic: { similarity: number | null; score: number };
   /** FTS5 bm25 relevance, larger is better (null when the leg did not run or did not match), and its 0..1 form. */
   lexical: { bm25: number | null; score: number };
-}
-
-interface Candidate {
-  rowid: number;
-  similarity: number | null;
-  bm25: number | null;
+  explanation: RankingExplanation;
 }
 
 /**
- * Hybrid retrieval (seed 003 §6): candidates from both legs — FTS5 bm25 and vector cosine — are scored on both,
- * each leg normalised to 0..1 over the candidates, then fused as `w_s · semantic + w_l · lexical`.
- *
- * Normalisation: semantic is the cosine itself with negatives as 0, which is already on a fixed 0..1 scale and
- * so does not depend on how many candidates were fetched. bm25 has no fixed scale, so lexical is bm25 divided by
- * the best bm25 among the candidates; a chunk matching no query word scores 0.
+ * Hybrid retrieval (seed 003 §6): candidates from both legs — FTS5 bm25 and vector cosine — are scored on both
+ * and fused (ranking-fusion.ts); dated sources decay with age (ranking-recency.ts); a floor drops weak hits but
+ * never exact keyword hits (ranking-floor.ts); MMR keeps near-duplicates from filling the list (ranking-mmr.ts);
+ * a file the query names comes first (retrieval-paths.ts).
  */
 export class HybridSearch {
+  private readonly clock: () => Date;
+  readonly queryVectors: QueryVectorCache;
+
   constructor(
     private readonly store: IndexStore,
     private readonly embedder: Embedder,
     private readonly defaults: RetrievalSettings = DEFAULT_RETRIEVAL,
-  ) {}
+    options: HybridSearchOptions = {},
+  ) {
+    this.clock = options.clock ?? (() => new Date());
+    this.queryVectors = new QueryVectorCache(options.queryCacheSize);
+  }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-    const settings = checkSettings({ ...this.defaults, ...definedOnly(options) });
+    const settings = checkSettings({ ...DEFAULT_RETRIEVAL, ...this.defaults, ...definedSettings(options) });
     const mode = options.mode ?? "hybrid";
-    // Candidates per leg. The semantic leg is the costly one on a large index (vec0 pays per row kept), and
-    // every lexical candidate gets an exact cosine anyway, so it fetches fewer.
-    const pool = Math.max(settings.topK * 5, 50);
-    const semanticPool = Math.max(settings.topK * 3, 30);
-    const match = ftsMatchExpression(query);
-    let queryVector: Float32Array | undefined;
-    if (mode !== "lexical" && query.trim() !== "") {
-      const signal = options.signal;
-      [queryVector] = await this.embedder.embed([query], signal ? { signal } : {});
+    const asOf = options.asOf;
+    if (asOf !== undefined && !(asOf instanceof Date && Number.isFinite(asOf.getTime()))) {
+      throw new InvalidInputError("asOf", `must be a valid date, got ${String(asOf)}`);
     }
+    const now = asOf ?? this.clock();
+    const lexical = mode === "semantic" ? undefined : new LexicalQuery(this.store.lexical, query);
+    const queryVector =
+      mode !== "lexical" && query.trim() !== ""
+        ? await this.queryVectors.vectorOf(this.embedder, query, options.signal)
+        : undefined;
+    const weights =
+      mode === "hybrid"
+        ? settings
+        : { semanticWeight: mode === "semantic" ? 1 : 0, lexicalWeight: mode === "lexical" ? 1 : 0 };
+    // MMR chooses from more than it returns: the near-duplicates it passes over need replacements.
+    const pool = settings.mmr ? Math.max(settings.topK * 3, 30) : settings.topK;
     // One read transaction: every statement sees the same snapshot, even while an indexer commits files.
     return this.store.read(() => {
-      const candidates = new Map<number, Candidate>();
-      let lexical: LexicalLeg = { scores: new Map(), exhaustive: true, floor: 0 };
-      if (mode !== "semantic" && match !== undefined) {
-        lexical = this.lexicalLeg(match, Math.max(pool, LEXICAL_DEPTH));
-        let taken = 0;
-        for (const [rowid, bm25] of lexical.scores) {
-          if (taken++ >= pool) break;
-          candidates.set(rowid, { rowid, bm25, similarity: null });
-        }
+      const { candidates, lexical: leg } = gatherCandidates(this.store, this.embedder, {
+        lexical,
+        queryVector,
+        lexicalPool: Math.max(settings.topK * 5, 50),
+        semanticPool: Math.max(settings.topK * 3, 30),
+      });
+      const named = lexical ? this.store.lexical.paths.namedFiles(query) : [];
+      for (const path of named) {
+        const rowid = this.store.lexical.paths.firstChunkOf(path);
+        if (rowid !== undefined && !candidates.has(rowid))
+          candidates.set(rowid, { rowid, similarity: null, bm25: null });
       }
-      if (queryVector) {
-        for (const hit of this.store.vectors(this.embedder).search(queryVector, semanticPool)) {
-          const known = candidates.get(hit.rowid);
-          if (known) known.similarity = hit.similarity;
-          else candidates.set(hit.rowid, { rowid: hit.rowid, similarity: hit.similarity, bm25: null });
-        }
+      const paths = this.store.lexical.pathsOf([...candidates.keys()]);
+      for (const rowid of candidates.keys()) {
+        const path = paths.get(rowid);
+        if (path === undefined || (asOf !== undefined && isAfter(sourceAge(path), asOf)))
+          candidates.delete(rowid);
       }
       if (candidates.size === 0) return [];
-      if (mode === "hybrid") {
-        this.completeSemantic([...candidates.values()], queryVector);
-        if (match !== undefined) this.completeLexical([...candidates.values()], match, lexical, settings);
+      const list = [...candidates.values()];
+      const factorOf = (c: Candidate) => this.factorOf(sourceAge(paths.get(c.rowid) ?? ""), settings, now);
+      const fusion = {
+        method: settings.fusion,
+        ...weights,
+        lexicalCeiling: lexical?.empty ? 0 : (lexical?.ceiling() ?? 0),
+      };
+      if (queryVector) completeSemantic(this.store, this.embedder, list, queryVector);
+      if (lexical && !lexical.empty && mode === "hybrid") {
+        completeLexical(lexical, list, leg, (unknown, bound) => {
+          // The unknown candidates that would reach the returned part of the ranking if their bm25 were `bound`.
+          const final = (f: Fused) => f.score * factorOf(f.c);
+          const cut =
+            fuseCandidates(list, fusion)
+              .map(final)
+              .sort((a, b) => b - a)[pool - 1] ?? -1;
+          const raised = fuseCandidates(
+            unknown.map((c) => ({ ...c, bm25: bound })),
+            fusion,
+          );
+          return unknown.filter((_, i) => final(raised[i] as Fused) > cut);
+        });
       }
-      const weights =
-        mode === "hybrid"
-          ? settings
-          : { semanticWeight: mode === "semantic" ? 1 : 0, lexicalWeight: mode === "lexical" ? 1 : 0 };
-      return this.rank([...candidates.values()], weights, settings.topK);
+      const ranked: Ranked[] = fuseCandidates(list, fusion)
+        .filter(
+          (f) => weights.semanticWeight > 0 || f.lexical > 0 || named.includes(paths.get(f.c.rowid) ?? ""),
+        )
+        .map((f) => {
+          const path = paths.get(f.c.rowid) ?? "";
+          const factor = factorOf(f.c);
+          return { ...f, path, age: sourceAge(path), factor, fused: f.score, score: f.score * factor };
+        })
+        .sort((a, b) => b.score - a.score || a.c.rowid - b.c.rowid);
+      return this.hits(this.place(ranked, named, settings, mode, pool), settings, now);
     });
   }
 
-  /**
-   * bm25 of the best `depth` matches, best first. Only the first `pool` become candidates; the deeper ones
-   * score semantic candidates on the lexical leg for free, since FTS5 computes bm25 for every match anyway.
-   */
-  private lexicalLeg(match: string, depth: number): LexicalLeg {
-    const rows = this.store.lexical.matches(match, depth);
-    return { scores: new Map(rows), exhaustive: rows.length < depth, floor: rows.at(-1)?.[1] ?? 0 };
+  private factorOf(age: SourceAge, settings: RetrievalSettings, now: Date): number {
+    if (!settings.decay || age.kind !== "dated") return 1;
+    return recencyFactor(ageInDays(age.date, now), settings.halfLifeDays, settings.decayFloor);
   }
 
-  /** The cosine of lexical-only candidates, from their cached vectors (one query, no vector scan). */
-  private completeSemantic(candidates: Candidate[], queryVector: Float32Array | undefined): void {
-    const missing = candidates.filter((c) => c.similarity === null);
-    if (!queryVector || missing.length === 0) return;
-    const vectors = this.store.cache(this.embedder).forChunks(missing.map((c) => c.rowid));
-    for (const c of missing) {
-      const vector = vectors.get(c.rowid);
-      if (vector) c.similarity = dotProduct(queryVector, vector);
-    }
-  }
-
-  /**
-   * The bm25 of semantic-only candidates: from the deep lexical list when it has them; a candidate missing from
-   * an exhaustive list does not match. Past a non-exhaustive list, the list's last bm25 bounds the candidate's:
-   * it is looked up in FTS5 (~30 µs a chunk) only when that bound could lift it into the top k.
-   */
-  private completeLexical(
-    candidates: Candidate[],
-    match: string,
-    leg: LexicalLeg,
+  /** Named files first (each file's best chunk), then the floor, then MMR or plain score order. */
+  private place(
+    ranked: Ranked[],
+    named: readonly string[],
     settings: RetrievalSettings,
-  ): void {
-    const unknown: Candidate[] = [];
-    for (const c of candidates) {
-      if (c.bm25 !== null) continue;
-      c.bm25 = leg.scores.get(c.rowid) ?? null;
-      if (c.bm25 === null && !leg.exhaustive) unknown.push(c);
+    mode: SearchMode,
+    pool: number,
+  ): Placed[] {
+    const rankBefore = new Map(ranked.map((r, i) => [r.c.rowid, i + 1]));
+    const pinned: Placed[] = [];
+    for (const path of named) {
+      const best = ranked.find((r) => r.path === path);
+      if (best && pinned.length < settings.topK) {
+        pinned.push({ item: best, floor: "named", rankBefore: rankBefore.get(best.c.rowid) ?? 0 });
+      }
     }
-    const best = Math.max(0, ...candidates.map((c) => c.bm25 ?? 0));
-    if (unknown.length === 0 || best <= 0) return;
-    const known = (c: Candidate) =>
-      settings.semanticWeight * semanticScore(c) + (settings.lexicalWeight * (c.bm25 ?? 0)) / best;
-    const kth = candidates.map(known).sort((a, b) => b - a)[settings.topK - 1] ?? Number.NEGATIVE_INFINITY;
-    const needed = unknown.filter((c) => known(c) + (settings.lexicalWeight * leg.floor) / best > kth);
-    if (needed.length === 0) return;
-    const byRowid = this.store.lexical.scoresOf(
-      match,
-      needed.map((c) => c.rowid),
-    );
-    for (const c of needed) c.bm25 = byRowid.get(c.rowid) ?? null;
+    const rest = ranked.filter((r) => !pinned.some((p) => p.item === r));
+    const floored =
+      mode === "hybrid"
+        ? applyFloor(rest, settings.minScore)
+        : rest.map((item) => ({ item, floor: "off" as FloorPass }));
+    const k = settings.topK - pinned.length;
+    if (!settings.mmr) {
+      return [
+        ...pinned,
+        ...floored.slice(0, k).map((f) => ({ ...f, rankBefore: rankBefore.get(f.item.c.rowid) ?? 0 })),
+      ];
+    }
+    const candidates = floored.slice(0, pool);
+    const vectors = this.store.cache(this.embedder).forChunks(candidates.map((f) => f.item.c.rowid));
+    const items = candidates.map((f) => ({ rowid: f.item.c.rowid, score: f.item.score, f }));
+    const picked = rerankByMmr(items, vectors, settings.mmrLambda, k).map(({ item, redundancy }) => ({
+      ...item.f,
+      redundancy,
+      rankBefore: rankBefore.get(item.rowid) ?? 0,
+    }));
+    return [...pinned, ...picked];
   }
 
-  private rank(
-    candidates: Candidate[],
-    weights: { semanticWeight: number; lexicalWeight: number },
-    topK: number,
-  ): SearchHit[] {
-    const bestLexical = Math.max(0, ...candidates.map((c) => c.bm25 ?? 0));
-    const scored = candidates
-      .map((c) => {
-        const lexical = bestLexical > 0 && c.bm25 !== null ? c.bm25 / bestLexical : 0;
-        const semantic = semanticScore(c);
-        return {
-          c,
-          lexical,
-          semantic,
-          score: weights.semanticWeight * semantic + weights.lexicalWeight * lexical,
-        };
-      })
-      .filter((s) => (weights.semanticWeight > 0 ? true : s.lexical > 0))
-      .sort((a, b) => b.score - a.score || a.c.rowid - b.c.rowid)
-      .slice(0, topK);
-    const chunks = new Map(this.store.chunksByRowid(scored.map((s) => s.c.rowid)).map((c) => [c.rowid, c]));
-    return scored.flatMap((s) => {
-      const chunk = chunks.get(s.c.rowid);
+  /** The chunks of the placed hits, in order, with their explanations. */
+  private hits(placed: Placed[], settings: RetrievalSettings, now: Date): SearchHit[] {
+    const chunks = new Map(
+      this.store.chunksByRowid(placed.map((p) => p.item.c.rowid)).map((c) => [c.rowid, c]),
+    );
+    return placed.flatMap((p, i) => {
+      const chunk = chunks.get(p.item.c.rowid);
       if (!chunk) return [];
+      const { item } = p;
       return [
         {
           id: chunk.id,
@@ -184,52 +213,17 @@ export class HybridSearch {
           startLine: chunk.startLine,
           endLine: chunk.endLine,
           text: chunk.text,
-          score: s.score,
-          semantic: { similarity: s.c.similarity, score: s.semantic },
-          lexical: { bm25: s.c.bm25, score: s.lexical },
+          score: item.score,
+          semantic: { similarity: item.c.similarity, score: item.semantic },
+          lexical: { bm25: item.c.bm25, score: item.lexical },
+          explanation: explainHit(
+            p,
+            i + 1,
+            settings,
+            item.age.kind === "dated" ? ageInDays(item.age.date, now) : 0,
+          ),
         },
       ];
     });
   }
-}
-
-interface LexicalLeg {
-  /** bm25 by rowid, best first. */
-  scores: Map<number, number>;
-  /** The leg returned every matching chunk, so a chunk it did not return does not match at all. */
-  exhaustive: boolean;
-  /** bm25 of its last hit: an upper bound for any chunk it did not return. */
-  floor: number;
-}
-
-/** Matches read from FTS5 per search: candidates come from the top, the rest score semantic candidates. */
-const LEXICAL_DEPTH = 200;
-
-/** Cosine similarity on the 0..1 scale: negative (opposite) directions count as no similarity. */
-function semanticScore(c: Candidate): number {
-  return Math.max(0, Math.min(1, c.similarity ?? 0));
-}
-
-function definedOnly(options: SearchOptions): Partial<RetrievalSettings> {
-  const out: Partial<RetrievalSettings> = {};
-  if (options.semanticWeight !== undefined) out.semanticWeight = options.semanticWeight;
-  if (options.lexicalWeight !== undefined) out.lexicalWeight = options.lexicalWeight;
-  if (options.topK !== undefined) out.topK = options.topK;
-  return out;
-}
-
-/** Refuses weights outside 0..1 (or both zero) and a top_k outside 1..100, naming the field. */
-export function checkSettings(settings: RetrievalSettings): RetrievalSettings {
-  for (const field of ["semanticWeight", "lexicalWeight"] as const) {
-    const w = settings[field];
-    if (!Number.isFinite(w) || w < 0 || w > 1)
-      throw new InvalidInputError(field, `must be between 0 and 1, got ${w}`);
-  }
-  if (settings.semanticWeight + settings.lexicalWeight === 0) {
-    throw new InvalidInputError("semanticWeight", "and lexicalWeight must not both be 0");
-  }
-  if (!Number.isInteger(settings.topK) || settings.topK < 1 || settings.topK > 100) {
-    throw new InvalidInputError("topK", `must be an integer from 1 to 100, got ${settings.topK}`);
-  }
-  return settings;
 }

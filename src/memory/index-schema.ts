@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { ConfigError } from "../core/index.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * The brain index (seed 003 §6): derived from the markdown, so it can always be deleted and rebuilt.
@@ -14,7 +14,8 @@ export const SCHEMA_VERSION = 1;
  *   lexical-only candidate is computed from it too.
  * - `vector_lists`: centroids of the inverted-file vector index (empty while the index is small enough to scan).
  * - `compactions`: one record per pre-compaction flush (seed 003 §7).
- * - the `vec0` table is created per embedder in `vector-index.ts`, because its dimension is part of its DDL.
+ * - the vector tables (`chunk_vectors`, `vector_log`) are created in `vector-table.ts`, which owns their SQL.
+ * - version 2 adds `chunks_cjk` and `paths_fts` (see `SEARCH_AIDS`).
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -80,14 +81,83 @@ CREATE TABLE IF NOT EXISTS compactions (
 ) WITHOUT ROWID;
 `;
 
+/** Han, kana, CJK punctuation (U+2E80–U+9FFF), Hangul syllables, half-width katakana: SQLite GLOB ranges. */
+const CJK_GLOB = "'*[⺀-鿿가-힯ｦ-ﾟ]*'";
+const HAS_CJK = (row: "new" | "old") =>
+  `(${row}.content GLOB ${CJK_GLOB} OR ${row}.heading_text GLOB ${CJK_GLOB})`;
+
+/**
+ * Search aids beside `chunks_fts`, both derived from the tables above:
+ * - `chunks_cjk`: unicode61 makes a whole run of CJK text one token, so "東京" never matches "東京に行った";
+ *   chunks with CJK text are also indexed by FTS5's trigram tokenizer, which matches any run of three or more
+ *   characters. Only those chunks: the view it reads from and both triggers apply the same test, because an
+ *   external-content index must be told to delete exactly what it was given.
+ * - `file_paths` + `paths_fts`: every indexed file's path, trigram-indexed, so a query that names a file
+ *   (`knee-rehab.md`, `logs/2025-03-02`) finds it by any part of its name. `files` is written with INSERT OR
+ *   REPLACE, which fires no delete trigger, so the insert trigger is idempotent.
+ */
+const SEARCH_AIDS = `
+CREATE VIEW IF NOT EXISTS chunks_cjk_source AS
+  SELECT rowid, content, heading_text AS headings FROM chunks
+  WHERE content GLOB ${CJK_GLOB} OR heading_text GLOB ${CJK_GLOB};
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk USING fts5(
+  content, headings, content = 'chunks_cjk_source', content_rowid = 'rowid', tokenize = 'trigram'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_insert AFTER INSERT ON chunks WHEN ${HAS_CJK("new")} BEGIN
+  INSERT INTO chunks_cjk(rowid, content, headings) VALUES (new.rowid, new.content, new.heading_text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_delete AFTER DELETE ON chunks WHEN ${HAS_CJK("old")} BEGIN
+  INSERT INTO chunks_cjk(chunks_cjk, rowid, content, headings)
+    VALUES ('delete', old.rowid, old.content, old.heading_text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_update_old AFTER UPDATE OF content, heading_text ON chunks
+  WHEN ${HAS_CJK("old")} BEGIN
+  INSERT INTO chunks_cjk(chunks_cjk, rowid, content, headings)
+    VALUES ('delete', old.rowid, old.content, old.heading_text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_update_new AFTER UPDATE OF content, heading_text ON chunks
+  WHEN ${HAS_CJK("new")} BEGIN
+  INSERT INTO chunks_cjk(rowid, content, headings) VALUES (new.rowid, new.content, new.heading_text);
+END;
+CREATE TABLE IF NOT EXISTS file_paths (rowid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE IF NOT EXISTS paths_fts USING fts5(
+  path, content = 'file_paths', content_rowid = 'rowid', tokenize = 'trigram'
+);
+CREATE TRIGGER IF NOT EXISTS files_path_insert AFTER INSERT ON files BEGIN
+  INSERT OR IGNORE INTO file_paths(path) VALUES (new.path);
+END;
+CREATE TRIGGER IF NOT EXISTS files_path_delete AFTER DELETE ON files BEGIN
+  DELETE FROM file_paths WHERE path = old.path;
+END;
+CREATE TRIGGER IF NOT EXISTS file_paths_insert AFTER INSERT ON file_paths BEGIN
+  INSERT INTO paths_fts(rowid, path) VALUES (new.rowid, new.path);
+END;
+CREATE TRIGGER IF NOT EXISTS file_paths_delete AFTER DELETE ON file_paths BEGIN
+  INSERT INTO paths_fts(paths_fts, rowid, path) VALUES ('delete', old.rowid, old.path);
+END;
+`;
+
+/** Version 1 → 2: the search aids, filled from what the index already holds, in one transaction. */
+function addSearchAids(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(SEARCH_AIDS);
+    db.exec("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('rebuild')");
+    db.exec("INSERT OR IGNORE INTO file_paths(path) SELECT path FROM files");
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
+  }).immediate();
+}
+
 /** Creates the tables of a new index, or checks that an existing one has a schema this code can read. */
 export function migrateIndex(db: Database.Database, file: string): void {
   db.exec(DDL);
   const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (row === undefined) {
-    db.prepare<[string]>("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(
+    db.exec(SEARCH_AIDS);
+    db.prepare<[string]>("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)").run(
       String(SCHEMA_VERSION),
     );
+  } else if (Number(row.value) === 1) {
+    addSearchAids(db);
   } else if (Number(row.value) !== SCHEMA_VERSION) {
     throw new ConfigError(file, [
       {

@@ -1,6 +1,13 @@
 export { loadMemorySettings, type MemorySettings, retrievalFromProfile } from "./brain-config.js";
+export type { BrainFile, SkippedFile } from "./brain-files.js";
 export { BRAIN_PATHS, BrainLayout, isIndexablePath } from "./brain-layout.js";
-export { BrainMemory, type BrainMemoryOptions, type MemoryStatus } from "./brain-memory.js";
+export {
+  BrainMemory,
+  type BrainMemoryOptions,
+  type ForgetOptions,
+  type ForgetOutcome,
+  type MemoryStatus,
+} from "./brain-memory.js";
 export { type BrainInitResult, initBrain } from "./brain-starter.js";
 export { chunkId, contentHash } from "./chunk-id.js";
 export { type Chunk, type ChunkOptions, chunkMarkdown, DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
@@ -26,11 +33,38 @@ export {
   loadWordTable,
   wordTableFile,
 } from "./embedders/word-table-cache.js";
+export {
+  containsMatcher,
+  type FileRemoval,
+  type ForgetMatcher,
+  queryMatcher,
+  type RemovedRegion,
+  removeMatching,
+  unitsOf,
+  wordsOf,
+} from "./forget-match.js";
+export {
+  type ForgetFile,
+  type ForgetPlan,
+  type ForgetTarget,
+  isForgettablePath,
+  parseForgetTarget,
+  scrubMatcher,
+} from "./forget-plan.js";
+export { purgeDeletedText } from "./forget-purge.js";
+export {
+  type CorrectedPlace,
+  type Correction,
+  type CorrectionResult,
+  correctFact,
+  MAX_CORRECTED_PLACES,
+} from "./forget-replace.js";
 export { ftsMatchExpression } from "./fts-query.js";
 export {
   checkSettings,
   DEFAULT_RETRIEVAL,
   HybridSearch,
+  type HybridSearchOptions,
   type RetrievalSettings,
   type SearchHit,
   type SearchMode,
@@ -47,7 +81,19 @@ export {
 } from "./indexer.js";
 export { seededRandom } from "./kmeans.js";
 export type { LexicalIndex } from "./lexical-index.js";
+export {
+  DEFAULT_PROMOTION_RULE,
+  isPromotablePath,
+  type PromotionCandidate,
+  type PromotionRule,
+  promotionEntry,
+  type RecallUse,
+  selectPromotions,
+} from "./promotion-rule.js";
+export type { RankingExplanation } from "./ranking-explanation.js";
+export { type SourceAge, sourceAge } from "./ranking-recency.js";
 export { appendEntry, type Remembered, type RememberOptions, type RememberTarget } from "./remember.js";
+export { FUSION_METHODS, type FusionMethod } from "./retrieval-settings.js";
 export type { StoredChunk } from "./stored-chunk.js";
 export {
   type CompactionPolicy,
@@ -57,6 +103,16 @@ export {
   estimateTokens,
   selectSlice,
 } from "./token-budget.js";
+export {
+  appendTranscriptTurn,
+  formatTranscriptTurn,
+  SESSIONS_DIR,
+  type TranscriptToolCall,
+  type TranscriptTurn,
+  transcriptDate,
+  transcriptPath,
+} from "./transcript-file.js";
+export { oneLine, quoteForBrain } from "./transcript-text.js";
 export {
   DEFAULT_VECTOR_TUNING,
   type VectorHit,

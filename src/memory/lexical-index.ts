@@ -1,22 +1,32 @@
 import type Database from "better-sqlite3";
+import { inverseDocumentFrequency } from "./ranking-fusion.js";
+import { PathIndex } from "./retrieval-paths.js";
 import { statement } from "./statements.js";
 
-// bm25 column weights: chunk text, heading trail (a match there says what the whole section is about), path.
-const BM25 = "bm25(chunks_fts, 1.0, 2.0, 0.5)";
-
 /**
- * The lexical leg's storage: the external-content FTS5 table `chunks_fts` over the chunks, kept in step with
- * them by triggers (see index-schema.ts), so this class only reads. Scores are FTS5's bm25 negated: larger is
- * better. `match` is always an expression from `ftsMatchExpression`, never raw user text.
+ * One FTS5 table over the chunks, read only (triggers keep it in step, see index-schema.ts). Scores are FTS5's
+ * bm25 negated: larger is better. `match` is always an expression built from `ftsPhrase`d words, never raw
+ * user text.
  */
-export class LexicalIndex {
-  constructor(private readonly db: Database.Database) {}
+export class FtsTable {
+  /** Document frequencies by word, valid while the index is unchanged (see `LexicalIndex.refresh`). */
+  readonly frequencies = new Map<string, number>();
+  total = 0;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly table: string,
+    /** bm25 with the table's column weights. */
+    private readonly bm25: string,
+    /** Counts the rows the table indexes: bm25's N. */
+    readonly totalSql: string,
+  ) {}
 
   /** The best `limit` matches as [rowid, bm25], best first. */
   matches(match: string, limit: number): Array<[rowid: number, bm25: number]> {
     const rows = statement<[string, number], [number, number]>(
       this.db,
-      `SELECT rowid, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
+      `SELECT rowid, ${this.bm25} AS rank FROM ${this.table} WHERE ${this.table} MATCH ? ORDER BY rank LIMIT ?`,
     )
       .raw()
       .all(match, limit);
@@ -27,9 +37,98 @@ export class LexicalIndex {
   scoresOf(match: string, rowids: readonly number[]): Map<number, number> {
     const rows = statement<[string, string], { rowid: number; rank: number }>(
       this.db,
-      `SELECT rowid, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ` +
+      `SELECT rowid, ${this.bm25} AS rank FROM ${this.table} WHERE ${this.table} MATCH ? ` +
         "AND rowid IN (SELECT value FROM json_each(?))",
     ).all(match, JSON.stringify(rowids));
     return new Map(rows.map((r) => [r.rowid, -r.rank]));
+  }
+
+  /**
+   * The bm25 a chunk of average length gets when it contains each of `phrases` once in its text: the sum of
+   * their IDFs as FTS5 computes them (for one occurrence at average length, bm25's term factor is exactly 1).
+   * A chunk's bm25 over this is the share of the query's word weight it matches, on the same scale for every
+   * query — what the fusion needs instead of "the best of whatever matched".
+   */
+  ceilingOf(phrases: readonly string[]): number {
+    let sum = 0;
+    for (const phrase of phrases) {
+      let hits = this.frequencies.get(phrase);
+      if (hits === undefined) {
+        hits =
+          statement<[string], { n: number }>(
+            this.db,
+            `SELECT count(*) AS n FROM ${this.table} WHERE ${this.table} MATCH ?`,
+          ).get(phrase)?.n ?? 0;
+        this.frequencies.set(phrase, hits);
+      }
+      sum += inverseDocumentFrequency(hits, this.total);
+    }
+    return sum;
+  }
+}
+
+/**
+ * The lexical leg's storage: `chunks_fts` (unicode61 words with porter stemming; text, heading trail and path
+ * weighted 1 : 2 : 0.5, since a heading match says what the whole section is about), `chunks_cjk` (trigrams of
+ * the chunks with CJK text) and the path index.
+ */
+export class LexicalIndex {
+  readonly words: FtsTable;
+  readonly trigrams: FtsTable;
+  readonly paths: PathIndex;
+  private version = "";
+
+  constructor(private readonly db: Database.Database) {
+    this.words = new FtsTable(
+      db,
+      "chunks_fts",
+      "bm25(chunks_fts, 1.0, 2.0, 0.5)",
+      "SELECT count(*) FROM chunks",
+    );
+    // The docsize shadow table has one row per chunk the trigram index holds; counting the view would scan
+    // every chunk.
+    this.trigrams = new FtsTable(
+      db,
+      "chunks_cjk",
+      "bm25(chunks_cjk, 1.0, 2.0)",
+      "SELECT count(*) FROM chunks_cjk_docsize",
+    );
+    this.paths = new PathIndex(db);
+  }
+
+  /** The best `limit` word matches as [rowid, bm25], best first. */
+  matches(match: string, limit: number): Array<[rowid: number, bm25: number]> {
+    return this.words.matches(match, limit);
+  }
+
+  scoresOf(match: string, rowids: readonly number[]): Map<number, number> {
+    return this.words.scoresOf(match, rowids);
+  }
+
+  /** Brain-relative paths of chunks by rowid, for ranking by the file a chunk comes from. */
+  pathsOf(rowids: readonly number[]): Map<number, string> {
+    const rows = statement<[string], { rowid: number; path: string }>(
+      this.db,
+      "SELECT rowid, path FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(rowids));
+    return new Map(rows.map((r) => [r.rowid, r.path]));
+  }
+
+  /**
+   * Forgets counted frequencies when anything was committed since they were counted: `data_version` moves on
+   * another connection's commit, `total_changes()` on this one's. Call before `ceilingOf`.
+   */
+  refresh(): void {
+    const row = statement<[], { v: number; c: number }>(
+      this.db,
+      "SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c",
+    ).get();
+    const version = `${row?.v}:${row?.c}`;
+    if (version === this.version) return;
+    this.version = version;
+    for (const table of [this.words, this.trigrams]) {
+      table.frequencies.clear();
+      table.total = (this.db.prepare(table.totalSql).pluck().get() as number | undefined) ?? 0;
+    }
   }
 }

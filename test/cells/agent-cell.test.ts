@@ -6,6 +6,7 @@ import {
   type CellBackend,
   createBwrapBackend,
   createProcessBackend,
+  type GuestRuntime,
   sourceRuntime,
 } from "../../src/cells/index.js";
 import type { ProtocolMessage } from "../../src/contracts/index.js";
@@ -13,9 +14,11 @@ import { createLogger } from "../../src/core/index.js";
 import { initBrain } from "../../src/memory/index.js";
 import { HostProviders, serveCellRequests } from "../../src/warden/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
+import { removeTestBundle, testBundleRuntime } from "./test-bundle.js";
 
 let server: ModelServer;
 let home = "";
+let bundle: GuestRuntime;
 
 /** A user's brain whose agent talks to the local model server; embeddings come from it too. */
 async function seedBrain(user: string): Promise<string> {
@@ -43,16 +46,20 @@ beforeAll(async () => {
   server = await startModelServer();
   home = await mkdtemp(join(tmpdir(), "ironclaw-agent-cell-"));
   await chmod(home, 0o755);
-});
+  bundle = await testBundleRuntime();
+}, 120_000);
 afterAll(async () => {
   await server.close();
   await rm(home, { recursive: true, force: true });
+  await removeTestBundle();
 });
 
 const backends: Array<[string, () => CellBackend]> = [
   ["process", () => createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} })],
   // No network in the cell: the agent reaches its model and embeddings only through the warden's proxy.
   ["bwrap", () => createBwrapBackend({ runtime: sourceRuntime() })],
+  // What production runs: the one-file bundle npm run build makes.
+  ["bwrap-bundle", () => createBwrapBackend({ runtime: bundle })],
 ];
 
 describe.each(backends)("the agent runtime in a %s cell", (name, make) => {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -22,6 +22,26 @@ describe.skipIf(!hasMkfs)("ensureBrainDisk", () => {
     const disk = await ensureBrainDisk(join(home, "user"), 16);
     expect(disk.created).toBe(true);
     expect((await stat(disk.file)).mode & 0o777).toBe(0o600);
+  }, 60_000);
+
+  it("makes each new user's disk as a sparse copy of one template per size and seed", async () => {
+    const seed = { provider: "openrouter", model: "some/model" };
+    for (const user of ["ada", "bob", "cy"]) await mkdir(join(home, user));
+    const first = await ensureBrainDisk(join(home, "ada"), 64, seed);
+    const second = await ensureBrainDisk(join(home, "bob"), 64, seed);
+    const other = await ensureBrainDisk(join(home, "cy"), 64, { provider: "ollama", model: "llama" });
+    expect([first.created, second.created, other.created]).toEqual([true, true, true]);
+    const templates = (await readdir(join(home, ".templates"))).filter((f) => f.endsWith(".ext4"));
+    expect(templates).toHaveLength(2);
+    // The copy is the template's content (the seed's irowclaw.toml included), in a file of its own.
+    const [a, b] = [await readFile(first.file), await readFile(second.file)];
+    expect(a.equals(b)).toBe(true);
+    expect(a.includes("some/model")).toBe(true);
+    expect((await readFile(other.file)).includes("some/model")).toBe(false);
+    // Sparse: a 64 MiB image takes far less on disk (its journal and free blocks are holes).
+    const info = await stat(second.file);
+    expect(info.size).toBe(64 * 1024 * 1024);
+    expect(info.blocks * 512).toBeLessThan(8 * 1024 * 1024);
   }, 60_000);
 
   it("refuses a brain disk that is a symbolic link and leaves its target alone", async () => {

@@ -78,6 +78,6 @@ describe("ironclaw cell", () => {
   it("refuses a command without a user", async () => {
     const result = await ironclaw("cell", "exec", "hello");
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("--user is required");
+    expect(result.stderr).toContain("missing --user <uid>");
   });
 });

@@ -108,8 +108,16 @@ describe.each(backends)("$name cell", (entry) => {
     return;
   }
 
-  defineConformance({ entry, liveInmate });
-  defineEscapes({ entry, liveInmate, scene, backend: () => backend });
+  // An agent cell with a new brain's defaults (the built-in embedder), for what only the agent shows.
+  const startAgent = async (user: string): Promise<CellHandle> =>
+    backend.start({
+      userId: user,
+      userDir: join(home, "users", user),
+      handler: "agent",
+      startTimeoutMs: entry.startTimeoutMs,
+    });
+  defineConformance({ entry, liveInmate, startAgent });
+  defineEscapes({ entry, liveInmate, startAgent, scene, backend: () => backend });
 });
 
 /** Whether the backend's program is installed at all: then being unusable is a failure, not a skip. */

@@ -12,10 +12,12 @@ export interface SuiteContext {
   entry: SuiteBackend;
   /** The inmate, restarted when an earlier test ended it (crash, bomb, garbage): the brain stays. */
   liveInmate(): Promise<CellHandle>;
+  /** A new agent cell (the caller stops it) for the user, with a new brain's defaults. */
+  startAgent(user: string): Promise<CellHandle>;
 }
 
 /** The conformance half of the shared suite: what every backend must do, the same way. */
-export function defineConformance({ entry, liveInmate }: SuiteContext): void {
+export function defineConformance({ entry, liveInmate, startAgent }: SuiteContext): void {
   describe("conformance", () => {
     it("announces itself and answers a first request", async () => {
       expect(await answers(await liveInmate())).toBe(true);
@@ -45,12 +47,27 @@ export function defineConformance({ entry, liveInmate }: SuiteContext): void {
     it.runIf(entry.name === "microvm")(
       "embeds text offline inside the VM with the word table the image carries",
       async () => {
-        const script =
-          "import('/opt/ironclaw/dist/memory/index.js')" +
-          ".then((m) => m.BuiltinEmbedder.load({ dataDir: process.env.IRONCLAW_HOME }))" +
-          ".then((e) => e.embed(['sovereign memory'])).then(([v]) => console.log('dims=' + v.length))";
-        const run = await shellIn(await liveInmate(), `node -e "${script}"`);
-        expect(run.stdout.trim()).toMatch(/^dims=\d+$/);
+        // The agent's memory, which the image's bundled runtime holds, indexes a note with the built-in
+        // embedder: a semantic search finds it with a similarity only vectors give.
+        const agent = await startAgent("embedder");
+        try {
+          const note = "# Sovereign memory\n\nThe agent keeps its memory in markdown on its own disk.\n";
+          await agent.call({ type: "FileOpRequest", op: "write", path: "notes/memory.md", content: note });
+          const found = await agent.call(
+            {
+              type: "QueryRequest",
+              query: { kind: "memory_search", text: "sovereign memory", mode: "semantic" },
+            },
+            { timeoutMs: 240_000 },
+          );
+          expect(found).toMatchObject({ type: "QueryResult", answer: { kind: "memory_search" } });
+          const hits =
+            found.type === "QueryResult" && found.answer?.kind === "memory_search" ? found.answer.hits : [];
+          const hit = hits.find((h) => h.path === "notes/memory.md");
+          expect(hit?.semantic.similarity ?? 0).toBeGreaterThan(0);
+        } finally {
+          await agent.stop({ timeoutMs: 20_000 });
+        }
       },
     );
 

@@ -117,7 +117,7 @@ describe.each(stores)("$name ledger: reliability across processes", (kind) => {
       startWriter([...ledger.args, "--writer", name, "--orders", "12", "--shared", "6"]),
     );
     const exits = await Promise.all(writers.map((w) => w.exited));
-    for (const exit of exits) expect(exit).toMatchObject({ code: 0 });
+    for (const exit of exits) expect(exit, exit.stderr).toMatchObject({ code: 0 });
 
     const store = await ledger.connect();
     const positions = await readWholeLedger(store);

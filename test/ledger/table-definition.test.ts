@@ -90,10 +90,37 @@ describe.each(stores)("$name ledger: one table definition, typed rows", (kind) =
     expect(read).toBeInstanceOf(CorruptRowError);
     expect((read as CorruptRowError).source).toBe("run_snapshots.snapshot");
     expect((read as CorruptRowError).issues.map((i) => i.path)).toContain("$.status");
-    const append = await ledger.store.append(ev("RUN_UPDATED", "r1")).catch((e: unknown) => e);
+    // Another connection, which knows the run only from what is stored (this one may plan from its own copy).
+    const other = await ledger.connect();
+    const append = await other.append(ev("RUN_UPDATED", "r1")).catch((e: unknown) => e);
     expect(append).toBeInstanceOf(CorruptRowError);
-    expect(await ledger.store.head()).toBe(1);
+    expect(await other.head()).toBe(1);
   });
+
+  it.runIf(kind.name === "postgres")(
+    "opens an up-to-date ledger without locking its tables, and brings an outdated one up to date",
+    async () => {
+      // What an append in progress holds on the events table; DDL on open would have to wait for it.
+      await raw.exec("BEGIN; LOCK TABLE events IN ROW EXCLUSIVE MODE");
+      const current = await ledger.connect();
+      expect(await current.head()).toBe(0);
+      await raw.exec("COMMIT");
+      // The control: a ledger whose schema marker is not this code's runs its DDL, and so waits for the lock.
+      await raw.exec("COMMENT ON TABLE events IS 'an older ledger'");
+      await raw.exec("BEGIN; LOCK TABLE events IN ROW EXCLUSIVE MODE");
+      const opening = ledger.connect();
+      const waiting = async () =>
+        (await raw.rows("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'events'::regclass"))
+          .length > 0;
+      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+      await raw.exec("COMMIT");
+      await opening;
+      const [marker] = await raw.rows("SELECT obj_description('events'::regclass, 'pg_class') AS marker");
+      expect(marker).toMatchObject({
+        marker: expect.stringMatching(/^ironclaw ledger schema sha256:[0-9a-f]{64}$/),
+      });
+    },
+  );
 
   it("opens through openStore like any other store, and with mustExist refuses a missing ledger, creating nothing", async () => {
     await ledger.store.append(runCreated("r1"));

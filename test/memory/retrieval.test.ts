@@ -24,14 +24,17 @@ const MODES = ["lexical", "semantic", "hybrid"] as const satisfies readonly Sear
 
 // Floors: about one query below what the set measured with the built-in embedder (in brackets), so losing more
 // than one query's worth fails, whichever leg or kind loses it. One query is 1/48 overall and 1/16 in a kind.
+// Measured with the default ranking (calibrated fusion, decay, MMR, min_score) on a clock fixed after the set's
+// last log. MMR costs this set a little recall: it counts a note and the log entry saying the same thing as two
+// relevant chunks, and MMR moves the second copy down.
 const FLOORS: Record<(typeof MODES)[number], { recall: number; mrr: number }> = {
-  lexical: { recall: 0.84, mrr: 0.8 }, // [0.865, 0.825]
-  semantic: { recall: 0.81, mrr: 0.61 }, // [0.833, 0.637]
-  hybrid: { recall: 0.89, mrr: 0.81 }, // [0.917, 0.839]
+  lexical: { recall: 0.82, mrr: 0.8 }, // [0.844, 0.826]
+  semantic: { recall: 0.81, mrr: 0.61 }, // [0.833, 0.641]
+  hybrid: { recall: 0.88, mrr: 0.81 }, // [0.906, 0.837]
 };
-const HYBRID_KIND_FLOORS: Record<Kind, number> = { exact: 0.93, paraphrase: 0.68, mixed: 0.93 }; // [1, 0.75, 1]
+const HYBRID_KIND_FLOORS: Record<Kind, number> = { exact: 0.93, paraphrase: 0.75, mixed: 0.87 }; // [1, 0.813, 0.906]
 /** Paraphrases are the embedder's job alone: the lexical leg cannot find them. */
-const SEMANTIC_PARAPHRASE_FLOOR = 0.71; // [0.781]
+const SEMANTIC_PARAPHRASE_FLOOR = 0.71; // [0.75]
 
 let dir: string;
 let store: IndexStore;
@@ -47,7 +50,8 @@ beforeAll(async () => {
   const embedder = await loadTestEmbedder();
   store = IndexStore.open(brain.databaseFile);
   await new Indexer(brain, store, embedder).indexAll();
-  search = new HybridSearch(store, embedder);
+  // Recency counts from a fixed day, so the ranking does not change with the day the test runs.
+  search = new HybridSearch(store, embedder, undefined, { clock: () => new Date("2025-06-01") });
 });
 afterAll(async () => {
   store.close();

@@ -29,6 +29,8 @@ export function createRuntimeScheduler(
         prompt: scope.prompt,
         sessionId: scope.sessionId,
         signal: scope.signal,
+        // A job's result goes to the day's log (below); it is not a conversation to keep a transcript of.
+        transcript: false,
         ...(job.agent ? { agent: job.agent } : {}),
         ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
       });

@@ -99,7 +99,7 @@ export function createToolBox(options: ToolBoxOptions): ToolBox {
         agent: options.agent,
         tool: call.name || "(none)",
         callId: call.id,
-        args: call.arguments,
+        args: result.auditArgs ?? call.arguments,
         outcome: result.outcome,
         isError: result.isError,
         durationMs: performance.now() - t0,

@@ -19,6 +19,11 @@ export interface ToolResult {
   content: string;
   isError: boolean;
   details?: Record<string, unknown>;
+  /**
+   * What the audit trail, the transcript and the chat view record as the call's arguments instead of the
+   * model's: for a call whose arguments must not be kept (the words a `forget` is asked to remove).
+   */
+  auditArgs?: string;
 }
 
 export interface AgentTool<S extends z.ZodType = z.ZodType> {

@@ -79,7 +79,7 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
   const prlimit = [
     // RLIMIT_DATA, not RLIMIT_AS: V8 and Go (esbuild under tsx) reserve gigabytes of address space they never
     // touch, while RLIMIT_DATA counts only memory that can actually be written.
-    `--data=${limits.memoryMiB * mib}`,
+    `--data=${(limits.memoryMiB + v8ReserveMiB()) * mib}`,
     `--nproc=${limits.maxProcesses}`,
     `--fsize=${limits.maxFileMiB * mib}`,
     `--nofile=${limits.openFiles}`,
@@ -121,17 +121,32 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
         ]
       : []),
     ...Object.entries(command.env ?? {}).flatMap(([name, value]) => ["--setenv", name, value]),
-    ...[
-      "--setenv",
-      "NODE_OPTIONS",
-      `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMiB * 0.75))}`,
-    ],
+    ...["--setenv", "NODE_OPTIONS", bwrapNodeOptions(limits)],
   ];
   return {
     file: "prlimit",
     args: [...prlimit, "--", "bwrap", "--args", "3", "--", nodeInCell, ...command.nodeArgs],
     bwrapArgs,
   };
+}
+
+/**
+ * NODE_OPTIONS of a bwrap cell: a heap limit under its data limit, so a runaway runtime meets a clean
+ * out-of-memory error first. The bundle's code cache is made for exactly this value (see cell-loader.ts).
+ */
+export function bwrapNodeOptions(limits: BwrapLimits): string {
+  return `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMiB * 0.75))}`;
+}
+
+/**
+ * Address space RLIMIT_DATA counts although it is never written, on the Node this host runs cells with (the
+ * warden's own). Node 20's runtime shows ~50 MiB of VmData at start and ~175 MiB with the agent loaded; Node 24's
+ * shows ~560 MiB and ~1.2 GiB for the same (V8 reserves its cages writable) and does not start under less. The
+ * reserve is added to the cell's limit so the limit still bounds what the cell writes; on a root host the cell's
+ * cgroup bounds its real memory regardless.
+ */
+export function v8ReserveMiB(nodeMajor = Number(process.versions.node.split(".")[0])): number {
+  return nodeMajor >= 22 ? 2048 : 0;
 }
 
 /** The bwrap options as `--args` reads them: NUL-terminated strings. */

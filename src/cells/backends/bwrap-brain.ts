@@ -1,11 +1,12 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
+import type { Logger } from "../../core/index.js";
 import { ensureBrainDir, handBrainTo } from "../brain-dir.js";
 import { ensureBrainDisk } from "../brain-disk.js";
 import { releaseBrainLock, takeBrainLock } from "../brain-lock.js";
 import { measureBrainBytes } from "../brain-usage.js";
-import type { BrainSeed } from "../cell.js";
+import type { BrainSeed, CellHandle } from "../cell.js";
 import { CellStartError } from "../cell.js";
 
 /**
@@ -93,4 +94,35 @@ async function checkQuota(dir: string, quotaMiB: number): Promise<void> {
       `the brain in ${dir} takes ${Math.ceil(usage.bytes / MIB)} MiB, over its quota of ${quotaMiB} MiB: remove files from it or raise the cell's brainMiB limit`,
     );
   }
+}
+
+/**
+ * A directory brain has no quota the kernel enforces (no root, or no loop devices): the warden measures it
+ * while the cell runs and stops the cell once it is over. It cannot start again until space is freed.
+ */
+export function watchBrainQuota(
+  cell: CellHandle,
+  brain: Extract<BwrapBrain, { kind: "dir" }>,
+  everyMs: number,
+  logger: Logger,
+): void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    void measureBrainBytes(brain.dir)
+      .then((usage) => {
+        if (usage.bytes <= brain.quotaBytes) return;
+        clearInterval(timer);
+        const reason = `the brain passed its quota of ${Math.round(brain.quotaBytes / 1048576)} MiB`;
+        logger.warn({ user: cell.userId, bytes: usage.bytes }, reason);
+        return cell.stop({ timeoutMs: 2_000, reason }).then(() => undefined);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        checking = false;
+      });
+  }, everyMs);
+  timer.unref();
+  void cell.exited.then(() => clearInterval(timer));
 }

@@ -11,36 +11,47 @@ export interface CellCommand {
 
 /**
  * The whole command of one cell. Without root, bwrap binds from the host paths itself. Under a root warden,
- * the stage (see bwrap-stage.ts) first binds or mounts every source at a fixed place in the cell's own mount
- * namespace, as root, then bwrap (as the cell's uid) binds from there.
+ * the stage (see bwrap-stage.ts) first binds or mounts each source the cell's uid could not bind itself at a
+ * fixed place in the cell's own mount namespace, as root, then bwrap (as the cell's uid) binds from there.
+ * The brain always goes through the stage; the package, node and the word table only when they are not
+ * public (see isPublicRootDir), since each staged bind is one more program on the start path.
  */
 export async function cellCommand(
   command: Omit<BwrapCommand, "brainDir">,
-  brain: BwrapBrain,
+  brain: BwrapBrain | { kind: "slot" },
   root: { owner: { uid: number; gid: number }; cgroupProcs: string[] } | undefined,
+  isPublic: (dir: string) => Promise<boolean> = async () => false,
 ): Promise<CellCommand> {
   if (!root) {
-    if (brain.kind !== "dir") throw new Error("a brain image needs a root warden to mount it");
+    if (brain.kind !== "dir") throw new Error(`a brain ${brain.kind} needs a root warden to mount it`);
     return buildBwrapArgs({ ...command, brainDir: brain.dir });
   }
   const prefix = nodePrefixOf(command.nodePath ?? process.execPath);
+  const staged = async (dir: string | undefined) => dir !== undefined && !(await isPublic(dir));
+  const [stagePackage, stageNode, stageEmbeddings] = await Promise.all([
+    staged(command.packageRoot),
+    staged(prefix),
+    staged(command.embeddingsDir),
+  ]);
   const sources: StageSource[] = [
     brain.kind === "image"
       ? { name: "brain", source: brain.file, noFollow: true, kind: "image" }
-      : { name: "brain", source: brain.dir, noFollow: true },
-    { name: "package", source: command.packageRoot, noFollow: false },
-    ...(prefix ? [{ name: "node" as const, source: prefix, noFollow: false }] : []),
-    ...(command.embeddingsDir
+      : brain.kind === "slot"
+        ? { name: "brain", source: "", noFollow: true, kind: "slot" }
+        : { name: "brain", source: brain.dir, noFollow: true },
+    ...(stagePackage ? [{ name: "package" as const, source: command.packageRoot, noFollow: false }] : []),
+    ...(stageNode && prefix ? [{ name: "node" as const, source: prefix, noFollow: false }] : []),
+    ...(stageEmbeddings && command.embeddingsDir
       ? [{ name: "embeddings" as const, source: command.embeddingsDir, noFollow: false }]
       : []),
   ];
   const inner = buildBwrapArgs({
     ...command,
     brainDir: stagedPath("brain"),
-    packageRoot: stagedPath("package"),
-    ...(prefix ? { nodePrefixSource: stagedPath("node") } : {}),
-    ...(command.embeddingsDir ? { embeddingsDir: stagedPath("embeddings") } : {}),
+    ...(stagePackage ? { packageRoot: stagedPath("package") } : {}),
+    ...(stageNode ? { nodePrefixSource: stagedPath("node") } : {}),
+    ...(stageEmbeddings ? { embeddingsDir: stagedPath("embeddings") } : {}),
   });
-  const staged = await stageCommand(sources, root.owner, root.cgroupProcs, inner);
-  return { ...staged, bwrapArgs: inner.bwrapArgs };
+  const wrapped = await stageCommand(sources, root.owner, root.cgroupProcs, inner);
+  return { ...wrapped, bwrapArgs: inner.bwrapArgs };
 }

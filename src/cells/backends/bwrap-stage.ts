@@ -35,38 +35,62 @@ export interface StageSource {
   /**
    * `image`: the source is an ext4 brain image, loop-mounted (nodev, nosuid) instead of bound, then handed to
    * the cell's uid when it is not its already. The mount lives in the cell's namespace only, and the loop
-   * device detaches itself when the namespace goes.
+   * device detaches itself when the namespace goes. `slot` (no source): the mount point bound onto itself
+   * and made shared, so what is mounted on it later (attachCommand) shows in the cell too: a blank cell's
+   * brain, attached when the cell is handed out.
    */
-  kind?: "bind" | "image";
+  kind?: "bind" | "image" | "slot";
 }
 
-/** The shell that runs as root inside the cell's own mount namespace; paths arrive as arguments only. */
-const STAGE_SCRIPT = `set -eu
-uid=$1; gid=$2; shift 2
-while [ "$1" != "--" ]; do
-  echo $$ > "$1"
-  shift
-done
-shift
+/**
+ * The shell that mounts the sources, as root inside the cell's own mount namespace; paths arrive as arguments
+ * only. Every program it starts is a fork and an exec on the cell's start path, so the binds are checked with
+ * one `stat` after all of them (their targets are the fixed stagedPath names, safe to list unquoted), and an
+ * image's chown and chmod run only when its owner or mode is not the cell's already.
+ */
+const MOUNT_SOURCES = `set -eu
 changed() {
   echo "ironclaw-stage: $1 changed while the cell was starting; start it again" >&2
   exit 1
 }
+binds=""; want=""
 while [ "$1" != "--" ]; do
   if [ "$1" = image ]; then
     [ "$(stat -c %d:%i "$2")" = "$4" ] || changed "$2"
     mount -n -o loop,nodev,nosuid,noatime "$2" "$3"
     # chown -R -h walks physically and changes links themselves: nothing in the image is followed out of it.
-    [ "$(stat -c %u:%g "$3")" = "$uid:$gid" ] || chown -R -h "$uid:$gid" "$3"
-    chmod 0700 "$3"
+    case "$(stat -c %u:%g:%a "$3")" in
+      "$uid:$gid:700") ;;
+      "$uid:$gid:"*) chmod 0700 "$3" ;;
+      *:700) chown -R -h "$uid:$gid" "$3" ;;
+      *) chown -R -h "$uid:$gid" "$3"; chmod 0700 "$3" ;;
+    esac
+  elif [ "$1" = slot ]; then
+    mount -n --bind "$3" "$3"
+    mount -n --make-shared "$3"
   else
     mount -n --bind "$2" "$3"
-    [ "$(stat -c %d:%i "$3")" = "$4" ] || changed "$2"
+    binds="$binds $3"; want="$want $4"
   fi
   shift 4
 done
 shift
-exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
+# Unquoted, the command substitution's lines join with single spaces.
+[ -z "$binds" ] || [ " $(echo $(stat -c %d:%i $binds))" = "$want" ] || changed "a bind source of the cell"
+`;
+
+/** The stage: join the cell's cgroups first, mount the sources, then become the cell's uid for good. */
+const STAGE_SCRIPT = `uid=$1; gid=$2; shift 2
+while [ "$1" != "--" ]; do
+  echo $$ > "$1"
+  shift
+done
+shift
+${MOUNT_SOURCES}exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
+
+/** A blank cell's hand-out: mount its brain onto the slot, from inside the cell's mount namespace. */
+const ATTACH_SCRIPT = `uid=$1; gid=$2; shift 2
+${MOUNT_SOURCES}`;
 
 /**
  * Wraps the prlimit + bwrap command so it runs as `owner` with every source bound at its stagedPath, after
@@ -80,8 +104,7 @@ export async function stageCommand(
   inner: { file: string; args: string[] },
 ): Promise<{ file: string; args: string[] }> {
   await prepareStage(sources.map((s) => s.name));
-  const binds: string[] = [];
-  for (const s of sources) binds.push(s.kind ?? "bind", s.source, stagedPath(s.name), await identify(s));
+  const binds = await sourceArgs(sources);
   return {
     file: "unshare",
     args: [
@@ -90,6 +113,33 @@ export async function stageCommand(
       ...[...binds, "--", inner.file, ...inner.args],
     ],
   };
+}
+
+/**
+ * Mounts the sources onto the stage of the running cell whose first process (the stage's, now bwrap's outer
+ * process) is `pid`, as root: nsenter joins that process's mount namespace, where the stage put the slot.
+ */
+export async function attachCommand(
+  pid: number,
+  sources: StageSource[],
+  owner: { uid: number; gid: number },
+): Promise<{ file: string; args: string[] }> {
+  return {
+    file: "nsenter",
+    args: [
+      ...[`--target=${pid}`, "--mount", "--", "/bin/sh", "-c", ATTACH_SCRIPT, "ironclaw-stage"],
+      ...[String(owner.uid), String(owner.gid), ...(await sourceArgs(sources)), "--"],
+    ],
+  };
+}
+
+async function sourceArgs(sources: StageSource[]): Promise<string[]> {
+  const args: string[] = [];
+  for (const s of sources) {
+    const id = s.kind === "slot" ? "-" : await identify(s);
+    args.push(s.kind ?? "bind", s.kind === "slot" ? "-" : s.source, stagedPath(s.name), id);
+  }
+  return args;
 }
 
 /**

@@ -17,10 +17,9 @@ import {
   type CellStartSpec,
 } from "../cell.js";
 import { launchChildCell } from "../child-cell.js";
-import { tcgClockParams } from "../guest-clock.js";
 import { probeAccelerator, QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
-import { BRAIN_DISK_SERIAL, CHANNEL_PORT_NAME, ROOT_DISK_SERIAL } from "../image/init-scripts.js";
+import { microvmArgs } from "./microvm-command.js";
 
 export interface MicrovmBackendOptions {
   paths?: ImagePaths;
@@ -94,39 +93,20 @@ export function createMicrovmBackend(
         server.once("error", reject);
         server.listen(socketPath, resolve);
       });
-      const append = [
-        "console=ttyS0",
-        ...(consoleDir ? [] : ["quiet"]),
-        "panic=-1",
-        ...(mode === "tcg" ? tcgClockParams() : []),
-        `ironclaw.user=${spec.userId}`,
-        `ironclaw.handler=${spec.handler ?? "agent"}`,
-        ...(spec.maxFrameBytes ? [`ironclaw.maxframe=${spec.maxFrameBytes}`] : []),
-      ].join(" ");
       const child = spawn(
         QEMU_BINARY,
-        [
-          ...[
-            "-accel",
-            mode,
-            "-M",
-            "microvm",
-            "-m",
-            String(options.memoryMiB ?? 256),
-            "-smp",
-            String(options.cpus ?? 1),
-          ],
-          ...["-nodefaults", "-no-user-config", "-display", "none", "-no-reboot"],
-          ...["-serial", consoleDir ? `file:${join(consoleDir, `${spec.userId}.console.log`)}` : "stdio"],
-          ...["-kernel", paths.kernel, "-initrd", paths.initramfs, "-append", append],
-          ...["-drive", `id=root,file=${paths.rootfs},format=raw,if=none,readonly=on`],
-          ...["-device", `virtio-blk-device,drive=root,serial=${ROOT_DISK_SERIAL}`],
-          ...["-drive", `id=brain,file=${brain.file},format=raw,if=none`],
-          ...["-device", `virtio-blk-device,drive=brain,serial=${BRAIN_DISK_SERIAL}`],
-          ...["-object", "rng-random,id=rng,filename=/dev/urandom", "-device", "virtio-rng-device,rng=rng"],
-          ...["-device", "virtio-serial-device", "-chardev", `socket,id=chan,path=${socketPath}`],
-          ...["-device", `virtserialport,chardev=chan,name=${CHANNEL_PORT_NAME}`],
-        ],
+        microvmArgs({
+          paths,
+          accel: mode,
+          memoryMiB: options.memoryMiB ?? 256,
+          cpus: options.cpus ?? 1,
+          userId: spec.userId,
+          handler: spec.handler ?? "agent",
+          ...(spec.maxFrameBytes ? { maxFrameBytes: spec.maxFrameBytes } : {}),
+          brainFile: brain.file,
+          socketPath,
+          ...(consoleDir ? { consoleDir } : {}),
+        }),
         { stdio: ["ignore", "pipe", "pipe"] },
       );
       return launchChildCell({

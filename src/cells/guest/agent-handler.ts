@@ -97,17 +97,22 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
             isError: event.result.isError,
             content: event.result.content,
             outcome: event.result.outcome,
-            args: clipArgs(event.call.arguments),
+            args: clipArgs(event.result.auditArgs ?? event.call.arguments),
             ...(t0 === undefined ? {} : { durationMs: performance.now() - t0 }),
           });
         }
       };
       const agent = message.agent ?? runtime.runtimeConfig.config.default_agent;
+      // A note saved in the inspector just before this message is part of what the turn may recall.
+      await queries.indexChanges().catch(() => undefined);
       const turn = withModelCallLabels({ agent, session: message.session_id }, () =>
         runtime.runTurn({
           prompt: message.text,
           sessionId: message.session_id,
           history: historyOf(message),
+          // The warden's stamp on the message is the turn's time: the transcript records when the user spoke,
+          // by the host's clock rather than a guest clock that may have drifted (a microVM under TCG).
+          now: new Date(message.timestamp),
           signal: context.signal,
           emit,
           ...(message.agent ? { agent: message.agent } : {}),

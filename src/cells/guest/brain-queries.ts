@@ -1,5 +1,12 @@
-import { type AgentRuntime, type CronScheduler, JobStore } from "../../agent/index.js";
-import type { BrainQuery, CronJobState, QueryRequest, ToolAuditEntry } from "../../contracts/cell/index.js";
+import { type AgentRuntime, type CronScheduler, JobStore, type Promotion } from "../../agent/index.js";
+import type {
+  BrainQuery,
+  CronJobState,
+  MemoryPromotion,
+  QueryRequest,
+  ToolAuditEntry,
+} from "../../contracts/cell/index.js";
+import { ConflictError, NotFoundError } from "../../core/index.js";
 import type { QueryOutcome } from "./cell-handler.js";
 
 interface AuditRow {
@@ -20,6 +27,8 @@ export interface BrainQueries {
   answer(request: QueryRequest): Promise<QueryOutcome>;
   /** A file of the brain changed through the warden: the next search indexes before it looks. */
   markChanged(): void;
+  /** Indexes what changed through the warden, if anything did (before a turn, so it recalls the edit). */
+  indexChanges(): Promise<void>;
 }
 
 /**
@@ -29,16 +38,19 @@ export interface BrainQueries {
 export function createBrainQueries(runtime: AgentRuntime, scheduler: CronScheduler): BrainQueries {
   const jobs = new JobStore(runtime.db);
   let changed = false;
+  const indexChanges = async () => {
+    if (!changed) return;
+    changed = false;
+    await runtime.memory.index();
+  };
 
-  async function run(query: BrainQuery): Promise<QueryOutcome> {
+  async function run(request: QueryRequest): Promise<QueryOutcome> {
+    const { query } = request;
     switch (query.kind) {
       case "memory_search": {
         // An edit through the inspector reaches the index by the watcher's debounce; a search right after it
         // must already see it, so index the changed files first.
-        if (changed) {
-          changed = false;
-          await runtime.memory.index();
-        }
+        await indexChanges();
         const hits = await runtime.memory.recall(query.text, {
           ...(query.mode ? { mode: query.mode } : {}),
           ...(query.limit ? { topK: query.limit } : {}),
@@ -96,6 +108,18 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
       }
       case "tool_audit":
         return { answer: { kind: "tool_audit", entries: auditEntries(runtime, query) } };
+      case "memory_promotions": {
+        const list = runtime.conversations.promotions.list(query.status);
+        return { answer: { kind: "memory_promotions", proposals: list.map(toWire) } };
+      }
+      case "memory_promotion_decide": {
+        // Approved by the owner through the warden: the fact is appended to memory.md now, with its source.
+        const decided = await runtime.conversations.promotions.decide(query.id, query.decision, {
+          actor: "user",
+          at: new Date(request.timestamp),
+        });
+        return { answer: { kind: "memory_promotion_decide", proposal: toWire(decided) } };
+      }
     }
   }
 
@@ -103,13 +127,36 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
     markChanged() {
       changed = true;
     },
+    indexChanges,
     async answer(request) {
       try {
-        return await run(request.query);
+        return await run(request);
       } catch (error) {
-        return { error: { code: "failed", message: (error as Error).message.slice(0, 500) || "failed" } };
+        const code =
+          error instanceof NotFoundError
+            ? "not_found"
+            : error instanceof ConflictError
+              ? "conflict"
+              : "failed";
+        return { error: { code, message: (error as Error).message.slice(0, 500) || "failed" } };
       }
     },
+  };
+}
+
+function toWire(p: Promotion): MemoryPromotion {
+  return {
+    id: p.id,
+    chunk_id: p.chunkId,
+    path: p.path,
+    headings: p.headings,
+    text: p.text,
+    sessions: p.sessions,
+    days: p.days,
+    status: p.status,
+    created_at: p.createdAt,
+    decided_at: p.decidedAt,
+    result_ref: p.resultRef,
   };
 }
 

@@ -1,18 +1,18 @@
-import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
-import type {
-  FileOpRequest,
-  JobTrigger,
-  ProtocolMessage,
-  QueryRequest,
-  UserMessage,
-} from "../../contracts/cell/index.js";
+import type { ProtocolMessage } from "../../contracts/cell/index.js";
 import { type CloseInfo, ProtocolPeer } from "../protocol-peer.js";
-import type { CellHandler, GuestContext, QueryOutcome } from "./cell-handler.js";
+import { answerFileOp, answerJob, answerQuery, answerTurn } from "./cell-answers.js";
+import type { CellHandler, GuestContext } from "./cell-handler.js";
 
 export interface CellServerOptions {
+  /** The cell's user; for a blank cell, a stand-in until the warden's first Hello names the user. */
   userId: string;
   brainRoot: string;
+  /**
+   * A blank cell from the pool: its brain appears at brainRoot only when the warden hands it to a user, so
+   * the handler is built after the first Hello, which names that user; no work is taken before it.
+   */
+  blank?: boolean;
   maxFrameBytes?: number;
   heartbeatMs?: number;
 }
@@ -28,7 +28,8 @@ export type HandlerSource = CellHandler | ((peer: ProtocolPeer) => Promise<CellH
  * the handler, then dispatches each request to it (requests that arrive meanwhile wait for it). Hello is
  * answered with Ready once the handler serves; Cancel aborts the request it names; Shutdown ends the channel.
  * A handler that throws becomes an Error reply, never a dead cell; one that cannot be built is a fatal Error.
- * Resolves when the channel closes, after the handler has flushed.
+ * A blank cell builds its handler only after the first Hello (see CellServerOptions.blank). Resolves when the
+ * channel closes, after the handler has flushed.
  */
 export async function serveCell(
   stream: Duplex,
@@ -39,6 +40,7 @@ export async function serveCell(
     userId: options.userId,
     sessionId: "cell",
     enforceUserId: true,
+    userFromHello: options.blank === true,
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     heartbeatMs: options.heartbeatMs ?? 5_000,
     // The warden may be busy or paused in a debugger: the cell keeps serving until the channel really closes.
@@ -54,12 +56,21 @@ export async function serveCell(
   const running = new Set<Promise<void>>();
   const cancels = new Map<number, AbortController>();
   let handler: CellHandler | undefined = typeof source === "function" ? undefined : source;
+  let assign: (() => void) | undefined;
+  const assigned = options.blank
+    ? new Promise<void>((resolve, reject) => {
+        assign = resolve;
+        void peer.closed.then(() => reject(new Error("the channel closed before the cell had a user")));
+      })
+    : Promise.resolve();
   const built: Promise<CellHandler> =
     typeof source === "function"
-      ? source(peer).then((h) => {
-          handler = h;
-          return h;
-        })
+      ? assigned
+          .then(() => source(peer))
+          .then((h) => {
+            handler = h;
+            return h;
+          })
       : Promise.resolve(source);
   built.catch((error: Error) => {
     peer.send({
@@ -71,7 +82,13 @@ export async function serveCell(
     peer.close("the handler could not start", false);
   });
   peer.onMessage((message) => {
-    if (isReplyToUs(message)) return;
+    if (isReplyToUs(message) || message.type === "Heartbeat") return;
+    if (assign && message.type === "Hello") {
+      // The peer has taken the user from this Hello; the brain is in place before the warden sends it.
+      context.userId = message.user_id;
+      assign();
+      assign = undefined;
+    }
     if (message.type === "Cancel") {
       cancels.get(message.target)?.abort();
       return;
@@ -165,113 +182,4 @@ async function dispatch(
         reply_to: message.msg_id,
       });
   }
-}
-
-async function answerTurn(
-  peer: ProtocolPeer,
-  handler: CellHandler,
-  context: GuestContext,
-  message: UserMessage,
-) {
-  const head = { user_id: message.user_id, session_id: message.session_id, reply_to: message.msg_id };
-  const turnId = randomUUID();
-  let text = "";
-  for await (const event of handler.onUserMessage(message, context)) {
-    if (event.kind === "delta") {
-      text += event.delta;
-      peer.send({ type: "StreamDelta", ...head, turn_id: turnId, delta: event.delta });
-    } else if (event.kind === "tool") {
-      peer.send({
-        type: "ToolResult",
-        ...head,
-        turn_id: turnId,
-        call_id: event.callId,
-        tool: event.tool,
-        isError: event.isError,
-        content: event.content,
-        ...(event.outcome ? { outcome: event.outcome } : {}),
-        ...(event.args !== undefined ? { args: event.args } : {}),
-        ...(event.durationMs !== undefined ? { duration_ms: Math.round(event.durationMs) } : {}),
-      });
-    } else {
-      peer.send({
-        type: "TurnComplete",
-        ...head,
-        turn_id: turnId,
-        text: event.text,
-        usage: event.usage ?? { input_tokens: 0, output_tokens: 0 },
-        stop_reason: event.stopReason ?? "stop",
-        ...(event.error ? { error: event.error } : {}),
-      });
-      return;
-    }
-  }
-  // A handler that ends without a final event still owes the warden the end of the turn.
-  peer.send({
-    type: "TurnComplete",
-    ...head,
-    turn_id: turnId,
-    text,
-    usage: { input_tokens: 0, output_tokens: 0 },
-    stop_reason: context.signal.aborted ? "aborted" : "error",
-    error: "the turn ended without a final answer",
-  });
-}
-
-async function answerFileOp(
-  peer: ProtocolPeer,
-  handler: CellHandler,
-  context: GuestContext,
-  request: FileOpRequest,
-) {
-  const outcome = await handler.onFileOp(request, context);
-  peer.send({
-    type: "FileOpResult",
-    user_id: request.user_id,
-    session_id: request.session_id,
-    reply_to: request.msg_id,
-    op: request.op,
-    path: request.path,
-    ...outcome,
-  });
-}
-
-async function answerJob(
-  peer: ProtocolPeer,
-  handler: CellHandler,
-  context: GuestContext,
-  trigger: JobTrigger,
-) {
-  const head = { user_id: trigger.user_id, session_id: trigger.session_id, reply_to: trigger.msg_id };
-  let finished = false;
-  for await (const progress of handler.onJobTrigger(trigger, context)) {
-    peer.send({ type: "JobStatus", ...head, job_id: trigger.job_id, ...progress });
-    finished = progress.status === "succeeded" || progress.status === "failed";
-    if (finished) return;
-  }
-  peer.send({
-    type: "JobStatus",
-    ...head,
-    job_id: trigger.job_id,
-    status: "failed",
-    error: "the job ended without a result",
-  });
-}
-
-async function answerQuery(
-  peer: ProtocolPeer,
-  handler: CellHandler,
-  context: GuestContext,
-  request: QueryRequest,
-) {
-  const outcome: QueryOutcome = handler.onQuery
-    ? await handler.onQuery(request, context)
-    : { error: { code: "unsupported", message: `the ${handler.name} handler answers no queries` } };
-  peer.send({
-    type: "QueryResult",
-    user_id: request.user_id,
-    session_id: request.session_id,
-    reply_to: request.msg_id,
-    ...outcome,
-  });
 }

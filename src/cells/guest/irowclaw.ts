@@ -11,6 +11,11 @@ import { openGuestChannel } from "./guest-channel.js";
 export const GUEST_HANDLERS = ["agent", "echo", "shell"] as const;
 export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
 
+/** The handler's code, loaded (and its modules evaluated) without making the handler yet. */
+function importHandler(name: string) {
+  return name === "agent" ? import("./agent-handler.js") : import("./dev-handlers.js");
+}
+
 async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer): Promise<CellHandler> {
   if (name === "echo") return (await import("./dev-handlers.js")).createEchoDevHandler();
   if (name === "shell") return (await import("./dev-handlers.js")).createShellTestHandler();
@@ -34,6 +39,9 @@ export async function main(argv: string[]): Promise<number> {
       "max-frame-bytes": { type: "string" },
       "heartbeat-ms": { type: "string" },
       "run-as": { type: "string" },
+      // A pool cell: started before its user is known, its brain attached when it is handed out; --user
+      // is then a stand-in, replaced by the user the warden's first Hello names.
+      blank: { type: "boolean", default: false },
     },
   });
   if (!values.user) {
@@ -48,6 +56,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const stream = await openGuestChannel(values.channel);
+  // A traced microVM boot (ironclaw.trace=1) also says how long node took to get here.
+  if (process.env.IRONCLAW_TRACE === "1")
+    process.stderr.write(`irowclaw: serving after ${(process.uptime() * 1000).toFixed(0)} ms in node\n`);
   // In a microVM the channel device belongs to root: open it first, then give up root for good, before the
   // brain is opened, so nothing in it is created as root.
   if (values["run-as"]) dropPrivileges(values["run-as"]);
@@ -55,9 +66,12 @@ export async function main(argv: string[]): Promise<number> {
   const stopping = () => stream.end(() => stream.destroy());
   process.once("SIGTERM", stopping);
   process.once("SIGINT", stopping);
+  // While a blank cell waits for its user, its handler's code is loaded already: the hand-out then only builds it.
+  if (values.blank) void importHandler(handlerName).catch(() => undefined);
   const info = await serveCell(stream, (peer) => loadHandler(handlerName, values.brain, peer), {
     userId: values.user,
     brainRoot: values.brain,
+    blank: values.blank,
     ...(values["max-frame-bytes"] ? { maxFrameBytes: Number(values["max-frame-bytes"]) } : {}),
     ...(values["heartbeat-ms"] ? { heartbeatMs: Number(values["heartbeat-ms"]) } : {}),
   });
@@ -75,9 +89,9 @@ function dropPrivileges(spec: string): void {
   process.setuid?.(uid);
 }
 
-const entry = process.argv[1];
-if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
-  main(process.argv.slice(2)).then(
+/** Runs irowclaw as the process's program: exits with its status, or 1 with the error on stderr. */
+export function runMain(argv: string[]): void {
+  main(argv).then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`irowclaw: ${(error as Error).stack ?? String(error)}\n`);
@@ -85,3 +99,7 @@ if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
     },
   );
 }
+
+// Started as a file of its own (the sources under tsx, dist/); the bundle's loader calls runMain instead.
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) runMain(process.argv.slice(2));

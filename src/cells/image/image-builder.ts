@@ -3,9 +3,12 @@ import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
 import { runProgram } from "../host-probe.js";
+import { warmCompileCache } from "./compile-cache.js";
 import { buildInitramfs, type CpioEntry } from "./cpio-archive.js";
+import { bundleGuest, GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
 import { type ImagePaths, imagePaths } from "./image-paths.js";
 import { INITRAMFS_APPLETS, initramfsInit } from "./init-scripts.js";
+import { unpackKernel } from "./kernel-extract.js";
 import { GUEST_MODULES, resolveModules } from "./kernel-modules.js";
 import { fetchKernel, resolveKernelPackage } from "./kernel-package.js";
 import { stageRootfs } from "./rootfs-stage.js";
@@ -14,6 +17,8 @@ export interface ImageManifest {
   built_at: string;
   kernel_package: string;
   kernel_version: string;
+  /** `elf`: the vmlinux unpacked from the package's bzImage, booted through PVH; `bzimage`: as packaged. */
+  kernel_format?: "elf" | "bzimage";
   modules: string[];
   node_version: string;
   runtime_packages: number;
@@ -31,7 +36,7 @@ export interface BuildProgress {
 export interface BuildOptions {
   paths?: ImagePaths;
   packageRoot?: string;
-  /** Compile the runtime (tsc -p tsconfig.build.json) first; off when dist/ is known to be fresh. */
+  /** Compile and bundle the runtime (tsc, then dist/cell) first; off when dist/cell is known to be fresh. */
   compile?: boolean;
   onProgress?: (progress: BuildProgress) => void;
   /** tmpfs size inside the guest (/tmp and the workspace share it) and the guest's process limit. */
@@ -103,7 +108,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
   });
   await writeFile(`${paths.initramfs}.tmp`, buildInitramfs(entries));
 
-  next(options.compile === false ? "skipped" : "tsc -p tsconfig.build.json");
+  next(options.compile === false ? "skipped" : "tsc -p tsconfig.build.json, then the inmate bundle");
   if (options.compile !== false) {
     const tsc = await runProgram(
       process.execPath,
@@ -114,6 +119,12 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
     if (!existsSync(join(packageRoot, "dist/cells/guest/irowclaw.js"))) {
       throw new Error(`compiling the runtime failed:\n${tsc.stdout.slice(0, 2000)}`);
     }
+    const bundle = await bundleGuest({ packageRoot });
+    // The guest runs this very node binary without flags: its code cache is made here, on the host.
+    const [warmed] = await warmCompileCache(bundle.dir, [""]);
+    progress(warmed?.ok ? "code cache made" : `no code cache (${warmed?.detail.split("\n")[0]})`);
+  } else if (!(await readGuestBundle(join(packageRoot, GUEST_BUNDLE_DIR)))) {
+    throw new Error(`no inmate bundle in ${join(packageRoot, GUEST_BUNDLE_DIR)}: run npm run build first`);
   }
 
   next();
@@ -153,12 +164,16 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
     if (!mkfs.ok) throw new Error(`mkfs.ext4 failed: ${mkfs.stderr.trim()}`);
 
     next();
-    await copyFile(kernel.vmlinuz, `${paths.kernel}.tmp`);
+    const unpacked = unpackKernel(await readFile(kernel.vmlinuz));
+    if (unpacked.kind === "elf") await writeFile(`${paths.kernel}.tmp`, unpacked.data);
+    else await copyFile(kernel.vmlinuz, `${paths.kernel}.tmp`);
+    progress(unpacked.kind === "elf" ? `kernel unpacked (${unpacked.compression})` : unpacked.reason);
     for (const part of [paths.kernel, paths.initramfs, paths.rootfs]) await rename(`${part}.tmp`, part);
     const manifest: ImageManifest = {
       built_at: new Date().toISOString(),
       kernel_package: packageName,
       kernel_version: kernel.version,
+      kernel_format: unpacked.kind,
       modules: modules.map((m) => m.name),
       node_version: process.version,
       runtime_packages: packages.length,

@@ -1,11 +1,12 @@
 import { constants } from "node:fs";
 import { access, chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ironclawHome } from "../../core/index.js";
 import { loadWordTable } from "../../memory/index.js";
 import { runProgram } from "../host-probe.js";
+import { GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
 import { type CellInitOptions, cellInit } from "./init-scripts.js";
-import { runtimePackages } from "./runtime-closure.js";
+import { HOST_ONLY_PACKAGES } from "./runtime-closure.js";
 
 export interface StageOptions extends CellInitOptions {
   stageDir: string;
@@ -18,8 +19,9 @@ export interface StageOptions extends CellInitOptions {
 
 /**
  * Lays out the cell's root file system in a directory (mkfs.ext4 -d turns it into the image): merged /usr,
- * node with the shared libraries ldd names, busybox as the shell and tools, the compiled runtime with the
- * packages it loads (native modules included), the built-in embedder's word table, and the cell init. Returns the packages it copied.
+ * node with the shared libraries ldd names, busybox as the shell and tools, the bundled runtime (dist/cell,
+ * its code cache included) with only the packages it still loads (native SQLite and sqlite-vec), the built-in
+ * embedder's word table, and the cell init. Returns the packages it copied.
  */
 export async function stageRootfs(options: StageOptions): Promise<string[]> {
   const root = options.stageDir;
@@ -60,10 +62,17 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   const app = join(root, "opt/ironclaw");
   await mkdir(app, { recursive: true });
   await copyFile(join(options.packageRoot, "package.json"), join(app, "package.json"));
-  await cp(join(options.packageRoot, "dist"), join(app, "dist"), { recursive: true });
-  const packages = await runtimePackages(options.packageRoot);
+  const bundleDir = join(options.packageRoot, GUEST_BUNDLE_DIR);
+  const bundle = await readGuestBundle(bundleDir);
+  if (!bundle) throw new Error(`no inmate bundle in ${bundleDir}: run npm run build first`);
+  // Source maps stay on the host: a stack trace from a cell is read there.
+  await cp(bundleDir, join(app, GUEST_BUNDLE_DIR), { recursive: true, filter: (f) => !f.endsWith(".map") });
+  // The word-vector JSON stays too: the image carries the table made from it (below).
+  const packages = bundle.packages.filter((p) => !HOST_ONLY_PACKAGES.has(p.replace(/^.*node_modules\//, "")));
   for (const dir of packages) {
-    await cp(dir, join(app, relative(options.packageRoot, dir)), { recursive: true, dereference: false });
+    const from = join(options.packageRoot, dir);
+    const filter = (file: string) => !BUILD_LEFTOVERS.test(file.slice(from.length));
+    await cp(from, join(app, dir), { recursive: true, dereference: false, filter });
   }
   // The built-in embedder's compact word table, converted on the host: the cell has no copy of the 300 MB
   // source JSON, and cell-init sets IRONCLAW_HOME=/opt/ironclaw so the guest's memory finds the table here.
@@ -78,8 +87,12 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   );
   await writeFile(join(root, "etc/group"), "root:x:0:\ncell:x:1000:\n");
   await writeFile(join(root, "sbin/cell-init"), cellInit(options), { mode: 0o755 });
-  return packages.map((p) => relative(options.packageRoot, p));
+  return packages;
 }
+
+/** What a native package keeps after its build and never loads: sources, objects, make files (~27 MB). */
+const BUILD_LEFTOVERS =
+  /\/(deps|src|obj|obj\.target|\.deps)(\/|$)|\.(a|c|cc|h|mk|gyp|gypi|md)$|\/Makefile$|\/test_extension\.node$/;
 
 /** Host programs a cell's tools need besides busybox. */
 const TOOL_BINARIES = ["bash", "bwrap"];

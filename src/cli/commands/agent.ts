@@ -1,78 +1,66 @@
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { type AgentEvent, AgentRuntime, type TurnResult } from "../../agent/index.js";
 import type { ChatMessage } from "../../providers/index.js";
-import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
+import { type CliIo, println, UsageError } from "../command.js";
+import { defineCommand, defineGroup } from "../command-spec.js";
 
-const usage = `Usage: ironclaw agent run --brain <dir> [options] "<prompt>"
-       ironclaw agent chat --brain <dir> [options]
+const TURN_OPTIONS = [
+  { name: "brain", type: "string", required: true, valueName: "dir", description: "the brain directory" },
+  {
+    name: "agent",
+    type: "string",
+    valueName: "name",
+    description: "an agent profile other than the default_agent",
+  },
+  {
+    name: "workspace",
+    type: "string",
+    valueName: "dir",
+    description: "the bash tool's working directory (default /tmp/workspace)",
+  },
+  {
+    name: "max-steps",
+    type: "number",
+    integer: true,
+    min: 1,
+    valueName: "n",
+    description: "model calls allowed per turn (default 16)",
+  },
+] as const;
 
-run    one turn; prints one JSON object: session_id, agent, provider, model, text, stop_reason, steps,
-       usage, tool_calls [{ tool, outcome, is_error }], error { code, message } when the turn failed.
-       Exit code 0 when the model answered, 1 when the turn failed or was cut short.
-chat   a terminal chat: each line of input is a turn, the answer streams to stdout, tool calls are shown
-       on stderr. /exit or end of input quits; Ctrl-C stops the current answer.
+interface TurnOptions {
+  brain: string;
+  agent?: string | undefined;
+  workspace?: string | undefined;
+  "max-steps"?: number | undefined;
+}
 
-Options:
-  --brain <dir>       the brain directory (required)
-  --agent <name>      an agent profile other than the default_agent
-  --workspace <dir>   the bash tool's working directory (default /tmp/workspace)
-  --max-steps <n>     model calls allowed per turn (default 16)`;
-
-export const agentCommand: CliCommand = {
-  name: "agent",
-  summary: "talk to a brain's agent: one turn with JSON output, or a streaming terminal chat",
-  usage,
-  async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        brain: { type: "string" },
-        agent: { type: "string" },
-        workspace: { type: "string" },
-        "max-steps": { type: "string" },
-      },
-      allowPositionals: true,
-    });
-    const [mode, ...words] = positionals;
-    if (mode !== "run" && mode !== "chat") throw new UsageError("expected run or chat");
-    if (!values.brain) throw new UsageError("missing --brain <dir>");
-    const maxSteps = values["max-steps"] === undefined ? undefined : Number(values["max-steps"]);
-    if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps > 0)) {
-      throw new UsageError("--max-steps must be a positive integer");
-    }
-    const prompt = words.join(" ").trim();
-    if (mode === "run" && prompt === "") throw new UsageError('missing "<prompt>"');
-    const turn = {
-      ...(values.agent ? { agent: values.agent } : {}),
-      ...(maxSteps ? { maxSteps } : {}),
-    };
-    const runtime = await AgentRuntime.open(values.brain, {
-      env: io.env,
-      // A chat lives long enough for the brain to change under it (its own file writes, a human editing).
-      watchBrain: mode === "chat",
-      ...(values.workspace ? { workspace: values.workspace } : {}),
-    });
-    try {
-      return mode === "run" ? await runOnce(runtime, prompt, turn) : await chat(runtime, turn, io);
-    } finally {
-      await runtime.close();
-    }
-
-    async function runOnce(rt: AgentRuntime, text: string, options: typeof turn): Promise<number> {
+const run = defineCommand({
+  name: "run",
+  summary: "one turn; prints one JSON object",
+  description: `One turn; prints one JSON object: session_id, agent, provider, model, text, stop_reason, steps,
+usage, tool_calls [{ tool, outcome, is_error }], error { code, message } when the turn failed.
+Exit code 0 when the model answered, 1 when the turn failed or was cut short.`,
+  positionals: [
+    { name: "prompt", required: true, variadic: true, description: "what to ask (words are joined)" },
+  ],
+  options: TURN_OPTIONS,
+  async run({ options, args }, io) {
+    const prompt = args.prompt.join(" ").trim();
+    if (prompt === "") throw new UsageError("missing <prompt>");
+    return withRuntime(options, false, io, async (runtime, turn) => {
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once("SIGINT", onSigint);
       try {
         const calls: ToolCallSummary[] = [];
-        const result = await rt.runTurn({
-          ...options,
-          prompt: text,
+        const result = await runtime.runTurn({
+          ...turn,
+          prompt,
           signal: controller.signal,
           emit: (e) => {
-            if (e.type === "tool_result") {
+            if (e.type === "tool_result")
               calls.push({ tool: e.call.name, outcome: e.result.outcome, is_error: e.result.isError });
-            }
           },
         });
         println(io.stdout, JSON.stringify(toJson(result, calls)));
@@ -80,9 +68,47 @@ export const agentCommand: CliCommand = {
       } finally {
         process.off("SIGINT", onSigint);
       }
-    }
+    });
   },
-};
+});
+
+const chatCommand = defineCommand({
+  name: "chat",
+  summary: "a terminal chat: each line of input is a turn, the answer streams to stdout",
+  description: `A terminal chat: each line of input is a turn, the answer streams to stdout, tool calls are shown
+on stderr. /exit or end of input quits; Ctrl-C stops the current answer.`,
+  options: TURN_OPTIONS,
+  async run({ options }, io) {
+    // A chat lives long enough for the brain to change under it (its own file writes, a human editing).
+    return withRuntime(options, true, io, (runtime, turn) => chat(runtime, turn, io));
+  },
+});
+
+export const agentCommand = defineGroup({
+  name: "agent",
+  summary: "talk to a brain's agent: one turn with JSON output, or a streaming terminal chat",
+  subcommands: [run, chatCommand],
+});
+
+async function withRuntime(
+  options: TurnOptions,
+  watchBrain: boolean,
+  io: CliIo,
+  work: (runtime: AgentRuntime, turn: { agent?: string; maxSteps?: number }) => Promise<number>,
+): Promise<number> {
+  const maxSteps = options["max-steps"];
+  const turn = { ...(options.agent ? { agent: options.agent } : {}), ...(maxSteps ? { maxSteps } : {}) };
+  const runtime = await AgentRuntime.open(options.brain, {
+    env: io.env,
+    watchBrain,
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+  });
+  try {
+    return await work(runtime, turn);
+  } finally {
+    await runtime.close();
+  }
+}
 
 async function chat(
   runtime: AgentRuntime,

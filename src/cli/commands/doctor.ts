@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
 import {
   type BootProbe,
   chooseCellBackend,
@@ -14,7 +13,8 @@ import {
   reportCellLimits,
   runProgram,
 } from "../../cells/index.js";
-import { type CliCommand, println } from "../command.js";
+import { println } from "../command.js";
+import { defineCommand, jsonOption } from "../command-spec.js";
 import { probeSqlite } from "../sqlite-probe.js";
 
 type Status = "ok" | "warn" | "missing";
@@ -29,23 +29,19 @@ export interface DoctorCheck {
 
 const MIN_NODE: [number, number] = [20, 19];
 
-const usage = `Usage: ironclaw doctor [--json]
-
-Probes this host for what IronClaw needs and says what each missing piece disables.
-Exit code 1 when a required piece (Node.js, SQLite with FTS5) is missing.`;
-
-export const doctorCommand: CliCommand = {
+export const doctorCommand = defineCommand({
   name: "doctor",
   summary: "check this host: Node, SQLite/FTS5/sqlite-vec, git, bubblewrap, QEMU, KVM",
-  usage,
-  async run(argv, io) {
-    const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+  description: `Probes this host for what IronClaw needs and says what each missing piece disables.
+Exit code 1 when a required piece (Node.js, SQLite with FTS5) is missing.`,
+  options: [jsonOption("the checks and the cell backend choice")],
+  async run({ options }, io) {
     const report = await runDoctor();
-    if (values.json) println(io.stdout, JSON.stringify(report, null, 2));
+    if (options.json) println(io.stdout, JSON.stringify(report, null, 2));
     else printReport(io.stdout, report);
     return report.checks.some((c) => c.status === "missing" && c.name in REQUIRED) ? 1 : 0;
   },
-};
+});
 
 const REQUIRED: Record<string, true> = { node: true, sqlite: true, fts5: true };
 

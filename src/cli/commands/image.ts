@@ -1,58 +1,37 @@
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { buildImage, imagePaths, readImageStatus } from "../../cells/index.js";
 import { ironclawHome } from "../../core/index.js";
-import { type CliCommand, println, UsageError } from "../command.js";
+import { type CliIo, println } from "../command.js";
+import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 
-const usage = `Usage: ironclaw image build [--dir <dir>] [--no-compile]
-       ironclaw image status [--dir <dir>] [--json]
+const DIR = {
+  name: "dir",
+  type: "string",
+  valueName: "dir",
+  description: "the image directory (default: $IRONCLAW_HOME/images)",
+} as const;
 
-Builds the microVM cell image (kernel from Debian's linux-image-cloud-amd64, an initramfs with busybox and
-the virtio modules, a read-only ext4 rootfs with node and the compiled runtime) into IRONCLAW_HOME/images,
-or reports what is there. Needs apt-get, dpkg-deb, busybox-static and e2fsprogs.`;
-
-export const imageCommand: CliCommand = {
-  name: "image",
-  summary: "build the microVM cell image or show its status",
-  usage,
-  async run(argv, io) {
-    const [action, ...rest] = argv;
-    const { values } = parseArgs({
-      args: rest,
-      options: { dir: { type: "string" }, json: { type: "boolean" }, "no-compile": { type: "boolean" } },
-    });
-    const paths = imagePaths(values.dir ?? join(ironclawHome(io.env), "images"));
-    if (action === "status") {
-      const status = await readImageStatus(paths);
-      if (values.json) println(io.stdout, JSON.stringify(status, null, 2));
-      else if (!status.ready)
-        println(io.stdout, `no complete image in ${paths.dir}; missing: ${status.missing.join(", ")}`);
-      else {
-        const m = status.manifest;
-        println(io.stdout, `image in ${paths.dir}: ready`);
-        if (m) {
-          println(
-            io.stdout,
-            `  built ${m.built_at} with node ${m.node_version}, ${m.runtime_packages} runtime packages`,
-          );
-          println(
-            io.stdout,
-            `  kernel ${m.kernel_version} (${m.kernel_package}), modules ${m.modules.join(", ")}`,
-          );
-          println(
-            io.stdout,
-            `  rootfs ${(m.rootfs_bytes / 1048576).toFixed(0)} MiB, initramfs ${(m.initramfs_bytes / 1024).toFixed(0)} KiB`,
-          );
-        }
-      }
-      return status.ready ? 0 : 1;
-    }
-    if (action !== "build") throw new UsageError("expected build or status");
+const build = defineCommand({
+  name: "build",
+  summary: "build the microVM cell image",
+  description: `Builds the microVM cell image (kernel from Debian's linux-image-cloud-amd64, an initramfs with busybox and
+the virtio modules, a read-only ext4 rootfs with node and the compiled runtime) into IRONCLAW_HOME/images.
+Needs apt-get, dpkg-deb, busybox-static and e2fsprogs.`,
+  options: [
+    DIR,
+    {
+      name: "no-compile",
+      type: "boolean",
+      description: "skip compiling the runtime (tsc); use dist/ as it is",
+    },
+  ],
+  async run({ options }, io) {
+    const paths = imagePaths(imageDir(options.dir, io));
     const started = Date.now();
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
     const manifest = await buildImage({
       paths,
-      compile: values["no-compile"] !== true,
+      compile: !options["no-compile"],
       onProgress: (p) => {
         const bar = `${"#".repeat(p.step)}${".".repeat(p.total - p.step)}`;
         const line = `[${bar}] ${p.step}/${p.total} ${p.title}${p.detail ? ` (${p.detail})` : ""}`;
@@ -70,4 +49,46 @@ export const imageCommand: CliCommand = {
     );
     return 0;
   },
-};
+});
+
+const status = defineCommand({
+  name: "status",
+  summary: "what image is there: kernel, rootfs, when it was built (exit 1 when incomplete)",
+  options: [DIR, jsonOption("the status")],
+  async run({ options }, io) {
+    const paths = imagePaths(imageDir(options.dir, io));
+    const found = await readImageStatus(paths);
+    if (options.json) println(io.stdout, JSON.stringify(found, null, 2));
+    else if (!found.ready)
+      println(io.stdout, `no complete image in ${paths.dir}; missing: ${found.missing.join(", ")}`);
+    else {
+      const m = found.manifest;
+      println(io.stdout, `image in ${paths.dir}: ready`);
+      if (m) {
+        println(
+          io.stdout,
+          `  built ${m.built_at} with node ${m.node_version}, ${m.runtime_packages} runtime packages`,
+        );
+        println(
+          io.stdout,
+          `  kernel ${m.kernel_version} (${m.kernel_package}), modules ${m.modules.join(", ")}`,
+        );
+        println(
+          io.stdout,
+          `  rootfs ${(m.rootfs_bytes / 1048576).toFixed(0)} MiB, initramfs ${(m.initramfs_bytes / 1024).toFixed(0)} KiB`,
+        );
+      }
+    }
+    return found.ready ? 0 : 1;
+  },
+});
+
+export const imageCommand = defineGroup({
+  name: "image",
+  summary: "build the microVM cell image or show its status",
+  subcommands: [build, status],
+});
+
+function imageDir(dir: string | undefined, io: CliIo): string {
+  return dir ?? join(ironclawHome(io.env), "images");
+}

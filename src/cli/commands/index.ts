@@ -1,4 +1,4 @@
-import type { CliCommand } from "../command.js";
+import type { CommandNode } from "../command-spec.js";
 import { agentCommand } from "./agent.js";
 import { brainCommand } from "./brain.js";
 import { budgetCommand } from "./budget.js";
@@ -16,7 +16,7 @@ import { userCommand } from "./user.js";
 import { validateCommand } from "./validate.js";
 
 /** Every `ironclaw` command, in the order `--help` lists them. */
-export const commands: CliCommand[] = [
+export const commands: readonly CommandNode[] = [
   serveCommand,
   validateCommand,
   schemaCommand,

@@ -1,100 +1,134 @@
-import { parseArgs } from "node:util";
 import { normalizeEventType } from "../../contracts/index.js";
 import { createLogger, NotFoundError } from "../../core/index.js";
 import {
   createLedgerServer,
-  type EventStore,
   isLoopbackHost,
-  locateStore,
   openStore,
   type RecordedEvent,
   SQLITE_SYNCHRONOUS,
   type SqliteSynchronous,
-  type StoreLocation,
   subscribe,
 } from "../../ledger/index.js";
-import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
-import { exists, openTokenCheck } from "../ledger-tokens.js";
+import { type CliIo, println, UsageError } from "../command.js";
+import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
+import { describeLocation, location, openExisting, WHERE, type Where } from "../ledger-location.js";
+import { openTokenCheck } from "../ledger-tokens.js";
 
-const usage = `Usage: ironclaw ledger serve [--host H] [--port 7411] [--auth] [--synchronous FULL|NORMAL|OFF] [--body-limit BYTES]
-       ironclaw ledger tail [--after N] [--follow] [--run ID] [--order ID] [--type T[,T…]] [--json]
-       ironclaw ledger show run|order <id>
-       ironclaw ledger rebuild
+const serveLedger = defineCommand({
+  name: "serve",
+  summary: "serve the ledger over HTTP on 127.0.0.1 by default",
+  description: `Serves the ledger over HTTP on 127.0.0.1 by default: POST /events, /events/batch,
+GET /runs/{id}, /orders/{id}, /events (?follow=true for SSE), /health;
+bodies must be application/json; requests from web pages of another origin are refused.
+On any address but loopback (and on loopback with --auth) every request but /health needs
+Authorization: Bearer <token>, the API token of an admin user of the warden
+($IRONCLAW_HOME/host.db, see ironclaw user add --admin).`,
+  options: [
+    ...WHERE,
+    {
+      name: "host",
+      type: "string",
+      valueName: "address",
+      default: "127.0.0.1",
+      description: "address to listen on",
+    },
+    {
+      name: "port",
+      type: "number",
+      integer: true,
+      min: 0,
+      max: 65535,
+      default: 7411,
+      description: "TCP port",
+    },
+    { name: "auth", type: "boolean", description: "require admin bearer tokens on loopback too" },
+    {
+      name: "synchronous",
+      type: "string",
+      choices: SQLITE_SYNCHRONOUS,
+      description: "SQLite's durability (FULL, the default, survives power loss)",
+    },
+    {
+      name: "body-limit",
+      type: "number",
+      integer: true,
+      min: 1,
+      valueName: "bytes",
+      description: "the largest request body (default 1 MiB)",
+    },
+  ],
+  async run({ options }, io) {
+    return serve(options, io);
+  },
+});
 
-The command ledger: an append-only event store with derived run and order snapshots.
-  serve     serve the ledger over HTTP on 127.0.0.1 by default: POST /events, /events/batch,
-            GET /runs/{id}, /orders/{id}, /events (?follow=true for SSE), /health;
-            bodies must be application/json; requests from web pages of another origin are refused.
-            On any address but loopback (and on loopback with --auth) every request but /health needs
-            Authorization: Bearer <token>, the API token of an admin user of the warden
-            ($IRONCLAW_HOME/host.db, see ironclaw user add --admin);
-            --synchronous sets SQLite's durability (FULL, the default, survives power loss), --body-limit the
-            largest request body (default 1 MiB)
-  tail      print events after a position; --follow keeps printing new ones until interrupted
-  show      print a run's or an order's snapshot as JSON (exit 1 when it does not exist)
-  rebuild   recompute every snapshot from the events
+const tailLedger = defineCommand({
+  name: "tail",
+  summary: "print events after a position; --follow keeps printing new ones until interrupted",
+  options: [
+    ...WHERE,
+    {
+      name: "after",
+      type: "number",
+      integer: true,
+      min: 0,
+      default: 0,
+      valueName: "position",
+      description: "print events after this position",
+    },
+    {
+      name: "follow",
+      short: "f",
+      type: "boolean",
+      description: "keep printing new events until interrupted",
+    },
+    { name: "run", type: "string", valueName: "id", description: "only this run's events" },
+    { name: "order", type: "string", valueName: "id", description: "only this order's events" },
+    { name: "type", type: "list", valueName: "T", description: "only events of these types" },
+    jsonOption("each event, one per line,"),
+  ],
+  async run({ options }, io) {
+    return tail(options, io);
+  },
+});
 
-Where (every subcommand):
-  --db <file>         a SQLite ledger file (default: $IRONCLAW_HOME/ledger.db, IRONCLAW_HOME=~/.ironclaw)
-  --postgres <url>    a PostgreSQL ledger (default when IRONCLAW_LEDGER_URL is set)
-  --schema <name>     the PostgreSQL schema holding the ledger (default: ledger)`;
+/** `show run <id>` and `show order <id>`: the same command for either kind of snapshot. */
+function showCommand(kind: "run" | "order") {
+  return defineCommand({
+    name: kind,
+    summary: `print ${kind === "run" ? "a run" : "an order"}'s snapshot as JSON (exit 1 when it does not exist)`,
+    positionals: [{ name: "id", required: true, description: `the ${kind}'s id` }],
+    options: WHERE,
+    async run({ options, args }, io) {
+      return show(kind, args.id, options, io);
+    },
+  });
+}
 
-const WHERE = {
-  db: { type: "string" },
-  postgres: { type: "string" },
-  schema: { type: "string" },
-} as const;
+const rebuildLedger = defineCommand({
+  name: "rebuild",
+  summary: "recompute every snapshot from the events",
+  options: WHERE,
+  async run({ options }, io) {
+    return rebuild(options, io);
+  },
+});
 
-export const ledgerCommand: CliCommand = {
+export const ledgerCommand = defineGroup({
   name: "ledger",
   summary: "the command ledger: serve it over HTTP, tail events, show snapshots, rebuild projections",
-  usage,
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    switch (sub) {
-      case "serve":
-        return serve(rest, io);
-      case "tail":
-        return tail(rest, io);
-      case "show":
-        return show(rest, io);
-      case "rebuild":
-        return rebuild(rest, io);
-      case undefined:
-        throw new UsageError("missing subcommand: serve, tail, show or rebuild");
-      default:
-        throw new UsageError(`unknown subcommand '${sub}'`);
-    }
-  },
-};
-
-/** parseArgs, with its complaints (unknown option, missing value) reported as usage errors. */
-function parsing<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-function location(values: { db?: unknown; postgres?: unknown; schema?: unknown }, io: CliIo): StoreLocation {
-  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-  if (values.db !== undefined && values.postgres !== undefined)
-    throw new UsageError("give either --db or --postgres, not both");
-  const where = locateStore({ db: str(values.db), postgres: str(values.postgres) }, io.env, io.cwd);
-  const schema = str(values.schema);
-  return where.kind === "postgres" && schema !== undefined ? { ...where, schema } : where;
-}
-
-function describeLocation(where: StoreLocation): string {
-  return where.kind === "sqlite" ? `sqlite ${where.path}` : `postgres ${new URL(where.url).host}`;
-}
-
-/** Opens an existing ledger for reading; a missing SQLite file is an error rather than a new empty ledger. */
-async function openExisting(where: StoreLocation): Promise<EventStore> {
-  if (where.kind === "sqlite" && !exists(where.path)) throw new NotFoundError("ledger database", where.path);
-  return openStore(where, { mustExist: true });
-}
+  description: "The command ledger: an append-only event store with derived run and order snapshots.",
+  subcommands: [
+    serveLedger,
+    tailLedger,
+    defineGroup({
+      name: "show",
+      summary: "print a run's or an order's snapshot as JSON (exit 1 when it does not exist)",
+      subcommands: [showCommand("run"), showCommand("order")],
+    }),
+    rebuildLedger,
+  ],
+});
 
 /** Resolves on the first SIGINT or SIGTERM and aborts the returned signal. */
 function untilInterrupted(): { signal: AbortSignal; interrupted: Promise<void> } {
@@ -112,31 +146,18 @@ function untilInterrupted(): { signal: AbortSignal; interrupted: Promise<void> }
   return { signal: controller.signal, interrupted };
 }
 
-async function serve(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        ...WHERE,
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: "7411" },
-        synchronous: { type: "string" },
-        "body-limit": { type: "string" },
-        auth: { type: "boolean" },
-      },
-    }),
-  );
-  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port must be 0-65535");
-  const synchronous = values.synchronous?.toUpperCase();
-  if (synchronous !== undefined && !SQLITE_SYNCHRONOUS.includes(synchronous as SqliteSynchronous))
-    throw new UsageError(`--synchronous must be one of ${SQLITE_SYNCHRONOUS.join(", ")}`);
-  const bodyLimit = values["body-limit"] === undefined ? undefined : Number(values["body-limit"]);
-  if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit > 0))
-    throw new UsageError("--body-limit must be a positive number of bytes");
-
+async function serve(
+  values: Where & {
+    host: string;
+    port: number;
+    auth: boolean;
+    synchronous?: SqliteSynchronous | undefined;
+    "body-limit"?: number | undefined;
+  },
+  io: CliIo,
+): Promise<number> {
+  const { port, synchronous } = values;
+  const bodyLimit = values["body-limit"];
   const where = location(values, io);
   const tokens =
     values.auth || !isLoopbackHost(values.host)
@@ -145,10 +166,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
           values.auth ? "--auth" : `serving the ledger on ${values.host}, not a loopback address,`,
         )
       : undefined;
-  const store = await openStore(
-    where,
-    synchronous ? { synchronous: synchronous as SqliteSynchronous } : {},
-  ).catch((error: unknown) => {
+  const store = await openStore(where, synchronous ? { synchronous } : {}).catch((error: unknown) => {
     tokens?.close();
     throw error;
   });
@@ -172,30 +190,26 @@ async function serve(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-async function tail(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        ...WHERE,
-        after: { type: "string", default: "0" },
-        follow: { type: "boolean", short: "f" },
-        run: { type: "string" },
-        order: { type: "string" },
-        type: { type: "string" },
-        json: { type: "boolean" },
-      },
-    }),
-  );
-  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  const after = Number(values.after);
-  if (!Number.isInteger(after) || after < 0) throw new UsageError("--after must be a position (0 or more)");
-  const types = values.type?.split(",").map((name) => {
-    const type = normalizeEventType(name.trim());
-    if (!type) throw new UsageError(`unknown event type '${name}'`);
-    return type;
-  });
+async function tail(
+  values: Where & {
+    after: number;
+    follow: boolean;
+    run?: string | undefined;
+    order?: string | undefined;
+    type: string[];
+    json: boolean;
+  },
+  io: CliIo,
+): Promise<number> {
+  const { after } = values;
+  const types =
+    values.type.length === 0
+      ? undefined
+      : values.type.map((name) => {
+          const type = normalizeEventType(name);
+          if (!type) throw new UsageError(`--type: unknown event type '${name}'`, { showUsage: false });
+          return type;
+        });
   const store = await openExisting(location(values, io));
   const { signal } = untilInterrupted();
   try {
@@ -204,7 +218,7 @@ async function tail(args: string[], io: CliIo): Promise<number> {
       ...(values.order === undefined ? {} : { orderId: values.order }),
       ...(types === undefined ? {} : { types }),
     };
-    for await (const event of subscribe(store, { after, filter, follow: values.follow === true, signal }))
+    for await (const event of subscribe(store, { after, filter, follow: values.follow, signal }))
       println(io.stdout, values.json ? JSON.stringify(event) : formatEvent(event));
   } finally {
     await store.close();
@@ -222,12 +236,7 @@ function formatEvent(e: RecordedEvent): string {
   return `${String(e.position).padStart(6)}  ${e.ts}  ${e.type}${ids}  ${JSON.stringify(e.payload)}`;
 }
 
-async function show(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() => parseArgs({ args, allowPositionals: true, options: WHERE }));
-  const [kind, id, extra] = positionals;
-  if (kind !== "run" && kind !== "order") throw new UsageError("show takes 'run' or 'order', then an id");
-  if (id === undefined) throw new UsageError(`missing <id> of the ${kind}`);
-  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+async function show(kind: "run" | "order", id: string, values: Where, io: CliIo): Promise<number> {
   const store = await openExisting(location(values, io));
   try {
     const snapshot = kind === "run" ? await store.getRun(id) : await store.getOrder(id);
@@ -239,9 +248,7 @@ async function show(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-async function rebuild(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() => parseArgs({ args, allowPositionals: true, options: WHERE }));
-  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+async function rebuild(values: Where, io: CliIo): Promise<number> {
   const store = await openExisting(location(values, io));
   try {
     const report = await store.rebuild();

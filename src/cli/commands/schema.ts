@@ -1,50 +1,49 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { allContracts, findContract, toJsonSchema } from "../../contracts/index.js";
-import { type CliCommand, println, UsageError } from "../command.js";
+import { println, UsageError } from "../command.js";
+import { defineCommand, defineGroup } from "../command-spec.js";
 
-const usage = `Usage: ironclaw schema export <dir>
-       ironclaw schema show <kind>
+const exportAll = defineCommand({
+  name: "export",
+  summary: "writes <dir>/<kind>.schema.json for every contract, and <dir>/index.json listing them",
+  positionals: [{ name: "dir", required: true, description: "where the schemas go (created if missing)" }],
+  async run({ args }, io) {
+    const dir = resolve(io.cwd, args.dir);
+    await mkdir(dir, { recursive: true });
+    const index = [];
+    for (const contract of allContracts) {
+      const file = `${contract.kind}.schema.json`;
+      await writeFile(join(dir, file), `${JSON.stringify(toJsonSchema(contract), null, 2)}\n`);
+      index.push({
+        kind: contract.kind,
+        seed: contract.seed,
+        format: contract.format,
+        title: contract.title,
+        file,
+      });
+    }
+    await writeFile(join(dir, "index.json"), `${JSON.stringify(index, null, 2)}\n`);
+    println(io.stdout, `wrote ${allContracts.length} schemas to ${dir}`);
+    return 0;
+  },
+});
 
-export  writes <dir>/<kind>.schema.json for every contract, and <dir>/index.json listing them
-show    prints one contract's JSON Schema`;
+const show = defineCommand({
+  name: "show",
+  summary: "prints one contract's JSON Schema",
+  positionals: [{ name: "kind", required: true, description: "a contract kind (ironclaw validate --list)" }],
+  async run({ args }, io) {
+    const contract = findContract(args.kind);
+    if (!contract)
+      throw new UsageError(`unknown kind '${args.kind}'; run 'ironclaw validate --list' for the kinds`);
+    println(io.stdout, JSON.stringify(toJsonSchema(contract), null, 2));
+    return 0;
+  },
+});
 
-export const schemaCommand: CliCommand = {
+export const schemaCommand = defineGroup({
   name: "schema",
   summary: "export the JSON Schema of every contract",
-  usage,
-  async run(argv, io) {
-    const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
-    const [action, arg] = positionals;
-    if (action === "export") {
-      if (arg === undefined) throw new UsageError("missing <dir>");
-      const dir = resolve(io.cwd, arg);
-      await mkdir(dir, { recursive: true });
-      const index = [];
-      for (const contract of allContracts) {
-        const file = `${contract.kind}.schema.json`;
-        await writeFile(join(dir, file), `${JSON.stringify(toJsonSchema(contract), null, 2)}\n`);
-        index.push({
-          kind: contract.kind,
-          seed: contract.seed,
-          format: contract.format,
-          title: contract.title,
-          file,
-        });
-      }
-      await writeFile(join(dir, "index.json"), `${JSON.stringify(index, null, 2)}\n`);
-      println(io.stdout, `wrote ${allContracts.length} schemas to ${dir}`);
-      return 0;
-    }
-    if (action === "show") {
-      if (arg === undefined) throw new UsageError("missing <kind>");
-      const contract = findContract(arg);
-      if (!contract)
-        throw new UsageError(`unknown kind '${arg}'; run 'ironclaw validate --list' for the kinds`);
-      println(io.stdout, JSON.stringify(toJsonSchema(contract), null, 2));
-      return 0;
-    }
-    throw new UsageError(action === undefined ? "missing action" : `unknown action '${action}'`);
-  },
-};
+  subcommands: [exportAll, show],
+});

@@ -1,37 +1,40 @@
-import { parseArgs } from "node:util";
 import { ironclawHome } from "../../core/index.js";
 import { startWarden } from "../../warden/index.js";
-import { type CliCommand, println, UsageError } from "../command.js";
+import { println } from "../command.js";
+import { defineCommand } from "../command-spec.js";
 import { runDoctor } from "./doctor.js";
 
-const usage = `Usage: ironclaw serve [--host <address>] [--port <port>]
-
-Starts ironclawd, the IronClaw warden: the HTTP + WebSocket API, the UI at /ui, the OpenAI-compatible
-endpoint at /v1, channels, and every user's agent in its own cell. State lives in IRONCLAW_HOME (default
-~/.ironclaw): ironclawd.toml, host.db and users/. The first start writes ironclawd.toml with every setting
-at its default. Prints a one-time admin login link. Stops every cell cleanly on SIGINT or SIGTERM.
-
-  --host   address to listen on (default [server] bind, 127.0.0.1)
-  --port   TCP port (default [server] port, 7410; 0 picks a free one)`;
-
-export const serveCommand: CliCommand = {
+export const serveCommand = defineCommand({
   name: "serve",
   summary: "start ironclawd: the API, UI, OpenAI-compatible endpoint and every user's cell",
-  usage,
-  async run(argv, io) {
-    const { values } = parseArgs({
-      args: argv,
-      options: { host: { type: "string" }, port: { type: "string" } },
-    });
-    const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
-      throw new UsageError(`--port must be a TCP port from 0 to 65535, got ${values.port}`);
+  description: `Starts ironclawd, the IronClaw warden: the HTTP + WebSocket API, the UI at /ui, the OpenAI-compatible
+endpoint at /v1, channels, and every user's agent in its own cell. State lives in IRONCLAW_HOME (default
+~/.ironclaw): ironclawd.toml, host.db and users/. The first start writes ironclawd.toml with every setting
+at its default. Prints a one-time admin login link. Stops every cell cleanly on SIGINT or SIGTERM.`,
+  options: [
+    {
+      name: "host",
+      type: "string",
+      valueName: "address",
+      description: "address to listen on (default [server] bind, 127.0.0.1)",
+    },
+    {
+      name: "port",
+      type: "number",
+      integer: true,
+      min: 0,
+      max: 65535,
+      valueName: "port",
+      description: "TCP port (default [server] port, 7410; 0 picks a free one)",
+    },
+  ],
+  async run({ options }, io) {
     const home = ironclawHome(io.env);
     const warden = await startWarden({
       home,
       env: io.env,
-      ...(values.host ? { host: values.host } : {}),
-      ...(port === undefined ? {} : { port }),
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.port === undefined ? {} : { port: options.port }),
     });
     // doctor as a preflight: what this host cannot do, in the log, without delaying the start.
     void runDoctor().then(
@@ -69,4 +72,4 @@ export const serveCommand: CliCommand = {
     });
     return 0;
   },
-};
+});

@@ -1,95 +1,122 @@
 import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { IronclawError, ironclawHome, NotFoundError } from "../../core/index.js";
 import { AuditStore, migrateAuditTables } from "../../warden/audit-store.js";
 import { HOST_DB_FILE } from "../../warden/host-db.js";
 import { type DiffLine, diffLines } from "../../warden/soul-guard.js";
 import { migrateSoulTables, type SoulChange, SoulStore } from "../../warden/soul-store.js";
-import { type CliCommand, type CliIo, println, UsageError } from "../command.js";
-
-const usage = `Usage: ironclaw soul pending [--user <id>] [--json]
-       ironclaw soul show <change-id> [--json]
-       ironclaw soul approve <change-id> [--by <name>]
-       ironclaw soul reject <change-id> [--by <name>]
-
-Changes to a user's soul.md that the soul guard held; while one is pending that user's agent is halted.
-pending   the held changes, oldest first: id, user, when, why, and the first changed lines
-show      one change with its full diff against the approved soul.md
-approve   makes the change the approved soul.md; the agent resumes on its next message
-reject    keeps the approved soul.md; the warden writes it back into the brain before the next message
---by      who decided, for the audit trail (default cli:<your user name>)
-
-Reads and writes <IRONCLAW_HOME>/host.db; the warden may be running: it reads these decisions before every turn.`;
+import { type CliIo, println } from "../command.js";
+import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 
 const SHORT_DIFF_LINES = 6;
 const SHORT_LINE = 100;
 
-export const soulCommand: CliCommand = {
+const CHANGE_ID = { name: "change-id", required: true, description: "the id pending lists" } as const;
+const JSON_OUTPUT = jsonOption("the change(s) with their diff");
+const BY = {
+  name: "by",
+  type: "string",
+  valueName: "name",
+  description: "who decided, for the audit trail (default cli:<your user name>)",
+} as const;
+
+const pending = defineCommand({
+  name: "pending",
+  summary: "the held changes, oldest first: id, user, when, why, and the first changed lines",
+  options: [
+    { name: "user", type: "string", valueName: "id", description: "only this user's changes" },
+    JSON_OUTPUT,
+  ],
+  async run({ options }, io) {
+    return withSoulStore(io, (store) => {
+      const changes = store.pending(options.user);
+      if (options.json) println(io.stdout, JSON.stringify(changes.map(changeJson)));
+      else if (changes.length === 0) println(io.stdout, "no pending soul changes");
+      else for (const change of changes) printSummary(io, change);
+      return 0;
+    });
+  },
+});
+
+const show = defineCommand({
+  name: "show",
+  summary: "one change with its full diff against the approved soul.md",
+  positionals: [CHANGE_ID],
+  options: [JSON_OUTPUT],
+  async run({ options, args }, io) {
+    return withSoulStore(io, (store) => {
+      const change = store.get(args["change-id"]);
+      if (!change) throw new NotFoundError("soul change", args["change-id"]);
+      if (options.json) println(io.stdout, JSON.stringify(changeJson(change)));
+      else printFull(io, change);
+      return 0;
+    });
+  },
+});
+
+const approve = defineCommand({
+  name: "approve",
+  summary: "makes the change the approved soul.md; the agent resumes on its next message",
+  positionals: [CHANGE_ID],
+  options: [BY],
+  async run({ options, args }, io) {
+    return decide("approve", args["change-id"], options.by, io);
+  },
+});
+
+const reject = defineCommand({
+  name: "reject",
+  summary: "keeps the approved soul.md; the warden writes it back into the brain before the next message",
+  positionals: [CHANGE_ID],
+  options: [BY],
+  async run({ options, args }, io) {
+    return decide("reject", args["change-id"], options.by, io);
+  },
+});
+
+export const soulCommand = defineGroup({
   name: "soul",
   summary: "list, show, approve or reject soul.md changes held by the soul guard",
-  usage,
-  async run(argv, io) {
-    const { values, positionals } = parseSoulArgs(argv);
-    const [mode, id, ...extra] = positionals;
-    if (mode !== "pending" && mode !== "show" && mode !== "approve" && mode !== "reject")
-      throw new UsageError(mode === undefined ? "missing action" : `unknown action '${mode}'`);
-    if (mode === "pending" ? id !== undefined : extra.length > 0)
-      throw new UsageError(`unexpected argument '${mode === "pending" ? id : extra[0]}'`);
-    if (mode !== "pending" && id === undefined) throw new UsageError("missing <change-id>");
+  description: `Changes to a user's soul.md that the soul guard held; while one is pending that user's agent is halted.
+Reads and writes <IRONCLAW_HOME>/host.db; the warden may be running: it reads these decisions before every turn.`,
+  subcommands: [pending, show, approve, reject],
+});
 
-    const db = openHostDatabase(io);
-    try {
-      const audit = new AuditStore(db);
-      const store = new SoulStore(db, { audit: (entry) => audit.record(entry) });
-      if (mode === "pending") {
-        const changes = store.pending(values.user);
-        if (values.json) println(io.stdout, JSON.stringify(changes.map(changeJson)));
-        else if (changes.length === 0) println(io.stdout, "no pending soul changes");
-        else for (const change of changes) printSummary(io, change);
-        return 0;
-      }
-      const changeId = id ?? "";
-      if (mode === "show") {
-        const change = store.get(changeId);
-        if (!change) throw new NotFoundError("soul change", changeId);
-        if (values.json) println(io.stdout, JSON.stringify(changeJson(change)));
-        else printFull(io, change);
-        return 0;
-      }
-      const by = values.by ?? defaultActor(io.env);
-      const change = mode === "approve" ? store.approve(changeId, by) : store.reject(changeId, by);
-      const left = store.pending(change.userId).length;
-      println(
-        io.stdout,
-        mode === "approve"
-          ? `approved soul change ${change.id} for user ${change.userId}: it is now the approved soul.md`
-          : `rejected soul change ${change.id} for user ${change.userId}: the warden restores the approved soul.md`,
-      );
-      println(
-        io.stdout,
-        left === 0
-          ? "the agent resumes on its next message"
-          : `the agent stays halted: ${left} more pending change${left === 1 ? "" : "s"} for this user`,
-      );
-      return 0;
-    } finally {
-      db.close();
-    }
-  },
-};
+function decide(
+  verdict: "approve" | "reject",
+  id: string,
+  by: string | undefined,
+  io: CliIo,
+): Promise<number> {
+  return withSoulStore(io, (store) => {
+    const actor = by ?? defaultActor(io.env);
+    const change = verdict === "approve" ? store.approve(id, actor) : store.reject(id, actor);
+    const left = store.pending(change.userId).length;
+    println(
+      io.stdout,
+      verdict === "approve"
+        ? `approved soul change ${change.id} for user ${change.userId}: it is now the approved soul.md`
+        : `rejected soul change ${change.id} for user ${change.userId}: the warden restores the approved soul.md`,
+    );
+    println(
+      io.stdout,
+      left === 0
+        ? "the agent resumes on its next message"
+        : `the agent stays halted: ${left} more pending change${left === 1 ? "" : "s"} for this user`,
+    );
+    return 0;
+  });
+}
 
-function parseSoulArgs(argv: string[]) {
+async function withSoulStore(io: CliIo, work: (store: SoulStore) => number): Promise<number> {
+  const db = openHostDatabase(io);
   try {
-    return parseArgs({
-      args: argv,
-      options: { user: { type: "string" }, json: { type: "boolean" }, by: { type: "string" } },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+    const audit = new AuditStore(db);
+    return work(new SoulStore(db, { audit: (entry) => audit.record(entry) }));
+  } finally {
+    db.close();
   }
 }
 

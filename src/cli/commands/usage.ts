@@ -1,35 +1,30 @@
-import { parseArgs } from "node:util";
-import { usageQuerySchema } from "../../contracts/index.js";
+import { USAGE_GROUPS, usageQuerySchema } from "../../contracts/index.js";
 import { InvalidInputError } from "../../core/index.js";
 import { usageReport } from "../../warden/budget-admin.js";
-import { type CliCommand, println, UsageError } from "../command.js";
+import { println } from "../command.js";
+import { defineCommand, jsonOption } from "../command-spec.js";
 import { withBudget } from "./budget.js";
 
-const usage = `Usage: ironclaw usage [--user <name>] [--since <YYYY-MM-DD>] [--until <YYYY-MM-DD>]
-                      [--by day|model|agent|session|job|user] [--json]
-
-What the agents' model calls cost, from the warden's records in $IRONCLAW_HOME/host.db: one line per day (the
-user's own days), model, agent profile, chat session, cron job or user, with the calls refused by a budget and
-those whose cost is estimated (the provider reported no usage). Default: every user, every day, by day.`;
-
-export const usageCommand: CliCommand = {
+export const usageCommand = defineCommand({
   name: "usage",
   summary: "model spend per day, model, agent, session or job, from the warden's records",
-  usage,
-  async run(argv, io) {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(argv);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-    const { values, positionals } = parsed;
-    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  description: `What the agents' model calls cost, from the warden's records in $IRONCLAW_HOME/host.db: one line per day (the
+user's own days), model, agent profile, chat session, cron job or user, with the calls refused by a budget and
+those whose cost is estimated (the provider reported no usage). Default: every user, every day, by day.`,
+  options: [
+    { name: "user", type: "string", valueName: "name", description: "only this user's calls" },
+    { name: "since", type: "string", valueName: "YYYY-MM-DD", description: "from this day on" },
+    { name: "until", type: "string", valueName: "YYYY-MM-DD", description: "up to this day" },
+    // The API's own list of groupings: the flag accepts exactly what GET /api/usage does.
+    { name: "by", type: "string", choices: USAGE_GROUPS, description: "one line per what (default: day)" },
+    jsonOption("the report"),
+  ],
+  async run({ options }, io) {
     const query = usageQuerySchema.safeParse({
-      ...(values.user === undefined ? {} : { user: values.user }),
-      ...(values.since === undefined ? {} : { since: values.since }),
-      ...(values.until === undefined ? {} : { until: values.until }),
-      ...(values.by === undefined ? {} : { by: values.by }),
+      ...(options.user === undefined ? {} : { user: options.user }),
+      ...(options.since === undefined ? {} : { since: options.since }),
+      ...(options.until === undefined ? {} : { until: options.until }),
+      ...(options.by === undefined ? {} : { by: options.by }),
     });
     if (!query.success) {
       const issue = query.error.issues[0];
@@ -37,7 +32,7 @@ export const usageCommand: CliCommand = {
     }
     return withBudget(io, ({ budget }) => {
       const report = usageReport(budget, query.data);
-      if (values.json) {
+      if (options.json) {
         println(io.stdout, JSON.stringify(report));
         return 0;
       }
@@ -66,18 +61,4 @@ export const usageCommand: CliCommand = {
       return 0;
     });
   },
-};
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      user: { type: "string" },
-      since: { type: "string" },
-      until: { type: "string" },
-      by: { type: "string" },
-      json: { type: "boolean" },
-    },
-  });
-}
+});

@@ -1,5 +1,4 @@
 import type { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import {
   allContracts,
   type Contract,
@@ -11,56 +10,58 @@ import {
   unknownKeyWarnings,
 } from "../../contracts/index.js";
 import type { Issue } from "../../core/index.js";
-import { type CliCommand, println, UsageError } from "../command.js";
+import { println, UsageError } from "../command.js";
+import { defineCommand, jsonOption } from "../command-spec.js";
 import { readInput } from "../read-input.js";
 
-const usage = `Usage: ironclaw validate <kind> <file|-> [file…] [--json] [--strict]
-       ironclaw validate completion <worker-output> --dispatch <dispatch.json>
-       ironclaw validate --list
-
-Validates contract files (JSON, TOML or text, by kind) and prints every problem with its JSON path.
-Keys the seeds do not name are accepted (they are kept as written) and printed as warnings.
-Exit code 0 when every input is valid, 1 when any is not, 2 on usage errors.
-
-Options:
-  --json             print one JSON result per input:
-                     { "file", "valid", "issues": [{ "path", "message", "code" }], "warnings": [ … ] }
-  --strict           refuse keys the seeds do not name: each warning becomes a problem
-  --list             list the contract kinds
-  --dispatch <file>  for completion: apply the seed 001 gates against this dispatch (its required_fields and
-                     run_id) and print the resulting status, review_requested or failed_contract`;
-
-export const validateCommand: CliCommand = {
+export const validateCommand = defineCommand({
   name: "validate",
   summary: "check a contract file against its schema (ironclaw validate --list for kinds)",
-  usage,
-  async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        json: { type: "boolean" },
-        strict: { type: "boolean" },
-        list: { type: "boolean" },
-        dispatch: { type: "string" },
-      },
-      allowPositionals: true,
-    });
-    if (values.list) {
+  description: `Validates contract files (JSON, TOML or text, by kind) and prints every problem with its JSON path.
+Keys the seeds do not name are accepted (they are kept as written) and printed as warnings.
+Exit code 0 when every input is valid, 1 when any is not, 2 on usage errors.`,
+  positionals: [
+    { name: "kind", required: true, description: "the contract kind (--list shows them)" },
+    {
+      name: "files",
+      required: true,
+      variadic: true,
+      valueName: "file|-",
+      description: "the files to check; - reads stdin",
+    },
+  ],
+  options: [
+    jsonOption(
+      'one result per input, a line each:\n{ "file", "valid", "issues": [{ "path", "message", "code" }], "warnings": [ … ] }\n',
+    ),
+    {
+      name: "strict",
+      type: "boolean",
+      description: "refuse keys the seeds do not name: each warning becomes a problem",
+    },
+    { name: "list", type: "boolean", standalone: true, description: "list the contract kinds" },
+    {
+      name: "dispatch",
+      type: "string",
+      valueName: "file",
+      description:
+        "for completion: apply the seed 001 gates against this dispatch (its required_fields and run_id) and print the resulting status, review_requested or failed_contract",
+    },
+  ],
+  async run({ options, args }, io) {
+    if (options.list) {
       for (const c of allContracts)
         println(io.stdout, `${c.kind.padEnd(28)} seed ${c.seed}  ${c.format.padEnd(4)}  ${c.title}`);
       return 0;
     }
-    const [kind, ...sources] = positionals;
-    if (kind === undefined) throw new UsageError("missing <kind>");
-    const contract = findContract(kind);
+    const contract = findContract(args.kind);
     if (!contract)
-      throw new UsageError(`unknown kind '${kind}'; run 'ironclaw validate --list' for the kinds`);
-    if (sources.length === 0) throw new UsageError("missing <file|->");
-    if (values.dispatch !== undefined && kind !== "completion")
+      throw new UsageError(`unknown kind '${args.kind}'; run 'ironclaw validate --list' for the kinds`);
+    if (options.dispatch !== undefined && args.kind !== "completion")
       throw new UsageError("--dispatch only applies to completion");
-    const gate = values.dispatch === undefined ? undefined : await loadDispatch(values.dispatch, io.stdin);
+    const gate = options.dispatch === undefined ? undefined : await loadDispatch(options.dispatch, io.stdin);
 
-    const strict = values.strict === true;
+    const sources = args.files;
     let failures = 0;
     for (const source of sources) {
       let found: Found;
@@ -72,7 +73,7 @@ export const validateCommand: CliCommand = {
             issues: verdict.status === "review_requested" ? [] : verdict.issues,
             warnings: warningsOf(contract, text),
           };
-          if (!values.json) println(io.stdout, `${source === "-" ? "<stdin>" : source}: ${verdict.status}`);
+          if (!options.json) println(io.stdout, `${source === "-" ? "<stdin>" : source}: ${verdict.status}`);
         } else {
           const result = checkText(contract, text);
           found = { issues: result.ok ? [] : result.issues, warnings: result.warnings };
@@ -81,13 +82,13 @@ export const validateCommand: CliCommand = {
         const message = `cannot read ${source}: ${(cause as Error).message}`;
         found = { issues: [{ path: "$", code: "unreadable", message }], warnings: [] };
       }
-      if (strict) found = { issues: [...found.issues, ...found.warnings.map(refuse)], warnings: [] };
+      if (options.strict) found = { issues: [...found.issues, ...found.warnings.map(refuse)], warnings: [] };
       if (found.issues.length > 0) failures++;
-      report(io.stdout, source, found, { json: values.json === true, many: sources.length > 1 });
+      report(io.stdout, source, found, { json: options.json, many: sources.length > 1 });
     }
     return failures === 0 ? 0 : 1;
   },
-};
+});
 
 interface Found {
   issues: Issue[];

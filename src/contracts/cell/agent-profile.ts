@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { aNumber, aString } from "../common.js";
+import { aBoolean, aNumber, aString } from "../common.js";
 import { defineContract } from "../registry.js";
 import { brainMarkdownPath } from "./brain-path.js";
 import { agentLimitsShape } from "./irowclaw-config.js";
@@ -26,6 +26,14 @@ export const retrievalOverridesSchema = z
       .min(1, "must be at least 1")
       .max(100, "must be at most 100")
       .optional(),
+    // Ranking beyond seed 003 §6.3 (src/memory/retrieval-settings.ts has the defaults and why).
+    fusion: z.enum(["calibrated", "rrf", "relative"], "must be one of calibrated, rrf, relative").optional(),
+    decay: aBoolean().optional(),
+    half_life_days: aNumber().gt(0, "must be above 0").max(36_500, "must be at most 36500").optional(),
+    decay_floor: weight.optional(),
+    mmr: aBoolean().optional(),
+    mmr_lambda: weight.optional(),
+    min_score: weight.optional(),
   })
   .superRefine((r, ctx) => {
     const { semantic_weight: semantic, lexical_weight: lexical } = r;
@@ -94,7 +102,8 @@ export const agentProfileContract = defineContract({
   description:
     "One agent of a brain, /mnt/brain/config/agents/*.toml: name, persona files (relative to the brain), its " +
     "own provider and model (no auto-router), [tools] allow list and [retrieval] overrides (semantic and " +
-    "lexical weights in [0, 1] summing to 1, top_k).",
+    "lexical weights in [0, 1] summing to 1, top_k, fusion, decay, half_life_days, decay_floor, mmr, " +
+    "mmr_lambda, min_score).",
   format: "toml",
   schema: agentProfileSchema,
 });

@@ -48,8 +48,15 @@ describe("brain queries on the protocol", () => {
     expect(issues({ type: "QueryRequest", ...header, query: { kind: "tool_audit", limit: 501 } })).toEqual([
       "query.limit: must be at most 500",
     ]);
+    expect(
+      issues({
+        type: "QueryRequest",
+        ...header,
+        query: { kind: "memory_promotion_decide", id: "p1", decision: "ok" },
+      }),
+    ).toEqual(["query.decision: must be one of approve, reject"]);
     expect(issues({ type: "QueryRequest", ...header, query: { kind: "drop_tables" } })).toEqual([
-      "query.kind: must be a query of kind memory_search, memory_status, cron_jobs or tool_audit",
+      "query.kind: must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions or memory_promotion_decide",
     ]);
   });
 

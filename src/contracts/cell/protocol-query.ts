@@ -31,6 +31,22 @@ export const toolAuditQuerySchema = z.strictObject({
   limit: limit(500).optional(),
 });
 
+export const PROMOTION_STATES = ["pending", "approved", "rejected"] as const;
+export const PROMOTION_DECISIONS = ["approve", "reject"] as const;
+
+/** The promotion proposals of the brain: passages of logs/ and sessions/ that answers kept using. */
+export const memoryPromotionsQuerySchema = z.strictObject({
+  kind: z.literal("memory_promotions"),
+  status: z.enum(PROMOTION_STATES, `must be one of ${PROMOTION_STATES.join(", ")}`).optional(),
+});
+
+/** The owner's decision on one proposal: approve appends the fact to memory.md, reject drops it for good. */
+export const memoryPromotionDecisionQuerySchema = z.strictObject({
+  kind: z.literal("memory_promotion_decide"),
+  id: idString,
+  decision: z.enum(PROMOTION_DECISIONS, `must be one of ${PROMOTION_DECISIONS.join(", ")}`),
+});
+
 /** What the warden may ask; each kind has one answer kind of the same name. */
 export const brainQuerySchema = z.discriminatedUnion(
   "kind",
@@ -39,8 +55,14 @@ export const brainQuerySchema = z.discriminatedUnion(
     z.strictObject({ kind: z.literal("memory_status") }),
     z.strictObject({ kind: z.literal("cron_jobs") }),
     toolAuditQuerySchema,
+    memoryPromotionsQuerySchema,
+    memoryPromotionDecisionQuerySchema,
   ],
-  { error: () => "must be a query of kind memory_search, memory_status, cron_jobs or tool_audit" },
+  {
+    error: () =>
+      "must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions or " +
+      "memory_promotion_decide",
+  },
 );
 export type BrainQuery = z.output<typeof brainQuerySchema>;
 
@@ -96,6 +118,24 @@ export const toolAuditEntrySchema = z.strictObject({
 });
 export type ToolAuditEntry = z.output<typeof toolAuditEntrySchema>;
 
+/** A proposal to add a recalled passage's fact to memory.md, with how often answers used it. */
+export const memoryPromotionSchema = z.strictObject({
+  id: aString(),
+  chunk_id: aString(),
+  path: brainPath,
+  headings: z.array(aString()),
+  text: aString(),
+  /** Distinct sessions and days whose answers cited the passage. */
+  sessions: count,
+  days: count,
+  status: z.enum(PROMOTION_STATES, `must be one of ${PROMOTION_STATES.join(", ")}`),
+  created_at: aString(),
+  decided_at: isoOrNull,
+  /** Where an approved fact was written: `memory.md#L12-L16`. */
+  result_ref: isoOrNull,
+});
+export type MemoryPromotion = z.output<typeof memoryPromotionSchema>;
+
 export const brainAnswerSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("memory_search"), hits: z.array(memoryHitSchema) }),
   z.strictObject({ kind: z.literal("memory_status"), status: memoryIndexStatusSchema }),
@@ -106,6 +146,8 @@ export const brainAnswerSchema = z.discriminatedUnion("kind", [
     file_error: aString().optional(),
   }),
   z.strictObject({ kind: z.literal("tool_audit"), entries: z.array(toolAuditEntrySchema) }),
+  z.strictObject({ kind: z.literal("memory_promotions"), proposals: z.array(memoryPromotionSchema) }),
+  z.strictObject({ kind: z.literal("memory_promotion_decide"), proposal: memoryPromotionSchema }),
 ]);
 export type BrainAnswer = z.output<typeof brainAnswerSchema>;
 
@@ -117,7 +159,8 @@ export const queryRequestSchema = z.strictObject({
 });
 export type QueryRequest = z.output<typeof queryRequestSchema>;
 
-export const QUERY_ERROR_CODES = ["unsupported", "invalid", "failed"] as const;
+/** `not_found` and `conflict` let the warden answer 404 and 409 (an unknown or already decided proposal). */
+export const QUERY_ERROR_CODES = ["unsupported", "invalid", "failed", "not_found", "conflict"] as const;
 
 /** Inmate → warden: the answer to one QueryRequest (named by `reply_to`): an answer of its kind, or an error. */
 export const queryResultSchema = z

@@ -8,6 +8,8 @@ import {
   cronJobStateSchema,
   memoryHitSchema,
   memoryIndexStatusSchema,
+  memoryPromotionSchema,
+  PROMOTION_STATES,
   SEARCH_MODES,
   toolAuditEntrySchema,
 } from "../cell/protocol-query.js";
@@ -74,6 +76,15 @@ export const memorySearchParamsSchema = z.strictObject({
 });
 export const memorySearchAnswerSchema = z.object({ hits: z.array(memoryHitSchema) });
 export const memoryStatusAnswerSchema = memoryIndexStatusSchema;
+
+/** GET /api/memory/promotions: proposals to add recalled facts to memory.md, newest first. */
+export const promotionListParamsSchema = z.strictObject({
+  status: z.enum(PROMOTION_STATES, `must be one of ${PROMOTION_STATES.join(", ")}`).optional(),
+});
+export const promotionListAnswerSchema = z.object({ proposals: z.array(memoryPromotionSchema) });
+/** POST /api/memory/promotions/:id/approve|reject: the proposal as decided. */
+export const promotionParamsSchema = z.strictObject({ id: idString });
+export const promotionAnswerSchema = memoryPromotionSchema;
 
 /** GET /api/cron/jobs: the scheduler's jobs with their state; `file_error` when jobs.toml does not load. */
 export const cronJobListSchema = z.object({

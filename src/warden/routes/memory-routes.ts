@@ -1,20 +1,73 @@
 import {
+  type BrainAnswer,
+  type BrainQuery,
   memorySearchAnswerSchema,
   memorySearchParamsSchema,
   memoryStatusAnswerSchema,
+  type PROMOTION_DECISIONS,
+  promotionAnswerSchema,
+  promotionListAnswerSchema,
+  promotionListParamsSchema,
+  promotionParamsSchema,
   toolAuditAnswerSchema,
   toolAuditParamsSchema,
 } from "../../contracts/index.js";
+import { ConflictError, NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
-import { askBrain } from "./brain-access.js";
+import { askBrain, CellUnavailableError, liveCell } from "./brain-access.js";
 
 /**
  * What the brain database knows, asked of the user's cell (the warden never opens it): hybrid memory search
  * with each hit's semantic and lexical parts and provenance, the index status, and the tool-call audit trail.
  */
 export function memoryRoutes(ctx: WardenContext) {
+  const decide = (decision: (typeof PROMOTION_DECISIONS)[number]) =>
+    defineRoute({
+      method: "POST",
+      url: `/api/memory/promotions/:id/${decision}`,
+      summary:
+        decision === "approve"
+          ? "Approve a promotion: its fact is appended to memory.md with a note of its source"
+          : "Reject a promotion: nothing is written, and the passage is not proposed again",
+      tag: "memory",
+      access: "user",
+      params: promotionParamsSchema,
+      response: promotionAnswerSchema,
+      async handler({ auth, params }) {
+        const answer = await askDecision(ctx, auth.userId, {
+          kind: "memory_promotion_decide",
+          id: params.id,
+          decision,
+        });
+        ctx.audit.record({
+          userId: auth.userId,
+          actor: `user:${auth.userId}`,
+          action: `memory.promotion.${decision}`,
+          detail: { id: params.id, path: answer.proposal.path, result: answer.proposal.result_ref },
+        });
+        return answer.proposal;
+      },
+    });
   return [
+    defineRoute({
+      method: "GET",
+      url: "/api/memory/promotions",
+      summary: "Proposals to add facts that answers kept recalling (from logs/ and sessions/) to memory.md",
+      tag: "memory",
+      access: "user",
+      query: promotionListParamsSchema,
+      response: promotionListAnswerSchema,
+      async handler({ auth, query }) {
+        const answer = await askBrain(ctx, auth.userId, {
+          kind: "memory_promotions",
+          ...(query.status ? { status: query.status } : {}),
+        });
+        return { proposals: answer.proposals };
+      },
+    }),
+    decide("approve"),
+    decide("reject"),
     defineRoute({
       method: "GET",
       url: "/api/memory/search",
@@ -65,4 +118,21 @@ export function memoryRoutes(ctx: WardenContext) {
       },
     }),
   ];
+}
+
+/** askBrain for a decision: an unknown proposal is a 404 and one decided already a 409, not a cell failure. */
+async function askDecision(
+  ctx: WardenContext,
+  userId: string,
+  query: Extract<BrainQuery, { kind: "memory_promotion_decide" }>,
+): Promise<Extract<BrainAnswer, { kind: "memory_promotion_decide" }>> {
+  const cell = await liveCell(ctx, userId);
+  const reply = await cell.call({ type: "QueryRequest", query }, { timeoutMs: 60_000 });
+  if (reply.type !== "QueryResult") throw new CellUnavailableError(`the cell answered ${reply.type}`);
+  if (reply.error?.code === "not_found") throw new NotFoundError("promotion", query.id);
+  if (reply.error?.code === "conflict") throw new ConflictError(reply.error.message);
+  if (reply.error) throw new CellUnavailableError(`the cell could not answer: ${reply.error.message}`);
+  if (reply.answer?.kind !== query.kind)
+    throw new CellUnavailableError(`the cell answered ${reply.answer?.kind ?? "nothing"} to ${query.kind}`);
+  return reply.answer;
 }

@@ -21,6 +21,7 @@ export type SoulChangeDetail = Out<typeof W.soulChangeDetailSchema>;
 export type MemoryHit = Out<typeof W.memorySearchAnswerSchema>["hits"][number];
 export type MemoryIndexStatus = Out<typeof W.memoryStatusAnswerSchema>;
 export type SearchMode = NonNullable<In<typeof W.memorySearchParamsSchema>["mode"]>;
+export type MemoryPromotion = Out<typeof W.promotionAnswerSchema>;
 export type CronJobState = Out<typeof W.cronJobListSchema>["jobs"][number];
 export type CronJobInput = In<typeof W.cronJobCreateBodySchema>;
 export type ToolAuditEntry = Out<typeof W.toolAuditAnswerSchema>["entries"][number];
@@ -63,6 +64,12 @@ export interface Endpoints {
     response: Out<typeof W.memorySearchAnswerSchema>;
   };
   "GET /api/memory/status": { response: MemoryIndexStatus };
+  "GET /api/memory/promotions": {
+    query: In<typeof W.promotionListParamsSchema>;
+    response: Out<typeof W.promotionListAnswerSchema>;
+  };
+  "POST /api/memory/promotions/:id/approve": { params: Id; response: MemoryPromotion };
+  "POST /api/memory/promotions/:id/reject": { params: Id; response: MemoryPromotion };
   "GET /api/cron/jobs": { response: Out<typeof W.cronJobListSchema> };
   "POST /api/cron/jobs": { body: CronJobInput; response: CronJobState };
   "PUT /api/cron/jobs/:id": {

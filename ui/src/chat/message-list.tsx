@@ -1,5 +1,5 @@
 import { createEffect, For, Match, Show, Switch } from "solid-js";
-import { MarkdownView } from "../shared/markdown-view.js";
+import { AnswerView } from "./answer-view.js";
 import type { ChatItem } from "./chat-items.js";
 import { ToolCallView } from "./tool-call.js";
 
@@ -53,7 +53,7 @@ export function MessageList(props: { items: ChatItem[]; loading: boolean; workin
                   aria-busy={answer().streaming}
                   data-streaming={answer().streaming ? "true" : "false"}
                 >
-                  <MarkdownView class="body markdown" text={answer().text} />
+                  <AnswerView class="body markdown" text={answer().text} />
                 </article>
               )}
             </Match>

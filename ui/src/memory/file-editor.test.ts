@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deferred, fakeApi, ok, refused } from "../testing/fake-api.js";
-import { createFileEditor } from "./file-editor.js";
+import { createFileEditor, headingLine } from "./file-editor.js";
 
 const soulChange = {
   id: "c1",
@@ -87,5 +87,19 @@ describe("the file editor", () => {
     slow.resolve(ok({ path: "slow.md", content: "late" }) as never);
     await leaving;
     expect(editor.state).toMatchObject({ path: "b.md", draft: "text of b.md", pendingOpen: null });
+  });
+});
+
+describe("opening a file at a cited heading", () => {
+  it("reveals the line of the heading with that text, and falls back to the line given otherwise", async () => {
+    const text =
+      "# Session x — 2026-03-03\n\nAgent: a\n\n## 09:15:00 — user\n\nhi\n\n## 09:15:00 — assistant ##\n";
+    expect(headingLine(text, "09:15:00 — assistant")).toBe(9);
+    const { client } = fakeApi({ "GET /api/brain/file": () => ok({ path: "s.md", content: text }) });
+    const editor = createFileEditor(client);
+    await editor.dispatch({ type: "open", path: "s.md", heading: "09:15:00 — user" });
+    expect(editor.state.revealLine).toBe(5);
+    await editor.dispatch({ type: "open", path: "s.md", heading: "10:00:00 — user", line: 3 });
+    expect(editor.state.revealLine).toBe(3);
   });
 });

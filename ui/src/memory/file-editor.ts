@@ -18,7 +18,7 @@ export interface FileEditorState {
 }
 
 export type FileEditorAction =
-  | { type: "open"; path: string; line?: number; force?: boolean }
+  | { type: "open"; path: string; line?: number; heading?: string; force?: boolean }
   | { type: "edit"; text: string }
   | { type: "save" }
   | { type: "discard" }
@@ -42,7 +42,7 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
   const generations = createGenerations();
   const dirty = () => state.path !== null && state.draft !== state.saved;
 
-  async function open(path: string, line: number | undefined): Promise<void> {
+  async function open(path: string, line: number | undefined, heading?: string): Promise<void> {
     const ticket = generations.next("open");
     setState({
       path,
@@ -55,7 +55,13 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
     });
     const answer = await api.call("GET /api/brain/file", { query: { path } });
     if (!generations.isCurrent("open", ticket)) return;
-    if (answer.ok) setState({ saved: answer.data.content, draft: answer.data.content, loading: false });
+    if (answer.ok)
+      setState({
+        saved: answer.data.content,
+        draft: answer.data.content,
+        loading: false,
+        ...(heading ? { revealLine: headingLine(answer.data.content, heading) ?? line ?? null } : {}),
+      });
     else
       setState({
         loading: false,
@@ -94,7 +100,7 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
       case "open":
         if (!action.force && dirty() && action.path !== state.path)
           return void setState("pendingOpen", action.path);
-        return open(action.path, action.line);
+        return open(action.path, action.line, action.heading);
       case "edit":
         return void setState("draft", action.text);
       case "save":
@@ -115,3 +121,17 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
 }
 
 export type FileEditor = ReturnType<typeof createFileEditor>;
+
+/** The 1-based line of the first markdown heading whose text is `heading` (a citation's `#heading`). */
+export function headingLine(text: string, heading: string): number | undefined {
+  const wanted = heading.trim();
+  const index = text.split("\n").findIndex(
+    (line) =>
+      /^ {0,3}#{1,6}\s/.test(line) &&
+      line
+        .replace(/^ {0,3}#{1,6}\s+/, "")
+        .replace(/\s+#*\s*$/, "")
+        .trim() === wanted,
+  );
+  return index >= 0 ? index + 1 : undefined;
+}

@@ -26,7 +26,7 @@ export interface MemoryState {
 }
 
 export type MemoryAction =
-  | { type: "start"; path?: string }
+  | { type: "start"; path?: string; heading?: string }
   | { type: "toggle"; folder: string }
   | { type: "search"; query: string }
   | { type: "mode"; mode: SearchMode }
@@ -91,7 +91,12 @@ export function createMemoryController(api: ApiClient) {
           if (!state.expanded.includes(folder)) setState("expanded", (e) => [...e, folder]);
           await list(folder);
         }
-        if (action.path) await editor.dispatch({ type: "open", path: action.path });
+        if (action.path)
+          await editor.dispatch({
+            type: "open",
+            path: action.path,
+            ...(action.heading ? { heading: action.heading } : {}),
+          });
         return;
       }
       case "toggle": {

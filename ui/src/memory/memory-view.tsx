@@ -1,21 +1,61 @@
-import { onCleanup, onMount } from "solid-js";
+import { createEffect, on, onCleanup, onMount } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { hrefOf } from "../shared/route.js";
 import { EditorPane } from "./editor-pane.js";
 import { FileTree } from "./file-tree.js";
 import { createMemoryController } from "./memory-controller.js";
+import { createPromotionController } from "./promotion-controller.js";
+import { PromotionPanel } from "./promotion-panel.js";
 import { SearchPanel } from "./search-panel.js";
 
-/** The memory inspector: the brain's files, the open one in the editor, the index and search. */
+/** `sessions/2026-03-03/x.md#09:15:00 — user` (a citation followed from the chat) → the file and the heading. */
+export function splitTarget(rest: string): { path: string; heading?: string } {
+  const at = rest.indexOf("#");
+  if (at < 0) return { path: rest };
+  const heading = rest.slice(at + 1).trim();
+  return heading ? { path: rest.slice(0, at), heading } : { path: rest.slice(0, at) };
+}
+
+/** The memory inspector: the brain's files, the open one in the editor, the index, proposals and search. */
 export default function MemoryView(props: { api: ApiClient; path: string }) {
   const memory = createMemoryController(props.api);
-  const open = (path: string, line?: number) => {
+  const open = (path: string, line?: number, heading?: string) => {
     // The file goes into the address (without a navigation), so a reload opens it again.
-    history.replaceState(null, "", hrefOf("memory", path));
-    void memory.editor.dispatch({ type: "open", path, ...(line ? { line } : {}) });
+    history.replaceState(null, "", hrefOf("memory", heading ? `${path}#${heading}` : path));
+    void memory.editor.dispatch({
+      type: "open",
+      path,
+      ...(line ? { line } : {}),
+      ...(heading ? { heading } : {}),
+    });
   };
-  onMount(() => void memory.dispatch({ type: "start", ...(props.path ? { path: props.path } : {}) }));
-  onCleanup(() => memory.dispose());
+  const promotions = createPromotionController(props.api, {
+    onApproved(ref) {
+      void memory.dispatch({ type: "refresh-status" });
+      // The fact was appended to memory.md: show it there, unless the person is editing something.
+      const path = ref.replace(/#.*$/, "");
+      if (!memory.editor.dirty()) void memory.editor.dispatch({ type: "open", path, force: true });
+    },
+  });
+  onMount(() => {
+    void memory.dispatch({ type: "start", ...splitTarget(props.path) });
+    void promotions.dispatch({ type: "load" });
+  });
+  // Following another citation while the inspector is open changes only the address.
+  createEffect(
+    on(
+      () => props.path,
+      (rest) => {
+        const target = splitTarget(rest);
+        if (target.path) open(target.path, undefined, target.heading);
+      },
+      { defer: true },
+    ),
+  );
+  onCleanup(() => {
+    memory.dispose();
+    promotions.dispose();
+  });
   return (
     <main class="memory-screen" id="main" tabindex="-1">
       <FileTree
@@ -26,7 +66,9 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
         onOpen={(path) => open(path)}
       />
       <EditorPane editor={memory.editor} empty="Pick a file of the brain to read or edit it." />
-      <SearchPanel memory={memory} onOpen={open} />
+      <SearchPanel memory={memory} onOpen={open}>
+        <PromotionPanel promotions={promotions} onOpen={(path, heading) => open(path, undefined, heading)} />
+      </SearchPanel>
     </main>
   );
 }

@@ -1,4 +1,4 @@
-import { createSignal, For, Show } from "solid-js";
+import { createSignal, For, type JSX, Show } from "solid-js";
 import type { MemoryHit, SearchMode } from "../api/endpoints.js";
 import { bytes, relativeTime } from "../shared/format.js";
 import type { MemoryController } from "./memory-controller.js";
@@ -47,8 +47,12 @@ function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void }
   );
 }
 
-/** Index status and hybrid search: why the agent would recall what it recalls. */
-export function SearchPanel(props: { memory: MemoryController; onOpen(path: string, line: number): void }) {
+/** Index status and hybrid search: why the agent would recall what it recalls (and `children` after the index). */
+export function SearchPanel(props: {
+  memory: MemoryController;
+  onOpen(path: string, line: number): void;
+  children?: JSX.Element;
+}) {
   const { state, dispatch } = props.memory;
   const [query, setQuery] = createSignal("");
   return (
@@ -75,6 +79,7 @@ export function SearchPanel(props: { memory: MemoryController; onOpen(path: stri
           )}
         </Show>
       </section>
+      {props.children}
       <form
         class="search-form"
         aria-label="Memory search"

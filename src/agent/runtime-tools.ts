@@ -1,0 +1,38 @@
+import type { RuntimeConfig } from "./runtime-config.js";
+import { createBashTool } from "./tools/bash-tool.js";
+import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
+import { createFileTool } from "./tools/file-tool.js";
+import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
+import type { AgentTool } from "./tools/tool-definition.js";
+
+/** The built-in tools of a runtime, configured from irowclaw.toml and the runtime's overrides. */
+export function createRuntimeTools(input: {
+  config: RuntimeConfig["config"];
+  workspace: string;
+  allowPrivateNetwork?: boolean;
+  pageFetcher?: PageFetcher;
+  memory: MemoryToolOperations;
+  topK: number;
+}): AgentTool[] {
+  const { tools } = input.config;
+  return [
+    createBashTool({
+      workspace: input.workspace,
+      timeoutMs: tools.bash.timeout_ms,
+      maxOutputBytes: tools.bash.max_output_bytes,
+    }),
+    createFileTool(),
+    createBrowserTool({
+      policy: {
+        egress: tools.network.egress,
+        allowHosts: tools.network.allow_hosts,
+        denyHosts: tools.network.deny_hosts,
+        allowPrivate: input.allowPrivateNetwork ?? tools.browser.allow_private,
+      },
+      maxBytes: tools.browser.max_bytes,
+      timeoutMs: tools.browser.timeout_ms,
+      ...(input.pageFetcher ? { fetch: input.pageFetcher } : {}),
+    }),
+    createMemoryTool(input.memory, { topK: input.topK }),
+  ];
+}

@@ -1,0 +1,105 @@
+import type Database from "better-sqlite3";
+import { eventQuerySql } from "./event-query.js";
+import { sortDump } from "./event-row.js";
+import type { EventQuery, RecordedEvent, SnapshotDump } from "./event-store.js";
+import { eventFromValues, eventValues, INSERT_COLUMNS } from "./event-values.js";
+import { EVENTS, HEAD_ROW, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
+import type { EncodedSnapshots } from "./snapshot-cache.js";
+import { parseRow } from "./table-schema.js";
+
+type Stmt = Database.Statement<unknown[], unknown>;
+
+/**
+ * Every statement of the SQLite store, prepared once when the store opens, each returning parsed rows. The
+ * SQL is built from the table definitions (ledger-tables.ts), so a column list is never written by hand.
+ */
+export class SqliteStatements {
+  private readonly head: Stmt;
+  private readonly eventById: Stmt;
+  private readonly runText: Stmt;
+  private readonly orderText: Stmt;
+  private readonly insert: Stmt;
+  private readonly upsertRun: Stmt;
+  private readonly upsertOrder: Stmt;
+  private readonly page: Stmt;
+  private readonly reads = new Map<string, Stmt>();
+
+  constructor(private readonly db: Database.Database) {
+    this.head = db.prepare("SELECT coalesce(max(position), 0) AS head FROM events");
+    // Events are read in array mode (see event-values.ts).
+    this.eventById = db.prepare(`SELECT ${EVENTS.list} FROM events WHERE event_id = ?`).raw();
+    this.runText = db.prepare("SELECT snapshot FROM run_snapshots WHERE run_id = ?").pluck();
+    this.orderText = db.prepare("SELECT snapshot FROM order_snapshots WHERE order_id = ?").pluck();
+    const marks = INSERT_COLUMNS.map(() => "?").join(", ");
+    this.insert = db.prepare(`INSERT INTO events (${INSERT_COLUMNS.join(", ")}) VALUES (${marks})`);
+    const upsert = (table: string, key: string) =>
+      db.prepare(
+        `INSERT INTO ${table} (${key}, snapshot) VALUES (?, ?) ON CONFLICT (${key}) DO UPDATE SET snapshot = excluded.snapshot`,
+      );
+    this.upsertRun = upsert(RUN_SNAPSHOTS.name, "run_id");
+    this.upsertOrder = upsert(ORDER_SNAPSHOTS.name, "order_id");
+    this.page = db
+      .prepare(`SELECT ${EVENTS.list} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+      .raw();
+  }
+
+  currentHead(): number {
+    return parseRow(HEAD_ROW, this.head.get(), EVENTS.name).head;
+  }
+
+  storedEvent(eventId: string): RecordedEvent | undefined {
+    const row = this.eventById.get(eventId);
+    return row === undefined ? undefined : eventFromValues(row);
+  }
+
+  /** A snapshot's stored text, or undefined when the stream does not exist. */
+  snapshotText(kind: "run" | "order", id: string): string | undefined {
+    const [statement, table] =
+      kind === "run" ? [this.runText, RUN_SNAPSHOTS] : [this.orderText, ORDER_SNAPSHOTS];
+    const text = statement.get(id);
+    return text === undefined ? undefined : parseRow(table.columns.snapshot, text, `${table.name}.snapshot`);
+  }
+
+  insertEvents(events: readonly RecordedEvent[]): void {
+    for (const event of events) this.insert.run(eventValues(event));
+  }
+
+  saveSnapshots(written: EncodedSnapshots): void {
+    for (const { snapshot, text } of written.runs) this.upsertRun.run(snapshot.run_id, text);
+    for (const { snapshot, text } of written.orders) this.upsertOrder.run(snapshot.order_id, text);
+  }
+
+  deleteSnapshots(): void {
+    this.db.exec(`DELETE FROM ${RUN_SNAPSHOTS.name}; DELETE FROM ${ORDER_SNAPSHOTS.name};`);
+  }
+
+  /** Events after `after` in position order, at most `limit`: the pages a rebuild reads. */
+  eventPage(after: number, limit: number): RecordedEvent[] {
+    return this.page.all(after, limit).map((row) => eventFromValues(row));
+  }
+
+  readEvents(query: EventQuery): RecordedEvent[] {
+    const { sql, params } = eventQuerySql(query, () => "?");
+    const text = `SELECT ${EVENTS.list} FROM events ${sql}`;
+    let statement = this.reads.get(text);
+    if (statement === undefined) {
+      statement = this.db.prepare(text).raw();
+      this.reads.set(text, statement);
+    }
+    return statement.all(...params).map((row) => eventFromValues(row));
+  }
+
+  dumpSnapshots(): SnapshotDump {
+    const runs = this.db
+      .prepare(`SELECT ${RUN_SNAPSHOTS.list} FROM ${RUN_SNAPSHOTS.name}`)
+      .all()
+      .map((row) => parseRow(RUN_SNAPSHOTS.row, row, RUN_SNAPSHOTS.name))
+      .map((r): [string, string] => [r.run_id, r.snapshot]);
+    const orders = this.db
+      .prepare(`SELECT ${ORDER_SNAPSHOTS.list} FROM ${ORDER_SNAPSHOTS.name}`)
+      .all()
+      .map((row) => parseRow(ORDER_SNAPSHOTS.row, row, ORDER_SNAPSHOTS.name))
+      .map((o): [string, string] => [o.order_id, o.snapshot]);
+    return sortDump({ runs, orders });
+  }
+}

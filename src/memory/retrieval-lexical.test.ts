@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CountingEmbedder,
+  countRows,
+  loadTestEmbedder,
+  makeTempBrain,
+  openInspector,
+  type TempBrain,
+} from "../../test/support/memory-fixtures.js";
+import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
+import { HybridSearch } from "./hybrid-search.js";
+import { IndexStore } from "./index-store.js";
+import { Indexer } from "./indexer.js";
+import { QueryVectorCache } from "./retrieval-query-cache.js";
+
+// The lexical aids on a real index: files named by the query, CJK text through trigrams, the migration that
+// adds both to an existing index, and the query-vector cache.
+
+let temp: TempBrain;
+let store: IndexStore;
+let embedder: BuiltinEmbedder;
+let search: HybridSearch;
+const HERONS = "Blue herons stand in the blue heron pond; the blue heron colony counts twelve blue herons.";
+
+beforeAll(async () => {
+  const files: Record<string, string> = {
+    // The file named by the query says nothing of herons; five notes about herons do.
+    "projects/blue-heron.md":
+      "# Client onboarding\n\n## Scope\n\nRedesign of the sign-up flow for the bank.\n",
+    "logs/2025-03-02.md": "# 2025-03-02\n\n## Dentist\n\nCheck-up at nine, nothing to report.\n",
+    "learning/japanese.md": "# Japanese\n\n## Travel\n\n京都の旅館に泊まりたいです。駅はどこですか。\n",
+  };
+  for (let i = 1; i <= 5; i++) files[`birds/herons-${i}.md`] = `# Herons ${i}\n\n## Pond\n\n${HERONS}\n`;
+  temp = await makeTempBrain(files);
+  store = IndexStore.open(temp.brain.databaseFile);
+  embedder = await loadTestEmbedder();
+  await new Indexer(temp.brain, store, embedder).indexAll();
+  search = new HybridSearch(store, embedder);
+});
+afterAll(async () => {
+  store.close();
+  await temp.cleanup();
+});
+
+describe("a query naming a file", () => {
+  it("finds the file first, by its name or any path-like part of it", async () => {
+    // The probe: said in words, the notes about herons win and the named file is not first.
+    const words = await search.search("blue heron");
+    expect(words[0]?.path).not.toBe("projects/blue-heron.md");
+    for (const query of ["what is in blue-heron.md", "open projects/blue-heron", "blue-heron"]) {
+      const hits = await search.search(query);
+      expect(hits[0]?.path, query).toBe("projects/blue-heron.md");
+      expect(hits[0]?.explanation.floor.passed, query).toBe("named");
+      expect(hits[0]?.explanation.summary, query).toMatch(/the query names this file/);
+    }
+  });
+
+  it("finds a day's log by its date", async () => {
+    const hits = await search.search("what happened on 2025-03-02?");
+    expect(hits[0]?.path).toBe("logs/2025-03-02.md");
+  });
+});
+
+describe("CJK text", () => {
+  it("matches a phrase inside a run of CJK text through trigrams, which unicode61 alone misses", async () => {
+    const inspector = openInspector(temp.brain.databaseFile);
+    try {
+      // The probe: the word index holds the whole run as one token, so the phrase finds nothing there.
+      expect(
+        countRows(inspector, `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"京都の旅館"'`),
+      ).toBe(0);
+      // Only chunks with CJK text are in the trigram index.
+      expect(countRows(inspector, "SELECT count(*) AS n FROM chunks_cjk_docsize")).toBe(1);
+    } finally {
+      inspector.close();
+    }
+    const hits = await search.search("京都の旅館", { mode: "lexical" });
+    expect(hits.map((h) => h.path)).toEqual(["learning/japanese.md"]);
+    expect(hits[0]?.explanation.coverage).toBeGreaterThan(0.9);
+    const hybrid = await search.search("京都の旅館", { minScore: 0.99 });
+    expect(hybrid[0]?.explanation.floor.passed).toBe("keyword");
+  });
+
+  it("forgets a deleted chunk's trigrams", async () => {
+    await temp.write("learning/korean.md", "# Korean\n\n## Phrases\n\n감사합니다 means thank you.\n");
+    const indexer = new Indexer(temp.brain, store, embedder);
+    await indexer.indexAll();
+    expect((await search.search("감사합니다", { mode: "lexical" })).map((h) => h.path)).toEqual([
+      "learning/korean.md",
+    ]);
+    await temp.remove("learning/korean.md");
+    await indexer.indexAll();
+    expect(await search.search("감사합니다", { mode: "lexical" })).toEqual([]);
+    const inspector = openInspector(temp.brain.databaseFile);
+    try {
+      expect(
+        countRows(inspector, `SELECT count(*) AS n FROM chunks_cjk WHERE chunks_cjk MATCH '"감사합"'`),
+      ).toBe(0);
+      expect(
+        countRows(inspector, `SELECT count(*) AS n FROM paths_fts WHERE paths_fts MATCH '"korean"'`),
+      ).toBe(0);
+    } finally {
+      inspector.close();
+    }
+  });
+});
+
+describe("an index from before the trigram and path indexes", () => {
+  it("gains both when opened, filled from what it holds", async () => {
+    const old = await makeTempBrain({
+      "notes/東京メモ.md": "# 東京\n\n## 天気\n\n東京の天気は晴れでした。\n",
+    });
+    try {
+      const first = IndexStore.open(old.brain.databaseFile);
+      await new Indexer(old.brain, first, embedder).indexAll();
+      first.close();
+      // Turn it into a version 1 index: no search aids, the old schema version.
+      const db = openInspector(old.brain.databaseFile);
+      db.exec(
+        "DROP TRIGGER chunks_cjk_insert; DROP TRIGGER chunks_cjk_delete; DROP TRIGGER chunks_cjk_update_old; " +
+          "DROP TRIGGER chunks_cjk_update_new; DROP TABLE chunks_cjk; DROP VIEW chunks_cjk_source; " +
+          "DROP TRIGGER files_path_insert; DROP TRIGGER files_path_delete; DROP TABLE paths_fts; DROP TABLE file_paths; " +
+          "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+      );
+      db.close();
+      const reopened = IndexStore.open(old.brain.databaseFile);
+      try {
+        expect(reopened.meta("schema_version")).toBe("2");
+        const hits = await new HybridSearch(reopened, embedder).search("東京の天気", { mode: "lexical" });
+        expect(hits.map((h) => h.path)).toEqual(["notes/東京メモ.md"]);
+        const named = await new HybridSearch(reopened, embedder).search("show 東京メモ.md");
+        expect(named[0]?.explanation.floor.passed).toBe("named");
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      await old.cleanup();
+    }
+  });
+});
+
+describe("the query-vector cache", () => {
+  it("embeds a repeated query once and forgets the least recently used", async () => {
+    const counting = new CountingEmbedder(embedder);
+    const cached = new HybridSearch(store, counting, undefined, { queryCacheSize: 2 });
+    for (const q of ["dentist", "dentist", "herons", "dentist", "bank", "herons"]) await cached.search(q);
+    // dentist (miss), dentist (hit), herons (miss), dentist (hit), bank (miss, evicts herons), herons (miss)
+    expect(counting.texts).toEqual(["dentist", "herons", "bank", "herons"]);
+    expect([cached.queryVectors.hits, cached.queryVectors.misses, cached.queryVectors.size]).toEqual([
+      2, 4, 2,
+    ]);
+    // One cache, two embedding spaces: the same words are embedded once in each.
+    const cache = new QueryVectorCache(8);
+    const other = new CountingEmbedder(embedder, { model: "another-model" });
+    counting.reset();
+    await cache.vectorOf(counting, "dentist");
+    await cache.vectorOf(other, "dentist");
+    await cache.vectorOf(other, "dentist");
+    expect([counting.texts, other.texts]).toEqual([["dentist"], ["dentist"]]);
+  });
+});
