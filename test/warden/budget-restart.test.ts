@@ -24,12 +24,13 @@ async function serve(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 /** What host.db says, read by a connection of its own while a daemon may be running. */
+// The chat model's calls; the memory index's embeddings are recorded too, priced at nothing here.
 function ledger() {
   const db = openHostDb(home);
   try {
     const calls = db
       .prepare<[], { state: string; cost_micros: number; reserved_micros: number }>(
-        "SELECT state, cost_micros, reserved_micros FROM usage_calls WHERE user_id = 'uma' ORDER BY started_at",
+        "SELECT state, cost_micros, reserved_micros FROM usage_calls WHERE user_id = 'uma' AND model = 'test-model' ORDER BY started_at",
       )
       .all();
     const day = db

@@ -41,6 +41,9 @@ export const cronExpression = aString().superRefine((expression, ctx) => {
 
 /** True when the runtime's time zone database knows the IANA name (`Europe/Berlin`, `UTC`). */
 export function isTimeZone(name: string): boolean {
+  // Newer ICU (Node 24) also accepts UTC offsets like "+02:00"; an offset is not a zone (it has no daylight
+  // saving rules), so it is refused on every runtime alike.
+  if (/^[+-]\d/.test(name)) return false;
   try {
     Intl.DateTimeFormat(undefined, { timeZone: name });
     return true;
