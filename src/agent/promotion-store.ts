@@ -4,6 +4,7 @@ import {
   type BrainMemory,
   DEFAULT_PROMOTION_RULE,
   isPromotablePath,
+  type PromotionCandidate,
   type PromotionRule,
   promotionEntry,
   type RecallUse,
@@ -16,14 +17,9 @@ import type { MemoryChangeLog } from "./memory-change-log.js";
 export { PROMOTION_STATES };
 export type PromotionState = (typeof PROMOTION_STATES)[number];
 
-export interface Promotion {
+/** A candidate the rule found, once it is a proposal the user decides. */
+export interface Promotion extends PromotionCandidate {
   id: string;
-  chunkId: string;
-  path: string;
-  headings: string[];
-  text: string;
-  sessions: number;
-  days: number;
   status: PromotionState;
   createdAt: string;
   decidedAt: string | null;

@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AgentRuntime } from "../../src/agent/index.js";
-import { createLogger } from "../../src/core/index.js";
+import type { AgentRuntime } from "../../src/agent/index.js";
 import { chunkMarkdown } from "../../src/memory/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { createTestBrain, type TestBrain } from "../support/test-brain.js";
-import { WordHashEmbedder } from "../support/word-hash-embedder.js";
+import { createTestBrain, openTestRuntime, type TestBrain } from "../support/test-brain.js";
 
 let server: ModelServer;
 let brain: TestBrain;
@@ -21,13 +19,7 @@ beforeEach(async () => {
   server.reset();
   clock = new Date("2026-03-03T14:02:11Z");
   brain = await createTestBrain({ baseUrl: server.url });
-  runtime = await AgentRuntime.open(brain.root, {
-    embedder: new WordHashEmbedder(),
-    workspace: brain.workspace,
-    logger: createLogger("test", { level: "silent" }),
-    env: {},
-    now: () => clock,
-  });
+  runtime = await openTestRuntime(brain, { now: () => clock });
 });
 afterEach(async () => {
   await runtime?.close();

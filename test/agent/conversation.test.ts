@@ -2,11 +2,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type AgentEvent, AgentRuntime } from "../../src/agent/index.js";
-import { createLogger } from "../../src/core/index.js";
+import type { AgentEvent, AgentRuntime } from "../../src/agent/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { createTestBrain, type TestBrain, type TestBrainOptions } from "../support/test-brain.js";
-import { WordHashEmbedder } from "../support/word-hash-embedder.js";
+import {
+  createTestBrain,
+  openTestRuntime,
+  type TestBrain,
+  type TestBrainOptions,
+} from "../support/test-brain.js";
 
 let server: ModelServer;
 let brain: TestBrain;
@@ -22,13 +25,7 @@ async function open(
   runtimeOptions: { contextTokens?: number; reserveTokens?: number } = {},
 ): Promise<void> {
   brain = await createTestBrain({ baseUrl: server.url, ...options });
-  runtime = await AgentRuntime.open(brain.root, {
-    ...runtimeOptions,
-    embedder: new WordHashEmbedder(),
-    workspace: brain.workspace,
-    logger: createLogger("test", { level: "silent" }),
-    env: {},
-  });
+  runtime = await openTestRuntime(brain, runtimeOptions);
 }
 
 beforeEach(() => {

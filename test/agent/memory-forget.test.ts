@@ -2,11 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AgentRuntime, SessionStore } from "../../src/agent/index.js";
-import { createLogger } from "../../src/core/index.js";
+import { type AgentRuntime, SessionStore } from "../../src/agent/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { createTestBrain, type TestBrain } from "../support/test-brain.js";
-import { WordHashEmbedder } from "../support/word-hash-embedder.js";
+import { createTestBrain, openTestRuntime, type TestBrain } from "../support/test-brain.js";
 
 let server: ModelServer;
 let brain: TestBrain;
@@ -27,13 +25,7 @@ beforeEach(async () => {
     "memory.md",
     `# Memory\n\n## Boiler\n\nRemember: ${SECRET}.\n\n## Tea\n\nGenmaicha is the favourite.\n`,
   );
-  runtime = await AgentRuntime.open(brain.root, {
-    embedder: new WordHashEmbedder(),
-    workspace: brain.workspace,
-    logger: createLogger("test", { level: "silent" }),
-    env: {},
-    now: () => clock,
-  });
+  runtime = await openTestRuntime(brain, { now: () => clock });
 });
 afterEach(async () => {
   await runtime?.close();

@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AgentRuntime } from "../../src/agent/index.js";
-import { ConflictError, createLogger } from "../../src/core/index.js";
+import type { AgentRuntime } from "../../src/agent/index.js";
+import { ConflictError } from "../../src/core/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { createTestBrain, type TestBrain } from "../support/test-brain.js";
-import { WordHashEmbedder } from "../support/word-hash-embedder.js";
+import { createTestBrain, openTestRuntime, type TestBrain } from "../support/test-brain.js";
 
 let server: ModelServer;
 let brain: TestBrain;
@@ -24,13 +23,7 @@ beforeEach(async () => {
   clock = new Date("2026-03-03T10:00:00Z");
   brain = await createTestBrain({ baseUrl: server.url });
   brain.write(LOG, "# 2026-03-01\n\n## Boiler pressure\n\nThe boiler pressure should sit at 1.5 bar.\n");
-  runtime = await AgentRuntime.open(brain.root, {
-    embedder: new WordHashEmbedder(),
-    workspace: brain.workspace,
-    logger: createLogger("test", { level: "silent" }),
-    env: {},
-    now: () => clock,
-  });
+  runtime = await openTestRuntime(brain, { now: () => clock });
 });
 afterEach(async () => {
   await runtime?.close();

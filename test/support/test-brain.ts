@@ -1,7 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { AgentRuntime } from "../../src/agent/index.js";
+import { createLogger } from "../../src/core/index.js";
 import { initBrain } from "../../src/memory/index.js";
+import { WordHashEmbedder } from "./word-hash-embedder.js";
 
 export interface TestBrain {
   root: string;
@@ -72,4 +75,21 @@ ${indexing}`,
     },
     remove: () => rmSync(base, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The agent runtime on a test brain as the tests use it: the word-hash embedder, the brain's own workspace,
+ * silent logs, no environment, and the clock the test moves (the real one when left out).
+ */
+export function openTestRuntime(
+  brain: TestBrain,
+  options: { now?: () => Date; contextTokens?: number; reserveTokens?: number } = {},
+): Promise<AgentRuntime> {
+  return AgentRuntime.open(brain.root, {
+    ...options,
+    embedder: new WordHashEmbedder(),
+    workspace: brain.workspace,
+    logger: createLogger("test", { level: "silent" }),
+    env: {},
+  });
 }

@@ -23,7 +23,18 @@ export async function liveCell(ctx: WardenContext, userId: string): Promise<Cell
   return cell;
 }
 
-/** Asks the user's cell one question about its brain database; a refusal becomes the matching HTTP error. */
+/** Something the cell looked for and did not find, in the cell's own words (it names what and which). */
+class BrainNotFoundError extends NotFoundError {
+  constructor(message: string) {
+    super("brain entry", "");
+    this.message = message;
+  }
+}
+
+/**
+ * Asks the user's cell one question about its brain database; a refusal becomes the matching HTTP error
+ * (the cell's not_found a 404, its conflict a 409, anything else a 503).
+ */
 export async function askBrain<K extends BrainQuery["kind"]>(
   ctx: WardenContext,
   userId: string,
@@ -35,6 +46,8 @@ export async function askBrain<K extends BrainQuery["kind"]>(
     throw new CellUnavailableError(
       reply.type === "Error" ? `the cell refused: ${reply.message}` : `the cell answered ${reply.type}`,
     );
+  if (reply.error?.code === "not_found") throw new BrainNotFoundError(reply.error.message);
+  if (reply.error?.code === "conflict") throw new ConflictError(reply.error.message);
   if (reply.error) throw new CellUnavailableError(`the cell could not answer: ${reply.error.message}`);
   if (reply.answer?.kind !== query.kind)
     throw new CellUnavailableError(`the cell answered ${reply.answer?.kind ?? "nothing"} to ${query.kind}`);

@@ -1,6 +1,4 @@
 import {
-  type BrainAnswer,
-  type BrainQuery,
   memorySearchAnswerSchema,
   memorySearchParamsSchema,
   memoryStatusAnswerSchema,
@@ -12,10 +10,9 @@ import {
   toolAuditAnswerSchema,
   toolAuditParamsSchema,
 } from "../../contracts/index.js";
-import { ConflictError, NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
-import { askBrain, CellUnavailableError, liveCell } from "./brain-access.js";
+import { askBrain } from "./brain-access.js";
 
 /**
  * What the brain database knows, asked of the user's cell (the warden never opens it): hybrid memory search
@@ -35,7 +32,7 @@ export function memoryRoutes(ctx: WardenContext) {
       params: promotionParamsSchema,
       response: promotionAnswerSchema,
       async handler({ auth, params }) {
-        const answer = await askDecision(ctx, auth.userId, {
+        const answer = await askBrain(ctx, auth.userId, {
           kind: "memory_promotion_decide",
           id: params.id,
           decision,
@@ -118,21 +115,4 @@ export function memoryRoutes(ctx: WardenContext) {
       },
     }),
   ];
-}
-
-/** askBrain for a decision: an unknown proposal is a 404 and one decided already a 409, not a cell failure. */
-async function askDecision(
-  ctx: WardenContext,
-  userId: string,
-  query: Extract<BrainQuery, { kind: "memory_promotion_decide" }>,
-): Promise<Extract<BrainAnswer, { kind: "memory_promotion_decide" }>> {
-  const cell = await liveCell(ctx, userId);
-  const reply = await cell.call({ type: "QueryRequest", query }, { timeoutMs: 60_000 });
-  if (reply.type !== "QueryResult") throw new CellUnavailableError(`the cell answered ${reply.type}`);
-  if (reply.error?.code === "not_found") throw new NotFoundError("promotion", query.id);
-  if (reply.error?.code === "conflict") throw new ConflictError(reply.error.message);
-  if (reply.error) throw new CellUnavailableError(`the cell could not answer: ${reply.error.message}`);
-  if (reply.answer?.kind !== query.kind)
-    throw new CellUnavailableError(`the cell answered ${reply.answer?.kind ?? "nothing"} to ${query.kind}`);
-  return reply.answer;
 }
