@@ -54,7 +54,19 @@ export class AgentRuntime {
     this.dayLog = new DayLog(brain.root, (write) => memory.writeFiles(write));
     this.audit = new BrainAuditLog(this.db, this.dayLog);
     this.now = options.now ?? (() => new Date());
-    this.conversations = new ConversationMemory({ memory, db, dayLog: this.dayLog, now: this.now, logger });
+    this.conversations = new ConversationMemory({
+      memory,
+      db,
+      dayLog: this.dayLog,
+      now: this.now,
+      logger,
+      promotionRule: () => {
+        const p = this.runtimeConfig.config.promotion;
+        return p.enabled
+          ? { minSessions: p.min_sessions, minDays: p.min_days, windowDays: p.window_days }
+          : null;
+      },
+    });
   }
 
   static async open(dir: string, options: AgentRuntimeOptions = {}): Promise<AgentRuntime> {

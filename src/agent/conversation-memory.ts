@@ -1,5 +1,5 @@
 import type { Logger } from "../core/index.js";
-import type { BrainMemory, ForgetMatcher, SearchHit } from "../memory/index.js";
+import type { BrainMemory, ForgetMatcher, ForgetScope, PromotionRule, SearchHit } from "../memory/index.js";
 import type { ChatMessage } from "../providers/index.js";
 import type { AgentDatabase } from "./agent-db.js";
 import type { AgentRunResult } from "./agent-event.js";
@@ -23,6 +23,12 @@ export interface TurnEnd {
   transcript: boolean;
 }
 
+/** An applied forget: what copies elsewhere must lose, and how many places of the brain it removed. */
+export interface Forgotten {
+  scope: ForgetScope;
+  places: number;
+}
+
 /**
  * What a brain remembers of its conversations, around each turn: the transcript, forgetting (which must also
  * reach the turn in which it was asked), corrections, and which recalled passages answers cited (for
@@ -35,6 +41,7 @@ export class ConversationMemory {
   // Per session, during its turn: passages handed to the model, and what it was asked to forget.
   private readonly recalled = new Map<string, SearchHit[]>();
   private readonly forgotten = new Map<string, ForgetMatcher[]>();
+  private readonly forgetListeners = new Set<(forgotten: Forgotten) => void>();
 
   constructor(
     private readonly parts: {
@@ -43,11 +50,13 @@ export class ConversationMemory {
       dayLog: DayLog;
       now: () => Date;
       logger: Logger;
+      /** The promotion rule in force (irowclaw.toml [promotion]); null when proposals are off. */
+      promotionRule?: () => PromotionRule | null;
     },
   ) {
     this.transcripts = new TranscriptLog(parts.db, parts.memory);
     this.changes = new MemoryChangeLog(parts.db, parts.dayLog);
-    this.promotions = new PromotionStore(parts.db, parts.memory, this.changes);
+    this.promotions = new PromotionStore(parts.db, parts.memory, this.changes, parts.promotionRule);
   }
 
   /** Forgets `target` everywhere (see forgetMemory); the session asking has it removed from its turn too. */
@@ -62,7 +71,20 @@ export class ConversationMemory {
       list.push(report.matcher);
       this.forgotten.set(request.sessionId, list);
     }
+    if (report.applied && report.scope) {
+      const forgotten = { scope: report.scope, places: report.places.length };
+      for (const listener of this.forgetListeners) listener(forgotten);
+    }
     return report;
+  }
+
+  /**
+   * Tells `listener` of every forget applied to this brain (by the agent, a job or its owner), so copies kept
+   * outside it — the warden's record of what the user saw — lose the text too.
+   */
+  onForgotten(listener: (forgotten: Forgotten) => void): () => void {
+    this.forgetListeners.add(listener);
+    return () => this.forgetListeners.delete(listener);
   }
 
   /** The memory tool's operations on this brain. */

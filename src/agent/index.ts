@@ -22,9 +22,9 @@ export {
   MemoryAuditLog,
 } from "./audit-log.js";
 export { type Citation, citedHits, citeKey, parseCitations } from "./citations.js";
-export { ConversationMemory, type TurnEnd } from "./conversation-memory.js";
+export { ConversationMemory, type Forgotten, type TurnEnd } from "./conversation-memory.js";
 export { DayLog } from "./day-log.js";
-export { FORGOTTEN, redactMessages, redactText, scrubAgentTables } from "./forget-scrub.js";
+export { FORGOTTEN, jsonText, redactMessages, redactText, scrubAgentTables } from "./forget-scrub.js";
 export {
   MEMORY_CHANGE_ACTIONS,
   type MemoryChange,

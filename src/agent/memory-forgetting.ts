@@ -2,9 +2,11 @@ import {
   type BrainMemory,
   type Correction,
   type ForgetMatcher,
+  type ForgetScope,
+  forgetScope,
   parseForgetTarget,
   type SkippedFile,
-  scrubMatcher,
+  scopeMatcher,
 } from "../memory/index.js";
 import type { AgentDatabase } from "./agent-db.js";
 import { scrubAgentTables } from "./forget-scrub.js";
@@ -35,6 +37,8 @@ export interface ForgetReport {
   skipped: SkippedFile[];
   /** What else must lose the text (the current turn's transcript and history); absent when nothing matched. */
   matcher?: ForgetMatcher;
+  /** The same as data, for copies kept outside the brain (the warden's record of the conversations). */
+  scope?: ForgetScope;
   purgeMs?: number;
   purgeError?: string;
 }
@@ -48,8 +52,9 @@ export async function forgetMemory(parts: ForgettingParts, request: ForgetReques
   const target = parseForgetTarget(request.target);
   const outcome = await parts.memory.forget(target, {
     apply: request.apply,
-    beforePurge: (plan) => scrubAgentTables(parts.db, scrubMatcher(plan)),
+    beforePurge: (plan) => scrubAgentTables(parts.db, scopeMatcher(forgetScope(plan))),
   });
+  const scope = outcome.files.length > 0 ? forgetScope(outcome) : undefined;
   const places: MemoryChange[] = outcome.files.flatMap((f) =>
     f.removal.regions.map((r) => ({ path: f.path, ...r })),
   );
@@ -58,7 +63,7 @@ export async function forgetMemory(parts: ForgettingParts, request: ForgetReques
     places,
     previews: outcome.files.flatMap((f) => f.removal.removed),
     skipped: outcome.skipped,
-    ...(outcome.files.length > 0 ? { matcher: scrubMatcher(outcome) } : {}),
+    ...(scope ? { matcher: scopeMatcher(scope), scope } : {}),
     ...(outcome.purgeMs === undefined ? {} : { purgeMs: outcome.purgeMs }),
     ...(outcome.purgeError === undefined ? {} : { purgeError: outcome.purgeError }),
   };

@@ -41,7 +41,8 @@ export class PromotionStore {
     private readonly db: AgentDatabase,
     private readonly memory: Pick<BrainMemory, "remember">,
     private readonly changes: MemoryChangeLog,
-    private readonly rule: PromotionRule = DEFAULT_PROMOTION_RULE,
+    /** Read at each proposal, so an edit of irowclaw.toml's [promotion] counts from the next turn; null: off. */
+    private readonly rule: () => PromotionRule | null = () => DEFAULT_PROMOTION_RULE,
   ) {}
 
   /** Records that an answer of `sessionId` used these passages (once per passage and session). */
@@ -61,6 +62,8 @@ export class PromotionStore {
 
   /** Applies the rule at `now` and stores a pending proposal for each passage not proposed before. */
   propose(now: Date): Promotion[] {
+    const rule = this.rule();
+    if (!rule) return [];
     const rows = this.db
       .prepare<[], UseRow>(
         "SELECT chunk_id, session_id, day, path, headings, text, at FROM agent_recall_uses",
@@ -81,7 +84,7 @@ export class PromotionStore {
     );
     const made: string[] = [];
     this.db.transaction(() => {
-      for (const c of selectPromotions(uses, this.rule, now)) {
+      for (const c of selectPromotions(uses, rule, now)) {
         const id = newId();
         const added = insert.run(
           id,

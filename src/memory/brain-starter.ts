@@ -134,6 +134,14 @@ api_key_env = "OPENROUTER_API_KEY"
 ${indexing}
 chunk_max_bytes = 2048
 watch_debounce_ms = 500
+
+[promotion]
+# Facts that answers keep citing from logs/ and sessions/ are proposed for memory.md (written only when you
+# approve them in the memory inspector): cited in min_sessions sessions on min_days days within window_days.
+enabled = true
+min_sessions = 3
+min_days = 2
+window_days = 30
 `,
     [`${BRAIN_PATHS.agents}/${agent}.toml`]: `name = "${agent}"
 provider = "${provider}"

@@ -127,19 +127,28 @@ export async function applyForget(brain: BrainLayout, plan: ForgetPlan): Promise
 }
 
 /**
- * What copies of the forgotten text elsewhere (stored conversations, the tool-call audit) must lose: for a query
- * the same rule as the files; for a chunk its paragraphs, wherever they were quoted.
+ * What copies of the forgotten text elsewhere (stored conversations, the tool-call audit, the warden's record of
+ * what the user saw) must lose, as plain data that can cross the cell's channel: for a query the same rule as
+ * the files; for a chunk its paragraphs, wherever they were quoted.
  */
-export function scrubMatcher(plan: ForgetPlan): ForgetMatcher {
-  if (plan.target.kind === "query") return queryMatcher(plan.target.query);
-  const paragraphs: string[] = [];
+export type ForgetScope = { query: string } | { passages: string[] };
+
+export function forgetScope(plan: ForgetPlan): ForgetScope {
+  if (plan.target.kind === "query") return { query: plan.target.query };
+  const passages: string[] = [];
   for (const file of plan.files)
     for (const text of file.removal.removed) {
       const lines = text.split("\n");
       for (const unit of unitsOf(lines))
-        if (!unit.heading) paragraphs.push(lines.slice(unit.start, unit.end + 1).join("\n"));
+        if (!unit.heading) passages.push(lines.slice(unit.start, unit.end + 1).join("\n"));
     }
-  return paragraphs.length === 0 ? () => false : containsMatcher(paragraphs);
+  return { passages };
+}
+
+/** The matcher a scope stands for: a unit with every word of the query, or one that quotes a passage. */
+export function scopeMatcher(scope: ForgetScope): ForgetMatcher {
+  if ("query" in scope) return queryMatcher(scope.query);
+  return scope.passages.length === 0 ? () => false : containsMatcher(scope.passages);
 }
 
 /** Whether text follows line `from` (0-based index of the next line) before the next heading. */

@@ -46,10 +46,12 @@ export {
 export {
   type ForgetFile,
   type ForgetPlan,
+  type ForgetScope,
   type ForgetTarget,
+  forgetScope,
   isForgettablePath,
   parseForgetTarget,
-  scrubMatcher,
+  scopeMatcher,
 } from "./forget-plan.js";
 export { purgeDeletedText } from "./forget-purge.js";
 export {

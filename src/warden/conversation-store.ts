@@ -1,5 +1,8 @@
 import type Database from "better-sqlite3";
 import { newId } from "../core/index.js";
+import type { ForgetMatcher } from "../memory/index.js";
+import { scrubConversations } from "./conversation-scrub.js";
+import { titleOf } from "./conversation-title.js";
 
 export interface Conversation {
   id: string;
@@ -159,6 +162,11 @@ export class ConversationStore {
     })();
   }
 
+  /** See scrubConversations. */
+  scrub(userId: string, matches: ForgetMatcher): number {
+    return scrubConversations(this.db, userId, matches);
+  }
+
   entries(id: string, options: { after?: number; limit?: number } = {}): ConversationEntry[] {
     return this.db
       .prepare<
@@ -170,9 +178,4 @@ export class ConversationStore {
       .all(id, options.after ?? -1, options.limit ?? 10_000)
       .map((r) => ({ ...r, meta: JSON.parse(r.meta) as Record<string, unknown> }));
   }
-}
-
-function titleOf(text: string): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
 }

@@ -11,6 +11,7 @@ import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { ChatCore } from "./chat-core.js";
+import { forgetInConversations } from "./conversation-scrub.js";
 import { ConversationStore } from "./conversation-store.js";
 import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
@@ -101,6 +102,9 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   });
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   const chat = new ChatCore({ cells, conversations, soul, logger });
+  cells.onForgotten((userId, notice) =>
+    forgetInConversations(userId, notice, { conversations, audit, logger }),
+  );
   const router = new ChannelRouter({ chat, links: channelLinks, logger });
   relayBudgetAlerts(budget, { router, users, audit });
   const telegramBots = new Map<string, TelegramChannel>();

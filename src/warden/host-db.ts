@@ -40,6 +40,9 @@ export function openHostDb(home: string): Database.Database {
     db.pragma("journal_mode = WAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    // Deleted and overwritten rows are zeroed, not left in free space: a forgotten passage, a removed user's
+    // conversations or a rotated token's hash must not be readable from the file afterwards.
+    db.pragma("secure_delete = ON");
     // One transaction, so a second process starting at the same moment never sees half the tables.
     db.transaction(() => {
       for (const migrate of MIGRATIONS) migrate(db);

@@ -6,7 +6,7 @@ import {
   CellManager,
   type CellStartSpec,
 } from "../cells/index.js";
-import type { IronclawdConfig, JobStatus, Ready } from "../contracts/index.js";
+import type { IronclawdConfig, JobStatus, MemoryForgotten, Ready } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
 import type { ModelBudget } from "./budget-guard.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
@@ -44,6 +44,7 @@ export class WardenCells {
   readonly manager: CellManager;
   private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
   private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
+  private readonly forgetListeners = new Set<(userId: string, notice: MemoryForgotten) => void>();
 
   constructor(private readonly options: WardenCellsOptions) {
     const idleMinutes = options.config.cells.idle_stop_minutes;
@@ -101,6 +102,12 @@ export class WardenCells {
     return () => this.jobListeners.delete(listener);
   }
 
+  /** A user's brain forgot something: copies the warden keeps must lose it too. */
+  onForgotten(listener: (userId: string, notice: MemoryForgotten) => void): () => void {
+    this.forgetListeners.add(listener);
+    return () => this.forgetListeners.delete(listener);
+  }
+
   private async greet(userId: string, cell: CellHandle): Promise<Ready> {
     const detach = serveCellRequests(cell, {
       userId,
@@ -114,6 +121,9 @@ export class WardenCells {
     const off = cell.onEvent((message) => {
       if (message.type === "JobStatus" && message.reply_to === undefined) {
         for (const listener of this.jobListeners) listener(userId, message);
+      }
+      if (message.type === "MemoryForgotten") {
+        for (const listener of this.forgetListeners) listener(userId, message);
       }
       if (message.type === "Error" && message.fatal) {
         this.options.logger.error({ user: userId, reason: message.message }, "the cell cannot go on");

@@ -117,6 +117,29 @@ describe("forgetting through the memory tool", () => {
     expect(read("memory.md")).toBe(`# Memory\n\n## Boiler\n\nRemember: ${SECRET}.\n`);
   });
 
+  it("leaves no trace of a CJK passage in the trigram and path indexes either, and tells who listens what to drop", async () => {
+    const cjk = "金庫の暗証番号は七四一二です";
+    brain.write("notes/金庫.md", `# 金庫\n\n${cjk}\n\n## Tea\n\nSencha too.\n`);
+    await runtime.memory.index();
+    // Positive control: the trigram index finds it, and the file's bytes hold its trigrams.
+    expect((await runtime.memory.search("暗証番号", { mode: "lexical" })).map((h) => h.path)).toContain(
+      "notes/金庫.md",
+    );
+    const trigrams = Array.from({ length: cjk.length - 2 }, (_, i) => cjk.slice(i, i + 3));
+    const utf8 = (t: string) => Buffer.from(t, "utf8").toString("latin1");
+    expect(trigrams.some((t) => databaseBytes().includes(utf8(t)))).toBe(true);
+
+    const heard: unknown[] = [];
+    runtime.conversations.onForgotten((f) => heard.push(f));
+    const report = await runtime.conversations.forget({ target: cjk, apply: true, actor: "user" });
+    expect(report.places.map((p) => p.path)).toEqual(["notes/金庫.md"]);
+    expect(heard).toEqual([{ scope: { query: cjk }, places: 1 }]);
+    expect(read("notes/金庫.md")).toBe("# 金庫\n\n## Tea\n\nSencha too.\n");
+    expect(await runtime.memory.search("暗証番号", { mode: "lexical" })).toEqual([]);
+    const bytes = databaseBytes();
+    expect(trigrams.filter((t) => bytes.includes(utf8(t)))).toEqual([]);
+  });
+
   it("changes nothing and says so when nothing matches, and refuses a call naming both a query and an id", async () => {
     server.enqueue(
       reply.toolCalls([{ name: "memory", arguments: { action: "forget", query: "zebra crossing" } }]),

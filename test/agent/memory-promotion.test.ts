@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AgentRuntime } from "../../src/agent/index.js";
@@ -115,5 +115,34 @@ describe("promotion of recalled passages into memory.md", () => {
     await askAboutPressure("s5", "2026-03-06T10:00:00Z");
     expect(runtime.conversations.promotions.list().map((p) => p.status)).toEqual(["rejected"]);
     expect(read("memory.md")).not.toContain("1.5 bar");
+  });
+
+  it("follows irowclaw.toml's [promotion]: its thresholds from the next turn on, and nothing when it is off", async () => {
+    const config = join(brain.root, "config/irowclaw.toml");
+    const original = readFileSync(config, "utf8");
+    writeFileSync(config, `${original}\n[promotion]\nmin_sessions = 2\nmin_days = 1\n`);
+    await askAboutPressure("s1", "2026-03-03T10:00:00Z");
+    expect(runtime.conversations.promotions.list()).toEqual([]);
+    await askAboutPressure("s2", "2026-03-03T11:00:00Z");
+    expect(runtime.conversations.promotions.list("pending")).toEqual([
+      expect.objectContaining({ path: LOG, sessions: 2, days: 1 }),
+    ]);
+
+    writeFileSync(config, `${original}\n[promotion]\nenabled = false\nmin_sessions = 1\nmin_days = 1\n`);
+    brain.write("logs/2026-03-02.md", "# 2026-03-02\n\n## Radiators\n\nBleed the radiators in October.\n");
+    await runtime.memory.index();
+    clock = new Date("2026-03-04T10:00:00Z");
+    server.enqueue(
+      reply.toolCalls([{ name: "memory", arguments: { action: "recall", query: "bleed the radiators" } }]),
+      reply.text("In October [logs/2026-03-02.md#Radiators]."),
+    );
+    await runtime.runTurn({ sessionId: "s3", prompt: "When do I bleed the radiators?" });
+    expect(runtime.conversations.promotions.list().map((p) => p.path)).toEqual([LOG]);
+    // Control: the citation was recorded, and the same rule switched on proposes it at the next turn.
+    writeFileSync(config, `${original}\n[promotion]\nmin_sessions = 1\nmin_days = 1\n`);
+    await askAboutPressure("s4", "2026-03-04T11:00:00Z");
+    expect(new Set(runtime.conversations.promotions.list().map((p) => p.path))).toEqual(
+      new Set([LOG, "logs/2026-03-02.md"]),
+    );
   });
 });

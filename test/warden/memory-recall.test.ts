@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reply } from "../support/model-server.js";
 import { api, readSse, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -49,6 +51,28 @@ async function search(q: string): Promise<Array<{ path: string; text: string; he
   ).data.hits;
 }
 
+/** The user's conversations as the warden keeps them (titles and every entry), through the API. */
+async function conversations(): Promise<string> {
+  const list = (await (await call("GET", "/api/sessions")).json()) as { data: Array<{ id: string }> };
+  const details = await Promise.all(
+    list.data.map(async (s) => (await call("GET", `/api/sessions/${s.id}`)).json()),
+  );
+  return JSON.stringify([list, details]);
+}
+
+/** Every byte of host.db and its write-ahead log, to search for leftovers of a forgotten fact. */
+function hostDbBytes(): string {
+  const file = join(h.home, "host.db");
+  const wal = (() => {
+    try {
+      return readFileSync(`${file}-wal`);
+    } catch {
+      return Buffer.alloc(0);
+    }
+  })();
+  return Buffer.concat([readFileSync(file), wal]).toString("latin1");
+}
+
 const systemPrompt = () => String(h.model.chatRequests().at(-1)?.messages[0]?.content ?? "");
 
 describe("a fact said in one conversation, through the warden", () => {
@@ -91,6 +115,9 @@ describe("a fact said in one conversation, through the warden", () => {
     expect(new Set(before.map((hit) => hit.path.slice(0, 20)))).toEqual(
       new Set(["sessions/2026-03-03/", "sessions/2026-03-04/"]),
     );
+    // Positive control: the warden's own record of the conversations holds it, in the API and in the file.
+    expect(await conversations()).toContain("Vaillant");
+    expect(hostDbBytes()).toContain("Vaillant");
     h.model.enqueue(
       reply.toolCalls([{ name: "memory", arguments: { action: "forget", query: "Vaillant heat pump" } }]),
       reply.text("Done, I have forgotten it."),
@@ -102,6 +129,18 @@ describe("a fact said in one conversation, through the warden", () => {
     expect((await brainFile(`sessions/2026-03-03/${first}.md`)).content).not.toContain("Vaillant");
     expect((await brainFile(`sessions/2026-03-04/${forget.sessionId}.md`)).content).not.toContain("Vaillant");
     expect((await search("Vaillant heat pump")).filter((hit) => hit.text.includes("Vaillant"))).toEqual([]);
+    // What the warden kept of the conversations (titles, questions, answers, tool calls) lost it too, and so
+    // did host.db's bytes; the rest of those conversations is still there.
+    const kept = await conversations();
+    expect(kept).not.toContain("Vaillant");
+    expect(kept).toContain("[forgotten]");
+    expect(kept).toContain("Noted, a heat pump in April.");
+    expect(hostDbBytes()).not.toContain("Vaillant");
+    const audit = (await (await call("GET", "/api/audit?action=memory.forgotten")).json()) as {
+      data: Array<{ detail: Record<string, unknown> }>;
+    };
+    expect(audit.data[0]?.detail).toMatchObject({ places: 2 });
+    expect(JSON.stringify(audit.data)).not.toContain("Vaillant");
 
     h.model.enqueue(reply.text("I don't know which heat pump."));
     await chat("Which heat pump brand did we pick for the boiler?");
@@ -110,6 +149,74 @@ describe("a fact said in one conversation, through the warden", () => {
     expect(systemPrompt()).toContain("# Memory");
     expect(JSON.stringify(request?.messages)).not.toContain("Vaillant");
   }, 120_000);
+});
+
+describe("forgetting through the API, as the memory inspector does", () => {
+  const NOTE = "logs/2026-03-02.md";
+  const PIN = "the garage door pin is 7781";
+
+  it("previews with the text and changes nothing; applied, removes it from the brain and the conversations", async () => {
+    const put = await call("PUT", "/api/brain/file", {
+      path: NOTE,
+      content: `# 2026-03-02\n\n## Garage\n\nNote: ${PIN}.\n\n## Garden\n\nThe roses need pruning.\n`,
+    });
+    expect(put.status).toBe(200);
+    h.model.enqueue(reply.text(`Got it: ${PIN}.`));
+    await chat(`Also, ${PIN}.`);
+    expect(await conversations()).toContain("7781");
+
+    const preview = await call("POST", "/api/memory/forget", { target: "garage door pin 7781" });
+    expect(preview.status).toBe(200);
+    const shown = ((await preview.json()) as { data: Record<string, unknown> }).data;
+    expect(shown).toMatchObject({ applied: false });
+    expect(JSON.stringify(shown.previews)).toContain(PIN);
+    expect((shown.places as Array<{ path: string }>).map((p) => p.path)).toContain(NOTE);
+    expect((await brainFile(NOTE)).content).toContain(PIN);
+    expect(await conversations()).toContain("7781");
+
+    const applied = await call("POST", "/api/memory/forget", { target: "garage door pin 7781", apply: true });
+    expect(applied.status).toBe(200);
+    const done = ((await applied.json()) as { data: Record<string, unknown> }).data;
+    expect(done).toMatchObject({ applied: true });
+    expect(done.previews).toBeUndefined();
+    expect(JSON.stringify(done)).not.toContain("7781");
+    expect((done.places as Array<{ hash: string }>)[0]?.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect((await brainFile(NOTE)).content).toBe("# 2026-03-02\n\n## Garden\n\nThe roses need pruning.\n");
+    expect(await search("garage door pin")).not.toContainEqual(expect.objectContaining({ path: NOTE }));
+    expect(await conversations()).not.toContain("7781");
+    expect(hostDbBytes()).not.toContain("7781");
+  }, 120_000);
+
+  it("refuses a target with no word, an empty one or unknown keys naming the field, and an unknown chunk with 404", async () => {
+    for (const [body, rule] of [
+      [{ target: "!!!" }, /body\.target: must contain a word/],
+      [{ target: "" }, /body\.target: must not be empty/],
+      [{ target: "roses", apply: "yes" }, /body\.apply/],
+      [{ target: "roses", everything: true }, /everything/],
+    ] as const) {
+      const response = await call("POST", "/api/memory/forget", body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(rule);
+    }
+    const unknown = await call("POST", "/api/memory/forget", {
+      target: "0123456789abcdef0123456789abcdef",
+      apply: true,
+    });
+    expect(unknown.status).toBe(404);
+    expect((await brainFile("logs/2026-03-02.md")).content).toContain("The roses need pruning.");
+  }, 60_000);
+
+  it("explains each search hit: both legs' ranks, recency and the floor, in one line too", async () => {
+    const [hit] = await search("roses pruning");
+    expect(hit?.path).toBe("logs/2026-03-02.md");
+    const explanation = (hit as unknown as { explanation: Record<string, unknown> }).explanation;
+    expect(explanation).toMatchObject({
+      lexical_rank: 1,
+      recency: { source: "dated", date: "2026-03-02" },
+      floor: { passed: expect.any(String) },
+    });
+    expect(String(explanation.summary)).toMatch(/lexical #1/);
+  }, 60_000);
 });
 
 describe("promotion proposals through the warden", () => {

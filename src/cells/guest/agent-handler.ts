@@ -54,6 +54,11 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
   const scheduler = createRuntimeScheduler(jobTurns.runtime, { watch: true });
   jobTurns.follow(scheduler);
   scheduler.start();
+  // Whoever asked (the agent, a job, the owner through the warden), the warden's own record of the
+  // conversations must lose forgotten text too; the notice goes out before the turn or query ends.
+  runtime.conversations.onForgotten(({ scope, places }) =>
+    options.warden.send({ type: "MemoryForgotten", scope, places }),
+  );
   const sessions = new SessionStore(runtime.db);
   const queries = createBrainQueries(runtime, scheduler);
   const historyOf = (message: UserMessage): ChatMessage[] =>

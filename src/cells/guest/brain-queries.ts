@@ -6,8 +6,9 @@ import type {
   QueryRequest,
   ToolAuditEntry,
 } from "../../contracts/cell/index.js";
-import { ConflictError, NotFoundError } from "../../core/index.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../core/index.js";
 import type { QueryOutcome } from "./cell-handler.js";
+import { answerForget, hitToWire } from "./memory-answers.js";
 
 interface AuditRow {
   id: string;
@@ -55,22 +56,13 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
           ...(query.mode ? { mode: query.mode } : {}),
           ...(query.limit ? { topK: query.limit } : {}),
         });
-        return {
-          answer: {
-            kind: "memory_search",
-            hits: hits.map((h) => ({
-              id: h.id,
-              path: h.path,
-              headings: h.headings,
-              start_line: h.startLine,
-              end_line: h.endLine,
-              text: h.text,
-              score: h.score,
-              semantic: h.semantic,
-              lexical: h.lexical,
-            })),
-          },
-        };
+        return { answer: { kind: "memory_search", hits: hits.map(hitToWire) } };
+      }
+      case "memory_forget": {
+        // A forget plans on the markdown as it is now, but an edit through the inspector must be indexed first
+        // so that a chunk id from a search right after it is known.
+        await indexChanges();
+        return { answer: await answerForget(runtime, query, new Date(request.timestamp)) };
       }
       case "memory_status": {
         const s = runtime.memory.status();
@@ -137,7 +129,9 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
             ? "not_found"
             : error instanceof ConflictError
               ? "conflict"
-              : "failed";
+              : error instanceof InvalidInputError
+                ? "invalid"
+                : "failed";
         return { error: { code, message: (error as Error).message.slice(0, 500) || "failed" } };
       }
     },

@@ -102,6 +102,18 @@ export {
   jobTriggerSchema,
 } from "./protocol-jobs.js";
 export {
+  type ForgetScopeData,
+  type ForgottenPlace,
+  forgetScopeSchema,
+  forgetTarget,
+  forgottenPlaceSchema,
+  type MemoryForgetAnswer,
+  type MemoryForgotten,
+  memoryForgetAnswerSchema,
+  memoryForgetQuerySchema,
+  memoryForgottenSchema,
+} from "./protocol-memory.js";
+export {
   PROTOCOL_MESSAGE_TYPES,
   type ProtocolMessage,
   type ProtocolMessageInput,
@@ -140,6 +152,7 @@ export {
   CRON_JOB_STATES,
   type CronJobState,
   cronJobStateSchema,
+  FLOOR_PASSES,
   type MemoryHit,
   type MemoryIndexStatus,
   type MemoryPromotion,
@@ -155,6 +168,9 @@ export {
   type QueryResult,
   queryRequestSchema,
   queryResultSchema,
+  type RankingExplanationData,
+  RECENCY_SOURCES,
+  rankingExplanationSchema,
   SEARCH_MODES,
   type ToolAuditEntry,
   toolAuditEntrySchema,

@@ -143,6 +143,26 @@ const indexingSchema = z
     }
   });
 
+const days = (max: number) =>
+  aNumber().int("must be an integer").min(1, "must be at least 1").max(max, `must be at most ${max}`);
+
+/**
+ * When a passage of logs/ or sessions/ that answers keep citing is proposed for memory.md (never written until
+ * its owner approves): cited in `min_sessions` sessions on `min_days` days within the last `window_days`.
+ */
+const promotionSchema = z
+  .strictObject({
+    enabled: z.boolean({ error: "must be true or false" }).default(true),
+    min_sessions: days(1000).default(3),
+    min_days: days(365).default(2),
+    window_days: days(3650).default(30),
+  })
+  .prefault({})
+  .refine((p) => p.min_days <= p.window_days, {
+    path: ["min_days"],
+    message: "must be at most window_days",
+  });
+
 /** `/mnt/brain/config/irowclaw.toml`, the agent runtime's config (seed 003 §10.2). */
 export const irowclawConfigSchema = z.strictObject({
   default_agent: agentName,
@@ -157,6 +177,7 @@ export const irowclawConfigSchema = z.strictObject({
   tools: toolsSchema,
   indexing: indexingSchema,
   agent: agentLimitsSchema,
+  promotion: promotionSchema,
 });
 // A profile's provider and the embedding provider may name a provider this file does not define: in a cell
 // every provider is the warden's (ironclawd.toml [providers]), and a brain outside a cell reports an undefined

@@ -15,6 +15,7 @@ import {
 } from "./protocol-control.js";
 import { fileOpRequestSchema, fileOpResultSchema } from "./protocol-files.js";
 import { jobStatusSchema, jobTriggerSchema } from "./protocol-jobs.js";
+import { memoryForgottenSchema } from "./protocol-memory.js";
 import {
   cancelSchema,
   embedRequestSchema,
@@ -49,6 +50,7 @@ export const PROTOCOL_MESSAGE_TYPES = [
   "FetchResult",
   "QueryRequest",
   "QueryResult",
+  "MemoryForgotten",
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
 
@@ -78,6 +80,7 @@ export const protocolMessageSchema = z.discriminatedUnion(
     fetchResultSchema,
     queryRequestSchema,
     queryResultSchema,
+    memoryForgottenSchema,
   ],
   {
     error: (issue) =>

@@ -5,6 +5,7 @@ import { cronJobSchema } from "./cron-jobs.js";
 import { toolName } from "./names.js";
 import { TOOL_OUTCOMES } from "./protocol-chat.js";
 import { messageId, protocolHeader } from "./protocol-header.js";
+import { memoryForgetAnswerSchema, memoryForgetQuerySchema } from "./protocol-memory.js";
 
 // Questions the warden asks about what lives in the brain database, which only the cell opens (seed 003 §5,
 // §14 phase c: the memory inspector, the cron editor and the audit view of the UI).
@@ -57,14 +58,52 @@ export const brainQuerySchema = z.discriminatedUnion(
     toolAuditQuerySchema,
     memoryPromotionsQuerySchema,
     memoryPromotionDecisionQuerySchema,
+    memoryForgetQuerySchema,
   ],
   {
     error: () =>
-      "must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions or " +
-      "memory_promotion_decide",
+      "must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions, " +
+      "memory_promotion_decide or memory_forget",
   },
 );
 export type BrainQuery = z.output<typeof brainQuerySchema>;
+
+const rank = aNumber().int("must be an integer").min(1, "must be at least 1").nullable();
+export const RECENCY_SOURCES = ["dated", "undated", "evergreen"] as const;
+export const FLOOR_PASSES = ["above", "keyword", "best", "named", "off"] as const;
+
+/** How a hit got its place, step by step (fusion, recency, the score floor, MMR), with the same in one line. */
+export const rankingExplanationSchema = z.strictObject({
+  fusion: aString(),
+  /** 1-based rank in each leg among the candidates; null when that leg did not find it. */
+  semantic_rank: rank,
+  lexical_rank: rank,
+  /** Share of the query's (rarity-weighted) words the chunk holds, 0..1. */
+  coverage: aNumber(),
+  /** The fused score before recency. */
+  fused: aNumber(),
+  recency: z.strictObject({
+    source: z.enum(RECENCY_SOURCES, `must be one of ${RECENCY_SOURCES.join(", ")}`),
+    date: aString().optional(),
+    age_days: aNumber().optional(),
+    half_life_days: aNumber().optional(),
+    /** What the fused score was multiplied by (1 for undated and evergreen sources, or with decay off). */
+    factor: aNumber(),
+  }),
+  floor: z.strictObject({
+    min_score: aNumber(),
+    passed: z.enum(FLOOR_PASSES, `must be one of ${FLOOR_PASSES.join(", ")}`),
+  }),
+  mmr: z
+    .strictObject({
+      lambda: aNumber(),
+      redundancy: aNumber(),
+      rank_before: aNumber().int("must be an integer"),
+    })
+    .optional(),
+  summary: aString(),
+});
+export type RankingExplanationData = z.output<typeof rankingExplanationSchema>;
 
 /** One hybrid-search hit with both legs' scores and its provenance, so a person can see why it was recalled. */
 export const memoryHitSchema = z.strictObject({
@@ -77,6 +116,7 @@ export const memoryHitSchema = z.strictObject({
   score: aNumber(),
   semantic: z.strictObject({ similarity: aNumber().nullable(), score: aNumber() }),
   lexical: z.strictObject({ bm25: aNumber().nullable(), score: aNumber() }),
+  explanation: rankingExplanationSchema.optional(),
 });
 export type MemoryHit = z.output<typeof memoryHitSchema>;
 
@@ -148,6 +188,7 @@ export const brainAnswerSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("tool_audit"), entries: z.array(toolAuditEntrySchema) }),
   z.strictObject({ kind: z.literal("memory_promotions"), proposals: z.array(memoryPromotionSchema) }),
   z.strictObject({ kind: z.literal("memory_promotion_decide"), proposal: memoryPromotionSchema }),
+  memoryForgetAnswerSchema,
 ]);
 export type BrainAnswer = z.output<typeof brainAnswerSchema>;
 

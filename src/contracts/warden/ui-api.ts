@@ -4,6 +4,7 @@ import { toolName } from "../cell/names.js";
 import { TOOL_OUTCOMES } from "../cell/protocol-chat.js";
 import { brainEntrySchema } from "../cell/protocol-files.js";
 import { JOB_STATUSES } from "../cell/protocol-jobs.js";
+import { forgetTarget, memoryForgetAnswerSchema } from "../cell/protocol-memory.js";
 import {
   cronJobStateSchema,
   memoryHitSchema,
@@ -76,6 +77,17 @@ export const memorySearchParamsSchema = z.strictObject({
 });
 export const memorySearchAnswerSchema = z.object({ hits: z.array(memoryHitSchema) });
 export const memoryStatusAnswerSchema = memoryIndexStatusSchema;
+
+/**
+ * POST /api/memory/forget: without `apply` (or with false) a preview of what would be removed, with its text;
+ * with `apply: true` it is removed for good from the brain's markdown, its index and database, and the
+ * warden's record of the conversations.
+ */
+export const memoryForgetBodySchema = z.strictObject({
+  target: forgetTarget,
+  apply: aBoolean().optional(),
+});
+export const memoryForgetResultSchema = memoryForgetAnswerSchema.omit({ kind: true });
 
 /** GET /api/memory/promotions: proposals to add recalled facts to memory.md, newest first. */
 export const promotionListParamsSchema = z.strictObject({

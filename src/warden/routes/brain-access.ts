@@ -1,6 +1,6 @@
 import type { CellHandle } from "../../cells/index.js";
 import type { BrainAnswer, BrainQuery, FileOpRequest, FileOpResult } from "../../contracts/index.js";
-import { ConflictError, IronclawError, NotFoundError } from "../../core/index.js";
+import { ConflictError, InvalidInputError, IronclawError, NotFoundError } from "../../core/index.js";
 import { ForbiddenError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
 
@@ -33,7 +33,7 @@ class BrainNotFoundError extends NotFoundError {
 
 /**
  * Asks the user's cell one question about its brain database; a refusal becomes the matching HTTP error
- * (the cell's not_found a 404, its conflict a 409, anything else a 503).
+ * (the cell's not_found a 404, its conflict a 409, its invalid a 400, anything else a 503).
  */
 export async function askBrain<K extends BrainQuery["kind"]>(
   ctx: WardenContext,
@@ -48,6 +48,7 @@ export async function askBrain<K extends BrainQuery["kind"]>(
     );
   if (reply.error?.code === "not_found") throw new BrainNotFoundError(reply.error.message);
   if (reply.error?.code === "conflict") throw new ConflictError(reply.error.message);
+  if (reply.error?.code === "invalid") throw new InvalidInputError("query", reply.error.message);
   if (reply.error) throw new CellUnavailableError(`the cell could not answer: ${reply.error.message}`);
   if (reply.answer?.kind !== query.kind)
     throw new CellUnavailableError(`the cell answered ${reply.answer?.kind ?? "nothing"} to ${query.kind}`);

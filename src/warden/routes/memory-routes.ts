@@ -1,4 +1,6 @@
 import {
+  memoryForgetBodySchema,
+  memoryForgetResultSchema,
   memorySearchAnswerSchema,
   memorySearchParamsSchema,
   memoryStatusAnswerSchema,
@@ -10,6 +12,8 @@ import {
   toolAuditAnswerSchema,
   toolAuditParamsSchema,
 } from "../../contracts/index.js";
+import { InvalidInputError } from "../../core/index.js";
+import { parseForgetTarget } from "../../memory/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 import { askBrain } from "./brain-access.js";
@@ -84,6 +88,35 @@ export function memoryRoutes(ctx: WardenContext) {
       },
     }),
     defineRoute({
+      method: "POST",
+      url: "/api/memory/forget",
+      summary:
+        "Forget a passage for good (a query: every paragraph holding all its words; or a chunk id from a search " +
+        "hit): without apply, what would be removed; with apply, removed from the brain's markdown, index and " +
+        "database and from the conversations kept here",
+      tag: "memory",
+      access: "user",
+      body: memoryForgetBodySchema,
+      response: memoryForgetResultSchema,
+      async handler({ auth, body }) {
+        checkForgetTarget(body.target);
+        const { kind: _kind, ...answer } = await askBrain(ctx, auth.userId, {
+          kind: "memory_forget",
+          target: body.target,
+          apply: body.apply ?? false,
+        });
+        if (answer.applied)
+          ctx.audit.record({
+            userId: auth.userId,
+            actor: `user:${auth.userId}`,
+            action: "memory.forget",
+            // Where, by hash: what was forgotten is not kept here either.
+            detail: { places: answer.places.map((p) => ({ path: p.path, hash: p.hash })) },
+          });
+        return answer;
+      },
+    }),
+    defineRoute({
       method: "GET",
       url: "/api/memory/status",
       summary: "The brain index: files, chunks, embedder, when it last indexed",
@@ -115,4 +148,14 @@ export function memoryRoutes(ctx: WardenContext) {
       },
     }),
   ];
+}
+
+/** The cell checks the target too; checked here first so the 400 names the body's field. */
+function checkForgetTarget(target: string): void {
+  try {
+    parseForgetTarget(target);
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new InvalidInputError(`body.${error.path}`, error.rule);
+    throw error;
+  }
 }

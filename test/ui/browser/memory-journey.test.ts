@@ -85,4 +85,42 @@ describe("memory in the web UI", () => {
       .waitFor();
     expect(s.violations()).toEqual([]);
   });
+
+  it("explains why a passage was found, and forgets it for good only after showing what would go", async () => {
+    const { page } = s;
+    const call = api(s.h.url, s.token);
+    const put = await call("PUT", "/api/brain/file", {
+      path: "notes/garage.md",
+      content: "# Garage\n\nThe garage door pin is 7781.\n\n## Bikes\n\nTwo bikes hang on the left wall.\n",
+    });
+    expect(put.status).toBe(200);
+    await page.getByLabel("Search memory").fill("garage door pin");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const hit = page.locator("li.hit", { hasText: "7781" }).first();
+    await hit.waitFor();
+    await expect(hit.locator(".hit-why").textContent()).resolves.toMatch(/lexical #\d/);
+
+    await hit.getByRole("button", { name: "Forget…" }).click();
+    const confirm = page.locator(".forget-confirm");
+    await confirm.waitFor();
+    await expect(confirm.locator(".forget-text").first().textContent()).resolves.toContain("7781");
+    // Nothing is gone until the person confirms.
+    const still = (await (await call("GET", "/api/brain/file?path=notes%2Fgarage.md")).json()) as {
+      data: { content: string };
+    };
+    expect(still.data.content).toContain("7781");
+
+    await confirm.getByRole("button", { name: "Forget for good" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Forgot 1 passage\(s\) in notes\/garage\.md\./ })
+      .waitFor();
+    await expect(page.locator("li.hit", { hasText: "7781" }).count()).resolves.toBe(0);
+    const after = (await (await call("GET", "/api/brain/file?path=notes%2Fgarage.md")).json()) as {
+      data: { content: string };
+    };
+    expect(after.data.content).not.toContain("7781");
+    expect(after.data.content).toContain("Two bikes hang on the left wall.");
+    expect(s.violations()).toEqual([]);
+  });
 });

@@ -22,6 +22,7 @@ export type MemoryHit = Out<typeof W.memorySearchAnswerSchema>["hits"][number];
 export type MemoryIndexStatus = Out<typeof W.memoryStatusAnswerSchema>;
 export type SearchMode = NonNullable<In<typeof W.memorySearchParamsSchema>["mode"]>;
 export type MemoryPromotion = Out<typeof W.promotionAnswerSchema>;
+export type MemoryForgetResult = Out<typeof W.memoryForgetResultSchema>;
 export type CronJobState = Out<typeof W.cronJobListSchema>["jobs"][number];
 export type CronJobInput = In<typeof W.cronJobCreateBodySchema>;
 export type ToolAuditEntry = Out<typeof W.toolAuditAnswerSchema>["entries"][number];
@@ -70,6 +71,7 @@ export interface Endpoints {
   };
   "POST /api/memory/promotions/:id/approve": { params: Id; response: MemoryPromotion };
   "POST /api/memory/promotions/:id/reject": { params: Id; response: MemoryPromotion };
+  "POST /api/memory/forget": { body: In<typeof W.memoryForgetBodySchema>; response: MemoryForgetResult };
   "GET /api/cron/jobs": { response: Out<typeof W.cronJobListSchema> };
   "POST /api/cron/jobs": { body: CronJobInput; response: CronJobState };
   "PUT /api/cron/jobs/:id": {

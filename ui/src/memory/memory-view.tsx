@@ -3,6 +3,7 @@ import type { ApiClient } from "../api/api-client.js";
 import { hrefOf } from "../shared/route.js";
 import { EditorPane } from "./editor-pane.js";
 import { FileTree } from "./file-tree.js";
+import { createForgetController } from "./forget-controller.js";
 import { createMemoryController } from "./memory-controller.js";
 import { createPromotionController } from "./promotion-controller.js";
 import { PromotionPanel } from "./promotion-panel.js";
@@ -37,6 +38,15 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
       if (!memory.editor.dirty()) void memory.editor.dispatch({ type: "open", path, force: true });
     },
   });
+  const forget = createForgetController(props.api, {
+    onForgotten(paths) {
+      void memory.dispatch({ type: "refresh-status" });
+      void memory.dispatch({ type: "search", query: memory.state.search.query });
+      const shown = memory.editor.state.path;
+      if (shown && paths.includes(shown) && !memory.editor.dirty())
+        void memory.editor.dispatch({ type: "open", path: shown, force: true });
+    },
+  });
   onMount(() => {
     void memory.dispatch({ type: "start", ...splitTarget(props.path) });
     void promotions.dispatch({ type: "load" });
@@ -66,7 +76,7 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
         onOpen={(path) => open(path)}
       />
       <EditorPane editor={memory.editor} empty="Pick a file of the brain to read or edit it." />
-      <SearchPanel memory={memory} onOpen={open}>
+      <SearchPanel memory={memory} forget={forget} onOpen={open}>
         <PromotionPanel promotions={promotions} onOpen={(path, heading) => open(path, undefined, heading)} />
       </SearchPanel>
     </main>

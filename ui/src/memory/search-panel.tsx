@@ -1,6 +1,8 @@
 import { createSignal, For, type JSX, Show } from "solid-js";
 import type { MemoryHit, SearchMode } from "../api/endpoints.js";
 import { bytes, relativeTime } from "../shared/format.js";
+import type { ForgetController } from "./forget-controller.js";
+import { ForgetPanel } from "./forget-panel.js";
 import type { MemoryController } from "./memory-controller.js";
 
 const pct = (n: number) => `${Math.round(Math.max(0, Math.min(1, n)) * 100)}%`;
@@ -16,7 +18,7 @@ function Score(props: { label: string; value: number; detail: string }) {
   );
 }
 
-function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void }) {
+function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void; onForget(): void }) {
   const h = props.hit;
   return (
     <li class="hit">
@@ -43,6 +45,16 @@ function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void }
           detail={h.lexical.bm25 === null ? "no match" : `bm25 ${h.lexical.bm25.toFixed(2)}`}
         />
       </div>
+      <Show when={h.explanation}>
+        {(e) => (
+          <p class="hit-why" title="How this passage got its place">
+            {e().summary}
+          </p>
+        )}
+      </Show>
+      <button type="button" class="hit-forget" onClick={() => props.onForget()}>
+        Forget…
+      </button>
     </li>
   );
 }
@@ -50,6 +62,7 @@ function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void }
 /** Index status and hybrid search: why the agent would recall what it recalls (and `children` after the index). */
 export function SearchPanel(props: {
   memory: MemoryController;
+  forget: ForgetController;
   onOpen(path: string, line: number): void;
   children?: JSX.Element;
 }) {
@@ -127,8 +140,38 @@ export function SearchPanel(props: {
         >
           <p class="muted">Nothing in memory matches.</p>
         </Show>
+        <ForgetPanel forget={props.forget} />
+        <Show when={state.search.hits.length > 0 && !props.forget.state.preview}>
+          <button
+            type="button"
+            class="forget-query"
+            onClick={() =>
+              void props.forget.dispatch({
+                type: "preview",
+                target: state.search.query,
+                label: `every passage with all of “${state.search.query}”`,
+              })
+            }
+          >
+            Forget everything with these words…
+          </button>
+        </Show>
         <ol class="hit-list">
-          <For each={state.search.hits}>{(hit) => <Hit hit={hit} onOpen={props.onOpen} />}</For>
+          <For each={state.search.hits}>
+            {(hit) => (
+              <Hit
+                hit={hit}
+                onOpen={props.onOpen}
+                onForget={() =>
+                  void props.forget.dispatch({
+                    type: "preview",
+                    target: hit.id,
+                    label: `this passage of ${hit.path}`,
+                  })
+                }
+              />
+            )}
+          </For>
         </ol>
       </section>
     </aside>
