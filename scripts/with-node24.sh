@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Runs a command with Node 24 first on PATH, e.g. `scripts/with-node24.sh npm test`. Node comes from the npm
 # registry's node-linux-<arch> package (the official build, its headers included, so native addons compile
-# against it offline); better-sqlite3 is rebuilt for Node 24's ABI for the command and back for this machine's
-# Node afterwards, whatever the command's outcome.
+# against it offline). better-sqlite3 is compiled for Node 24's ABI once (the build is kept beside that Node)
+# and swapped in for the command; the build for this machine's Node is put back afterwards, whatever the
+# command's outcome.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VERSION="${IRONCLAW_NODE24_VERSION:-24}"
+# The headers better-sqlite3 compiles against. From 24.19.0 on, node_object_wrap.h (compiled into the addon)
+# registers a cleanup hook for every wrapped object and removes it in the destructor, which V8 runs from a GC
+# callback with no context entered: Node aborts ("RemoveEnvironmentCleanupHook … Assertion failed: (env) !=
+# nullptr", nodejs/node#65446) the first time a collected statement is swept. 24.18.1's header has no hook, and
+# every 24.x runtime loads the result (one ABI, NODE_MODULE_VERSION 137).
+HEADERS="${IRONCLAW_NODE24_HEADERS:-24.18.1}"
 case "$(uname -m)" in
   x86_64) ARCH=x64 ;;
   aarch64) ARCH=arm64 ;;
@@ -14,16 +21,34 @@ case "$(uname -m)" in
 esac
 DIR="${IRONCLAW_NODE24_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ironclaw/node$VERSION}"
 N24="$DIR/node_modules/node-linux-$ARCH"
-if [ ! -x "$N24/bin/node" ]; then
-  echo "with-node24: installing node-linux-$ARCH@$VERSION into $DIR" >&2
-  npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$DIR" "node-linux-$ARCH@$VERSION" >/dev/null
+N24_HEADERS="$DIR/node_modules/node-headers-$HEADERS"
+if [ ! -x "$N24/bin/node" ] || [ ! -f "$N24_HEADERS/include/node/node.h" ]; then
+  echo "with-node24: installing node-linux-$ARCH@$VERSION (and its $HEADERS headers) into $DIR" >&2
+  # One install for both: a later --no-save install into the same prefix would prune the other.
+  npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$DIR" \
+    "node-linux-$ARCH@$VERSION" "node-headers-$HEADERS@npm:node-linux-$ARCH@$HEADERS" >/dev/null
 fi
 
+ADDON=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+BSQL_VERSION="$(node -p 'require("./node_modules/better-sqlite3/package.json").version')"
+BUILT="$DIR/better-sqlite3-$BSQL_VERSION-headers-$HEADERS.node"
+SAVED="$(mktemp)"
+# The addon as it is now (built for this machine's Node) goes back in place afterwards, whatever the command's
+# outcome: a copy, not a second compile.
+cp "$ADDON" "$SAVED"
 restore() {
-  echo "with-node24: rebuilding better-sqlite3 for $(node --version) again" >&2
-  npm rebuild better-sqlite3 >/dev/null
+  echo "with-node24: putting back better-sqlite3 for $(node --version)" >&2
+  cp "$SAVED" "$ADDON" && rm -f "$SAVED"
 }
 trap restore EXIT
-echo "with-node24: $("$N24/bin/node" --version); rebuilding better-sqlite3 for it" >&2
-PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm rebuild better-sqlite3 >/dev/null
+if [ -f "$BUILT" ]; then
+  echo "with-node24: $("$N24/bin/node" --version); better-sqlite3 $BSQL_VERSION for it from $BUILT" >&2
+  cp "$BUILT" "$ADDON"
+else
+  echo "with-node24: $("$N24/bin/node" --version); compiling better-sqlite3 $BSQL_VERSION for it (headers of $HEADERS)" >&2
+  # From source even where prebuilt binaries can be downloaded: they may come from a 24.19+ header.
+  PATH="$N24/bin:$PATH" npm_config_nodedir="$N24_HEADERS" npm_config_build_from_source=true \
+    npm rebuild better-sqlite3 >/dev/null
+  cp "$ADDON" "$BUILT"
+fi
 PATH="$N24/bin:$PATH" "$@"

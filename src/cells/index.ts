@@ -6,7 +6,12 @@ export {
 } from "./backend-choice.js";
 export { configuredImage, createConfiguredBackend, loadHostConfig, usersDir } from "./backend-factory.js";
 export { type BwrapBackendOptions, createBwrapBackend } from "./backends/bwrap.js";
-export { type BwrapLimits, bwrapNodeOptions, DEFAULT_BWRAP_LIMITS } from "./backends/bwrap-args.js";
+export {
+  type BwrapLimits,
+  bwrapNodeOptions,
+  DEFAULT_BWRAP_LIMITS,
+  v8ReserveMiB,
+} from "./backends/bwrap-args.js";
 export { createMicrovmBackend, type MicrovmBackendOptions, TCG_WARNING } from "./backends/microvm.js";
 export { type MicrovmCommand, microvmArgs } from "./backends/microvm-command.js";
 export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } from "./backends/process.js";

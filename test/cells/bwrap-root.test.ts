@@ -11,6 +11,7 @@ import {
   createBwrapBackend,
   sourceRuntime,
 } from "../../src/cells/index.js";
+import { placeNodeBinary } from "../support/node-binary.js";
 import { shellIn } from "./cell-shell.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
@@ -109,11 +110,12 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
 
   it("starts a cell whose home, brain and node lie under a directory its uid cannot traverse", async () => {
     // A node prefix outside /usr under a 0700 directory (like nvm in /root); not under /tmp, which the cell
-    // mounts a tmpfs over. The node binary itself is a link to the system one.
+    // mounts a tmpfs over. The binary is this Node's own file, not a link to it: a link would lead the cell out
+    // of the prefix it binds, to wherever this Node lives (under /root itself for Node from the npm registry).
     const hidden = await mkdtemp(join("/var/tmp", "ironclaw-hidden-node-"));
     try {
       await mkdir(join(hidden, "node", "bin"), { recursive: true });
-      await symlink(process.execPath, join(hidden, "node", "bin", "node"));
+      await placeNodeBinary(join(hidden, "node", "bin", "node"));
       // The probe: the cell's uid really cannot reach either place by path.
       expect(runAsUid({ uid: 65_534, gid: 65_534 }, ["ls", home]).ok).toBe(false);
       expect(runAsUid({ uid: 65_534, gid: 65_534 }, ["ls", hidden]).ok).toBe(false);

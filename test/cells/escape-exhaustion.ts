@@ -130,12 +130,16 @@ export const EXHAUSTION_ATTEMPTS: EscapeAttempt[] = [
       const last = out.stdout.trim() || (exit ? "" : (await shellIn(cell, "cat /tmp/reached")).stdout.trim());
       const reached = Number(/(\d+)\s*$/.exec(last)?.[1] ?? "NaN");
       const stillServing = await answers(scene.bystander());
+      // One process meets whichever comes first: its own data limit or the whole cell's memory limit.
+      const { memoryMiB, cellMemoryMiB } = scene.caps;
+      const bound = Math.min(memoryMiB, cellMemoryMiB ?? Number.POSITIVE_INFINITY);
+      const caps = `process limit ${memoryMiB} MiB, cell limit ${cellMemoryMiB === undefined ? "none on this host" : `${cellMemoryMiB} MiB`}`;
       return {
         // NaN (nothing recorded) fails the bound too: an allocation that was never seen is no evidence.
-        contained: (exit !== undefined || reached <= scene.caps.memoryMiB + 64) && stillServing,
+        contained: (exit !== undefined || reached <= bound + 64) && stillServing,
         evidence: exit
           ? `the cell stopped answering and the host ended it (${exit.reason})`
-          : `allocation stopped at ${reached} MiB (cap ${scene.caps.memoryMiB})${/refused at/.test(last) ? ", refused" : ", the process killed"}`,
+          : `allocation stopped at ${reached} MiB (${caps})${/refused at/.test(last) ? ", refused" : ", the process killed"}`,
         controlDetected: /^32$/.test(control.stdout.trim()),
         control: `a 32 MiB allocation reached ${control.stdout.trim()}`,
       };

@@ -28,6 +28,7 @@ export interface EscapeCaps {
   brainMiB: number;
   workspaceMiB: number;
   shmMiB: number;
+  /** What one process may write (its data limit), whatever else bounds the cell. */
   memoryMiB: number;
   processes: number;
   cellMemoryMiB: number | undefined;

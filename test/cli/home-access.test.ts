@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { placeNodeBinary } from "../support/node-binary.js";
 import { REPO_ROOT } from "./run-cli.js";
 
 /**
@@ -15,9 +16,17 @@ const NOBODY = 65534;
 
 let base: string;
 let home: string;
-beforeEach(() => {
+let node: string;
+beforeEach(async () => {
   base = mkdtempSync(join(tmpdir(), "ironclaw-home-access-"));
   chmodSync(base, 0o755);
+  // As root the commands run as nobody, who must be able to start this Node wherever it lives (Node from the
+  // npm registry sits under /root/.cache); the refusal under test is the home's, not the binary's.
+  node = process.execPath;
+  if (root) {
+    node = join(base, "node");
+    await placeNodeBinary(node);
+  }
 });
 afterEach(() => {
   chmodSync(home, 0o700);
@@ -31,10 +40,10 @@ function makeHome(owner: "other" | "self"): void {
 }
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const node = [process.execPath, "--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, ...args];
-  const [command, ...argv] = root ? ["runuser", "-u", "nobody", "--", ...node] : node;
+  const command = [node, "--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, ...args];
+  const [file, ...argv] = root ? ["runuser", "-u", "nobody", "--", ...command] : command;
   return new Promise((resolve, reject) => {
-    const child = spawn(command as string, argv, {
+    const child = spawn(file as string, argv, {
       cwd: REPO_ROOT,
       env: { ...process.env, HOME: base, IRONCLAW_HOME: home, IRONCLAW_LOG: "silent" },
       stdio: ["ignore", "ignore", "pipe"],

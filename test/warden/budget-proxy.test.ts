@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reply } from "../support/model-server.js";
 import { startTelegramServer, type TelegramServer } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -290,10 +290,17 @@ describe("cached input", () => {
     expect(total.cost_usd).toBeCloseTo(0.0005 + 0.00015 + 0.008, 9);
   }, 120_000);
   it("records the memory index's embeddings through the proxy as calls of their own", async () => {
-    const rows = (await json(await admin("GET", "/api/usage?by=model&user=cy"))).data.rows as Json[];
-    const embeddings = rows.find((r) => r.key === "local test-embed") as Json;
-    expect(embeddings.calls).toBeGreaterThan(0);
-    expect(embeddings.estimated).toBe(embeddings.calls);
-    expect(embeddings.cost_usd).toBe(0);
+    // The index embeds the last turn's transcript after the turn has answered, so a call can still be open
+    // (counted, not yet settled) when the report is read: wait until every call the report counts is settled.
+    await vi.waitFor(
+      async () => {
+        const rows = (await json(await admin("GET", "/api/usage?by=model&user=cy"))).data.rows as Json[];
+        const embeddings = rows.find((r) => r.key === "local test-embed") as Json;
+        expect(embeddings.calls).toBeGreaterThan(0);
+        expect(embeddings.estimated).toBe(embeddings.calls);
+        expect(embeddings.cost_usd).toBe(0);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
   });
 });

