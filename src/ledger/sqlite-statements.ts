@@ -16,7 +16,7 @@ type Stmt = Database.Statement<unknown[], unknown>;
  */
 export class SqliteStatements {
   private readonly head: Stmt;
-  private readonly eventById: Stmt;
+  private readonly eventsById: Stmt;
   private readonly runText: Stmt;
   private readonly orderText: Stmt;
   private readonly insert: Stmt;
@@ -31,7 +31,10 @@ export class SqliteStatements {
   constructor(private readonly db: Database.Database) {
     this.head = db.prepare("SELECT coalesce(max(position), 0) AS head FROM events");
     // Events are read in array mode (see event-values.ts).
-    this.eventById = db.prepare(`SELECT ${EVENTS.list} FROM events WHERE event_id = ?`).raw();
+    // A batch's ids go in as one JSON array: one statement per append rather than one lookup per event.
+    this.eventsById = db
+      .prepare(`SELECT ${EVENTS.list} FROM events WHERE event_id IN (SELECT value FROM json_each(?))`)
+      .raw();
     this.runText = db.prepare("SELECT snapshot FROM run_snapshots WHERE run_id = ?").pluck();
     this.orderText = db.prepare("SELECT snapshot FROM order_snapshots WHERE order_id = ?").pluck();
     const marks = INSERT_COLUMNS.map(() => "?").join(", ");
@@ -52,9 +55,10 @@ export class SqliteStatements {
     return parseRow(HEAD_ROW, this.head.get(), EVENTS.name).head;
   }
 
-  storedEvent(eventId: string): RecordedEvent | undefined {
-    const row = this.eventById.get(eventId);
-    return row === undefined ? undefined : eventFromValues(row);
+  /** The stored events among these event_ids, in no particular order. */
+  storedEvents(eventIds: readonly string[]): RecordedEvent[] {
+    if (eventIds.length === 0) return [];
+    return this.eventsById.all(JSON.stringify(eventIds)).map((row) => eventFromValues(row));
   }
 
   /** A snapshot's stored text, or undefined when the stream does not exist. */

@@ -116,13 +116,8 @@ export class SqliteEventStore implements EventStore {
 
   /** Earlier copies of the event_ids the writer chose; generated ids are new by construction. */
   private storedCopies(prepared: PreparedEvent[]): Map<string, RecordedEvent> {
-    const stored = new Map<string, RecordedEvent>();
-    for (const p of prepared) {
-      if (!p.givenId) continue;
-      const event = this.statements.storedEvent(p.event.event_id);
-      if (event) stored.set(p.event.event_id, event);
-    }
-    return stored;
+    const ids = prepared.filter((p) => p.givenId).map((p) => p.event.event_id);
+    return new Map(this.statements.storedEvents(ids).map((event) => [event.event_id, event]));
   }
 
   private loadSnapshots(prepared: PreparedEvent[], expect: readonly StreamExpectation[]): SnapshotSet {
