@@ -78,10 +78,6 @@ export class SqliteStatements {
     for (const { snapshot, text } of written.orders) this.upsertOrder.run(snapshot.order_id, text);
   }
 
-  deleteSnapshots(): void {
-    this.db.exec(`DELETE FROM ${RUN_SNAPSHOTS.name}; DELETE FROM ${ORDER_SNAPSHOTS.name};`);
-  }
-
   /** Events after `after` in position order, at most `limit`: the pages a rebuild reads. */
   eventPage(after: number, limit: number): RecordedEvent[] {
     return this.page.all(after, limit).map((row) => eventFromValues(row));

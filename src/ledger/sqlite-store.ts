@@ -22,6 +22,7 @@ import { namedIds, SnapshotSet } from "./projection.js";
 import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
 import { type EncodedSnapshots, encodeSnapshots, SnapshotCaches } from "./snapshot-cache.js";
 import { createSqliteSchema, type SqliteSynchronous } from "./sqlite-schema.js";
+import { replaceSnapshots } from "./sqlite-snapshot-replace.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 
 export interface SqliteStoreOptions extends CommonStoreOptions {
@@ -189,8 +190,7 @@ export class SqliteEventStore implements EventStore {
       if (!last || rows.length < REBUILD_PAGE) break;
       after = last.position;
     }
-    this.statements.deleteSnapshots();
-    this.statements.saveSnapshots(encodeSnapshots(set, "all"));
+    replaceSnapshots(this.db, encodeSnapshots(set, "all"));
     return { events, runs: set.runs.size, orders: set.orders.size, millis: performance.now() - started };
   }
 

@@ -422,4 +422,20 @@ describe.each(stores)("$name ledger: projections", (kind) => {
     expect(report).toMatchObject({ events: 24, runs: 2, orders: 3 });
     expect(await store.dumpSnapshots()).toEqual(before);
   });
+
+  it("rebuilds a snapshot changed behind its back and removes one no event made", async () => {
+    const { store } = ledger;
+    await store.appendBatch([runCreated("r1"), orderCreated("r1", "o1"), orderCreated("r1", "o2")]);
+    const before = await store.dumpSnapshots();
+    const raw = await ledger.raw();
+    try {
+      await raw.exec(`UPDATE order_snapshots SET snapshot = '{"tampered":true}' WHERE order_id = 'o2'`);
+      await raw.exec(`INSERT INTO run_snapshots (run_id, snapshot) VALUES ('ghost', '{}')`);
+    } finally {
+      await raw.close();
+    }
+    expect(await store.dumpSnapshots()).not.toEqual(before);
+    await store.rebuild();
+    expect(await store.dumpSnapshots()).toEqual(before);
+  });
 });
