@@ -55,23 +55,27 @@ export function prepareEvents(inputs: readonly unknown[], options: { batch: bool
   const now = nowIso();
   const issues: Issue[] = [];
   const prepared: PreparedEvent[] = [];
-  const at = (index: number) => (options.batch ? `$[${index}]` : "$");
   const whole = batchSchema.safeParse(inputs);
   if (whole.success) {
     whole.data.forEach((value, index) => {
-      prepareOne(value, at(index), now, issues, prepared);
+      prepareOne(value, at(options.batch, index), now, issues, prepared);
     });
   } else {
     // A batch that is refused anyway is checked event by event, so that every problem of every event is
     // reported, the contract's and the ledger's own alike.
     inputs.forEach((input, index) => {
       const result = ledgerEventInputSchema.safeParse(input);
-      if (result.success) prepareOne(result.data, at(index), now, issues, prepared);
+      if (result.success) prepareOne(result.data, at(options.batch, index), now, issues, prepared);
       else issues.push(...issuesFromZod(result.error, options.batch ? [index] : []));
     });
   }
   if (issues.length > 0) throw new ValidationError(ledgerEventInputContract.kind, issues);
   return prepared;
+}
+
+/** Where an event's issues are reported: `$[2]` in a batch, `$` alone. */
+function at(batch: boolean, index: number): string {
+  return batch ? `$[${index}]` : "$";
 }
 
 /** One event that passed the contract, with the ledger's own rules checked: problems go to `issues`. */

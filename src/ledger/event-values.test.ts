@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CorruptRowError } from "./errors.js";
 import { eventFromRow } from "./event-row.js";
 import type { RecordedEvent } from "./event-store.js";
-import { eventFromValues, eventValues, INSERT_COLUMNS } from "./event-values.js";
+import { eventFromValues, eventValues, eventValuesByColumn, INSERT_COLUMNS } from "./event-values.js";
 import { EVENTS } from "./ledger-tables.js";
 import { parseRow } from "./table-schema.js";
 
@@ -42,6 +42,12 @@ describe("events rows as arrays of values", () => {
     expect(eventFromValues(selected(event))).toEqual(event);
     const named = Object.fromEntries(Object.keys(EVENTS.columns).map((n, i) => [n, selected(event)[i]]));
     expect(eventFromValues(selected(event))).toEqual(eventFromRow(parseRow(EVENTS.row, named, "events")));
+  });
+
+  it("writes each column the value its definition gives, with and without unnamed keys", () => {
+    const { source: _source, ...plain } = event;
+    for (const e of [event, plain]) expect(eventValues(e)).toEqual(eventValuesByColumn(e));
+    expect(eventValues(plain).at(-1)).toBeNull();
   });
 
   it.each([

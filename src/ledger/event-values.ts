@@ -34,7 +34,28 @@ const EVENT_VALUES: { [K in keyof typeof EVENTS.columns]: (e: RecordedEvent) => 
 export const INSERT_COLUMNS: readonly string[] = Object.keys(EVENT_VALUES);
 const VALUE_OF: ReadonlyArray<(e: RecordedEvent) => SqlValue> = Object.values(EVENT_VALUES);
 
-export function eventValues(event: RecordedEvent): SqlValue[] {
+/**
+ * An event's INSERT values, in INSERT_COLUMNS order. Written out rather than mapped over EVENT_VALUES, which
+ * costs a call per column on every stored event; event-values.test.ts holds the two to the same values.
+ */
+export function eventValues(e: RecordedEvent): SqlValue[] {
+  return [
+    e.position,
+    e.event_id,
+    e.ts,
+    e.type,
+    e.garrison_id,
+    e.theater_id,
+    e.run_id,
+    e.order_id,
+    e.unit_id,
+    JSON.stringify(e.payload),
+    extrasOf(e),
+  ];
+}
+
+/** Each column's value through EVENT_VALUES, the definition eventValues must agree with. */
+export function eventValuesByColumn(event: RecordedEvent): SqlValue[] {
   return VALUE_OF.map((value) => value(event));
 }
 

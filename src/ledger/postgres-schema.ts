@@ -50,6 +50,7 @@ function hash32(text: string): number {
  */
 export function postgresDialect(n: PostgresNames): Dialect {
   return {
+    name: "postgres",
     types: { integer: "bigint", text: "text", json: "json" },
     qualify: (name) => `${n.schema}.${name}`,
     tableOptions: () => "",

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { LEDGER_TABLES } from "./ledger-tables.js";
+import { migrateTypeBlocks } from "./sqlite-type-blocks.js";
 import { addableColumns, type Dialect, indexesSql, keyType, tablesSql } from "./table-ddl.js";
 import { parseRow } from "./table-schema.js";
 
@@ -12,6 +13,7 @@ import { parseRow } from "./table-schema.js";
  * file with another tool.
  */
 export const SQLITE_DIALECT: Dialect = {
+  name: "sqlite",
   types: { integer: "INTEGER", text: "TEXT", json: "TEXT" },
   qualify: (name) => name,
   tableOptions: (table) => (keyType(table) === "integer" ? " STRICT" : " STRICT, WITHOUT ROWID"),
@@ -26,10 +28,14 @@ export const SQLITE_DIALECT: Dialect = {
 export const SQLITE_TABLES = tablesSql(LEDGER_TABLES, SQLITE_DIALECT);
 export const SQLITE_INDEXES = indexesSql(LEDGER_TABLES, SQLITE_DIALECT);
 
-/** Creates the ledger's tables, adds the columns an older ledger lacks, then its indexes and guards. */
+/**
+ * Creates the ledger's tables, adds the columns an older ledger lacks, replaces its type index by type blocks
+ * (before the indexes, which drop that index), then its indexes and guards.
+ */
 export function createSqliteSchema(db: Database.Database): void {
   db.exec(SQLITE_TABLES);
   addMissingColumns(db);
+  migrateTypeBlocks(db);
   db.exec(SQLITE_INDEXES);
 }
 

@@ -22,6 +22,7 @@ import { namedIds, SnapshotSet } from "./projection.js";
 import type { AppendResult, OrderSnapshot, RunSnapshot } from "./snapshot.js";
 import { type EncodedSnapshots, encodeSnapshots, SnapshotCaches } from "./snapshot-cache.js";
 import { createSqliteSchema, type SqliteSynchronous } from "./sqlite-schema.js";
+import { replaceSnapshots } from "./sqlite-snapshot-replace.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 
 export interface SqliteStoreOptions extends CommonStoreOptions {
@@ -116,13 +117,8 @@ export class SqliteEventStore implements EventStore {
 
   /** Earlier copies of the event_ids the writer chose; generated ids are new by construction. */
   private storedCopies(prepared: PreparedEvent[]): Map<string, RecordedEvent> {
-    const stored = new Map<string, RecordedEvent>();
-    for (const p of prepared) {
-      if (!p.givenId) continue;
-      const event = this.statements.storedEvent(p.event.event_id);
-      if (event) stored.set(p.event.event_id, event);
-    }
-    return stored;
+    const ids = prepared.filter((p) => p.givenId).map((p) => p.event.event_id);
+    return new Map(this.statements.storedEvents(ids).map((event) => [event.event_id, event]));
   }
 
   private loadSnapshots(prepared: PreparedEvent[], expect: readonly StreamExpectation[]): SnapshotSet {
@@ -194,8 +190,7 @@ export class SqliteEventStore implements EventStore {
       if (!last || rows.length < REBUILD_PAGE) break;
       after = last.position;
     }
-    this.statements.deleteSnapshots();
-    this.statements.saveSnapshots(encodeSnapshots(set, "all"));
+    replaceSnapshots(this.db, encodeSnapshots(set, "all"));
     return { events, runs: set.runs.size, orders: set.orders.size, millis: performance.now() - started };
   }
 

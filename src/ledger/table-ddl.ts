@@ -1,7 +1,8 @@
-import { type AnyTable, columnType, type SqlType } from "./table-schema.js";
+import { type AnyTable, columnType, type DialectName, type SqlType } from "./table-schema.js";
 
 /** What differs between the SQL of the two stores; everything else in the DDL is written once, here. */
 export interface Dialect {
+  name: DialectName;
   /** How the dialect spells each column type. */
   types: Record<SqlType, string>;
   /** A table's or index's name as statements must write it (schema-qualified in PostgreSQL). */
@@ -26,6 +27,10 @@ export function indexesSql(tables: readonly AnyTable[], dialect: Dialect): strin
   const statements: string[] = [];
   for (const table of tables) {
     for (const index of table.indexes ?? []) {
+      if (index.onlyIn !== undefined && index.onlyIn !== dialect.name) {
+        statements.push(`DROP INDEX IF EXISTS ${dialect.qualify(index.name)}`);
+        continue;
+      }
       const where = index.whereNotNull === undefined ? "" : ` WHERE ${index.whereNotNull} IS NOT NULL`;
       statements.push(
         `CREATE INDEX IF NOT EXISTS ${index.name} ON ${dialect.qualify(table.name)} ` +

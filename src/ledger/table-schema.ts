@@ -72,7 +72,11 @@ export interface IndexSpec<Column extends string> {
   columns: readonly Column[];
   /** A partial index over the rows where this column is set. */
   whereNotNull?: Column;
+  /** Only this dialect creates the index; the other answers the same reads another way and drops it. */
+  onlyIn?: DialectName;
 }
+
+export type DialectName = "sqlite" | "postgres";
 
 export interface TableSpec<C extends Columns> {
   name: string;

@@ -109,6 +109,36 @@ describe.each(stores)("$name ledger: appends and reads", (kind) => {
     });
   });
 
+  it("reads a type across thousands of events: only its events, in order, from any position, up to the limit", async () => {
+    const { store } = ledger;
+    // Rare RUN_CREATED events among many orders span several of the SQLite store's type blocks (1,024).
+    const expected: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const run = `r${r}`;
+      const batch = [runCreated(run)];
+      for (let o = 0; o < 150; o++)
+        batch.push(orderCreated(run, `${run}-o${o}`), ev("ORDER_ENQUEUED", run, `${run}-o${o}`));
+      const results = await store.appendBatch(batch);
+      expected.push(results[0]?.position ?? -1);
+    }
+    await store.append(ev("PATROL_TICK", null));
+    const read = async (query: Parameters<typeof store.read>[0]) =>
+      (await store.read(query)).map((e) => e.position);
+    expect(await read({ types: ["RUN_CREATED"] })).toEqual(expected);
+    expect(await read({ types: ["RUN_CREATED"], after: expected[2] })).toEqual(expected.slice(3));
+    expect(await read({ types: ["RUN_CREATED"], after: 1, limit: 2 })).toEqual(expected.slice(1, 3));
+    expect(await read({ types: ["RUN_CREATED"], through: expected[3] })).toEqual(expected.slice(0, 4));
+    expect(await read({ types: ["PATROL_TICK", "RUN_CREATED"], after: expected[4] })).toEqual([1506]);
+    // The control: the same events picked out of an unfiltered read.
+    const all = await store.read({ limit: 5000 });
+    expect(all).toHaveLength(1506);
+    const enqueued = await store.read({ types: ["ORDER_ENQUEUED"], after: 1000, limit: 300 });
+    expect(enqueued).toEqual(
+      all.filter((e) => e.type === "ORDER_ENQUEUED" && e.position > 1000).slice(0, 300),
+    );
+    expect(enqueued.every((e) => e.type === "ORDER_ENQUEUED")).toBe(true);
+  });
+
   it("keeps payloads as written, including strings JSON allows anywhere", async () => {
     const payload = { note: "nul \u0000 and emoji 😀", nested: { list: [1, 2.5, null, true] } };
     await ledger.store.append({ ...ev("PATROL_TICK", null), payload });
@@ -390,6 +420,22 @@ describe.each(stores)("$name ledger: projections", (kind) => {
     expect(before.orders.map(([id]) => id)).toEqual(["o1", "o2", "o3"]);
     const report = await store.rebuild();
     expect(report).toMatchObject({ events: 24, runs: 2, orders: 3 });
+    expect(await store.dumpSnapshots()).toEqual(before);
+  });
+
+  it("rebuilds a snapshot changed behind its back and removes one no event made", async () => {
+    const { store } = ledger;
+    await store.appendBatch([runCreated("r1"), orderCreated("r1", "o1"), orderCreated("r1", "o2")]);
+    const before = await store.dumpSnapshots();
+    const raw = await ledger.raw();
+    try {
+      await raw.exec(`UPDATE order_snapshots SET snapshot = '{"tampered":true}' WHERE order_id = 'o2'`);
+      await raw.exec(`INSERT INTO run_snapshots (run_id, snapshot) VALUES ('ghost', '{}')`);
+    } finally {
+      await raw.close();
+    }
+    expect(await store.dumpSnapshots()).not.toEqual(before);
+    await store.rebuild();
     expect(await store.dumpSnapshots()).toEqual(before);
   });
 });

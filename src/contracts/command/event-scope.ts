@@ -35,18 +35,23 @@ export interface ScopeProblem {
   message: string;
 }
 
+// Module-level helpers rather than closures per call: every event of every append is checked here.
+const has = (v: string | null | undefined) => v !== null && v !== undefined;
+
+function need(problems: ScopeProblem[], event: ScopedIds, field: ScopeProblem["field"], why: string): void {
+  problems.push({ field, message: `is required for ${event.type} events: ${why}` });
+}
+
 /** Every id rule an event breaks; empty when its ids fit its type. */
 export function checkEventScope(event: ScopedIds): ScopeProblem[] {
   const scope = eventScopeOf(event.type);
-  const has = (v: string | null | undefined) => v !== null && v !== undefined;
   const problems: ScopeProblem[] = [];
-  const need = (field: ScopeProblem["field"], why: string) =>
-    problems.push({ field, message: `is required for ${event.type} events: ${why}` });
-
-  if (scope === "order" && !has(event.order_id)) need("order_id", "they belong to one order");
-  if ((scope === "order" || scope === "run") && !has(event.run_id)) need("run_id", "they belong to one run");
+  if (scope === "order" && !has(event.order_id))
+    need(problems, event, "order_id", "they belong to one order");
+  if ((scope === "order" || scope === "run") && !has(event.run_id))
+    need(problems, event, "run_id", "they belong to one run");
   if ((scope === "order" || scope === "run") && !has(event.theater_id))
-    need("theater_id", "their run belongs to a theater");
+    need(problems, event, "theater_id", "their run belongs to a theater");
 
   if (scope !== "order" && scope !== "run") {
     if (has(event.order_id) && !has(event.run_id))
