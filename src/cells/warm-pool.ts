@@ -12,6 +12,8 @@ export interface WarmPoolOptions {
    * startBlank: bwrap under a root warden). Default 0.
    */
   blank?: number;
+  /** Told why a blank cell could not start (the pool stays short until the next hand-out asks again). */
+  onBlankError?: (error: Error) => void;
 }
 
 /**
@@ -79,8 +81,9 @@ export class WarmPool {
         const at = this.blanks.indexOf(blank);
         if (at >= 0) this.blanks.splice(at, 1);
       });
-    } catch {
-      // The pool stays short; users then start cold, where the reason is reported.
+    } catch (error) {
+      // The pool stays short; users then start cold, where the reason is reported too.
+      this.options.onBlankError?.(error as Error);
     }
   }
 
@@ -90,7 +93,12 @@ export class WarmPool {
    */
   async takeBlank(spec: CellStartSpec): Promise<CellHandle | undefined> {
     const blank = this.blanks.shift();
-    if (!blank) return undefined;
+    if (!blank) {
+      // Empty because boots failed or cells died while waiting: the next user may find one again. Asked
+      // here rather than on each failure, so a host that cannot start blank cells does not retry in a loop.
+      void this.prewarmBlank();
+      return undefined;
+    }
     try {
       return await blank.assign(spec);
     } catch {

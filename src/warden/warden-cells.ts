@@ -5,6 +5,7 @@ import {
   type CellHandle,
   CellManager,
   type CellStartSpec,
+  WarmPool,
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, Ready } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
@@ -42,16 +43,34 @@ export interface LiveCell {
  */
 export class WardenCells {
   readonly manager: CellManager;
+  /** Blank cells waiting for users ([cells] pool_size); empty where the backend cannot start them blank. */
+  readonly pool: WarmPool;
   private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
   private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
 
   constructor(private readonly options: WardenCellsOptions) {
     const idleMinutes = options.config.cells.idle_stop_minutes;
+    const spec: Partial<CellStartSpec> = {
+      handler: "agent",
+      brainSeed: brainSeedOf(options.config),
+      ...options.spec,
+    };
+    this.pool = new WarmPool({
+      backend: options.backend,
+      usersDir: options.usersDir,
+      size: 0,
+      blank: options.backend.startBlank ? options.config.cells.pool_size : 0,
+      // What a blank cell runs cannot change at hand-out, so it starts as every user's cell would.
+      spec,
+      onBlankError: (error) =>
+        options.logger.warn({ error: error.message }, "a blank pool cell could not start"),
+    });
     this.manager = new CellManager({
       backend: options.backend,
       usersDir: options.usersDir,
       idleStopMs: idleMinutes * 60_000,
-      spec: { handler: "agent", brainSeed: brainSeedOf(options.config), ...options.spec },
+      warmPool: this.pool,
+      spec,
       specFor: (userId) => {
         const runAs = options.runAsOf(userId);
         return runAs ? { runAs } : {};
@@ -81,6 +100,11 @@ export class WardenCells {
     if (reply.type !== "Ready")
       throw new Error(reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`);
     return reply;
+  }
+
+  /** Starts blank cells until the pool is full; resolves once they are ready (or could not start). */
+  async prewarm(): Promise<void> {
+    await this.pool.prewarmBlank();
   }
 
   running(userId: string): CellHandle | undefined {
