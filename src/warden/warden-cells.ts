@@ -62,6 +62,7 @@ export class WardenCells {
       blank: options.backend.startBlank ? options.config.cells.pool_size : 0,
       // What a blank cell runs cannot change at hand-out, so it starts as every user's cell would.
       spec,
+      refillOnTake: false,
       onBlankError: (error) =>
         options.logger.warn({ error: error.message }, "a blank pool cell could not start"),
     });
@@ -86,6 +87,12 @@ export class WardenCells {
     if (!ready) {
       ready = this.greet(userId, cell);
       this.live.set(cell, ready);
+      // The pool refills once this cell is Ready (or failed): a blank cell's start, a few hundred ms of CPU,
+      // would otherwise slow the very start the user is waiting for.
+      void ready.then(
+        () => this.pool.prewarmBlank(),
+        () => this.pool.prewarmBlank(),
+      );
     }
     return { cell, ready: await ready };
   }
