@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { ensureBrainDir } from "./brain-dir.js";
 import { type BrainSeed, CellStartError } from "./cell.js";
 import { runProgram } from "./host-probe.js";
+import { runProgramLight } from "./program-runner.js";
 
 /**
  * A user's brain as a disk: `users/<uid>/brain.ext4`, a sparse ext4 image made on first start from a freshly
@@ -57,7 +58,7 @@ export async function ensureBrainDisk(
 
 /** --sparse=always: the image's unwritten blocks (most of it, the journal included) stay holes. */
 function copySparse(from: string, to: string) {
-  return runProgram("cp", ["--sparse=always", "--reflink=auto", from, to], 120_000);
+  return runProgramLight("cp", ["--sparse=always", "--reflink=auto", from, to], 120_000);
 }
 
 /*

@@ -7,6 +7,7 @@ import {
   CellStartError,
   type CellStartSpec,
 } from "../cell.js";
+import { prepareProgramRunner } from "../program-runner.js";
 import { attachBrain } from "./bwrap-attach.js";
 import type { BwrapBrain } from "./bwrap-brain.js";
 import type { BwrapHost } from "./bwrap-host.js";
@@ -20,6 +21,8 @@ import { nextPoolOwner } from "./pool-uids.js";
  * The cell never sees another brain: the slot was empty until then, and a handed-out cell is never pooled again.
  */
 export async function startBlankCell(host: BwrapHost, spec: BlankCellSpec): Promise<BlankCell> {
+  // The hand-out starts its programs through the helper (program-runner.ts): up before anyone is waiting.
+  prepareProgramRunner();
   const owner = await nextPoolOwner(spec.usersDir, host.options.poolUids);
   const standIn = `pool-${owner.uid}`;
   const cgroup = await host.cgroup(standIn);
