@@ -9,7 +9,7 @@ import { SUITE_BACKENDS } from "../cells/suite-backends.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
 import { processesOfUid } from "../support/process-table.js";
 import { startServeProcess } from "../support/serve-process.js";
-import { api } from "../support/warden-harness.js";
+import { api, startWardenHarness, testBackend } from "../support/warden-harness.js";
 
 // `ironclaw serve` with [cells] pool_size: blank cells wait for users and serve their first turn.
 const asRoot = process.getuid?.() === 0;
@@ -136,6 +136,25 @@ describe.skipIf(!asRoot || unavailable !== undefined)("a warden with a pool of b
     const loops = spawnSync("losetup", ["-a"]).stdout.toString();
     expect(loops).not.toContain(home);
   }, 240_000);
+});
+
+describe("a warden whose backend cannot start blank cells", () => {
+  it("pools nothing and starts a user's cell cold", async () => {
+    const h = await startWardenHarness({ backend: testBackend("process") });
+    try {
+      await h.warden.context.cells.prewarm();
+      expect((await health(h.url)).pooled).toBe(0);
+      h.model.enqueue(reply.text("Started cold."));
+      const chat = api(h.url, await h.addUser("cy"));
+      const answer = (await (await chat("POST", "/api/chat", { text: "hi" })).json()) as {
+        data: { text: string };
+      };
+      expect(answer.data.text).toBe("Started cold.");
+      expect((await health(h.url)).running).toBe(1);
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
 });
 
 /** Every cgroup directory name under a hierarchy (v1) or the unified root, a few levels deep. */
