@@ -5,9 +5,10 @@ import { type RunOutcome, runProgram } from "./host-probe.js";
  * Why the warden's hot paths start programs through a helper. spawn() forks the calling process, and the
  * fork copies its page tables: its cost grows with the caller's memory, and the event loop waits for it
  * (measured: 0.9 ms from a 44 MB node, 11 ms at 246 MB, 32 ms at 651 MB; a serving warden holds about
- * 340 MB). A blank cell's hand-out and a new brain's spare copy each start a program while a user waits, so
- * they ask a small node process, started once, to start it instead. The helper is the warden's own child,
- * root like it, reachable only through its IPC channel, and it exits when the warden does.
+ * 115 MB, 325 MB after the first start that converts the word table). A blank cell's hand-out and a new
+ * brain's spare copy each start a program while a user waits, so they ask a small node process, started
+ * once, to start it instead. The helper is the warden's own child, root like it, reachable only through its
+ * IPC channel, and it exits when the warden does.
  */
 const HELPER = `"use strict";
 const { spawn } = require("node:child_process");
