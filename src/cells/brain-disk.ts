@@ -71,18 +71,28 @@ function spareOf(template: string): string {
   return `${template}.spare`;
 }
 
-const refilling = new Set<string>();
+const refilling = new Map<string, Promise<void>>();
 
-async function refillSpare(template: string): Promise<void> {
-  if (refilling.has(template)) return;
-  refilling.add(template);
+/** Resolves once no spare is being copied: a warden that stops leaves no half-made copy behind. */
+export async function settleSpareCopies(): Promise<void> {
+  await Promise.allSettled([...refilling.values()]);
+}
+
+function refillSpare(template: string): Promise<void> {
+  const running = refilling.get(template);
+  if (running) return running;
+  const copy = copySpare(template).finally(() => refilling.delete(template));
+  refilling.set(template, copy);
+  return copy;
+}
+
+async function copySpare(template: string): Promise<void> {
   const tmp = `${spareOf(template)}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     if ((await copySparse(template, tmp)).ok) await rename(tmp, spareOf(template));
   } catch {
     // No spare: the next new brain is copied from the template, as without one.
   } finally {
-    refilling.delete(template);
     await rm(tmp, { force: true });
   }
 }

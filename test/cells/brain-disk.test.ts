@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ensureBrainDisk } from "../../src/cells/brain-disk.js";
+import { ensureBrainDisk, settleSpareCopies } from "../../src/cells/brain-disk.js";
 import { CellStartError } from "../../src/cells/index.js";
 
 const hasMkfs = spawnSync("mkfs.ext4", ["-V"]).status === 0;
@@ -14,6 +14,8 @@ beforeEach(async () => {
   await mkdir(join(home, "user"));
 });
 afterEach(async () => {
+  // A new brain leaves a spare copy being made in the background; it must end before its folder goes.
+  await settleSpareCopies();
   await rm(home, { recursive: true, force: true });
 });
 
