@@ -138,6 +138,40 @@ describe.skipIf(!asRoot || unavailable !== undefined)("a warden with a pool of b
   }, 240_000);
 });
 
+describe.skipIf(!asRoot || unavailable !== undefined)("a pooled warden after an idle stop", () => {
+  it("serves the user's next message from a pooled cell again, not a cold start", async () => {
+    const h = await startWardenHarness({
+      // 0.02 minutes: the cell stops after 1.2 s without traffic.
+      configure: (config) => ({
+        ...config,
+        cells: { ...config.cells, pool_size: 1, idle_stop_minutes: 0.02 },
+      }),
+    });
+    try {
+      const events: string[] = [];
+      h.warden.context.cells.manager.onEvent((e) => {
+        if (e.userId === "dora") events.push(e.kind === "started" ? `started warm=${e.warm}` : e.kind);
+      });
+      const chat = api(h.url, await h.addUser("dora"));
+      const turn = async (text: string) => {
+        await h.warden.context.cells.prewarm();
+        h.model.enqueue(reply.text(text));
+        const answer = (await (await chat("POST", "/api/chat", { text: "hi" })).json()) as {
+          data: { text: string };
+        };
+        return answer.data.text;
+      };
+      expect(await turn("First.")).toBe("First.");
+      for (let i = 0; i < 100 && !events.includes("stopped"); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await turn("Back again.")).toBe("Back again.");
+      expect(events).toEqual(["started warm=true", "stopped", "started warm=true"]);
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+});
+
 describe("a warden whose backend cannot start blank cells", () => {
   it("pools nothing and starts a user's cell cold", async () => {
     const h = await startWardenHarness({ backend: testBackend("process") });
