@@ -28,7 +28,8 @@ const h = await startWardenHarness({
   configure: (config) => ({
     ...config,
     cells: { ...config.cells, pool_size: 0 },
-    pricing: { local: { "test-model": { input: 1, output: 10 } } },
+    // test-embed priced too: a user under a cap may make no unpriced call, the memory index's embeddings included.
+    pricing: { local: { "test-model": { input: 1, output: 10 }, "test-embed": { input: 0, output: 0 } } },
   }),
 });
 h.model.respondWith(() => reply.text(ANSWER, { chunks: 24 }));
