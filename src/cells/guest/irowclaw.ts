@@ -11,7 +11,7 @@ import { openGuestChannel } from "./guest-channel.js";
 export const GUEST_HANDLERS = ["agent", "echo", "shell"] as const;
 export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
 
-/** The handler's code, loaded (and its modules evaluated) without making the handler yet. */
+/** Readies a blank cell's handler without making it: its code loaded and, for the agent, run once. */
 async function warmUp(name: string): Promise<void> {
   if (name !== "agent") {
     await import("./dev-handlers.js");
