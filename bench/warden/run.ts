@@ -24,7 +24,13 @@ const PER_USER = Number(process.argv[4] ?? 5);
 const ANSWER = "The launch is on the fourteenth of March, and the venue is the old harbour hall.";
 
 const h = await startWardenHarness({
-  configure: (config) => ({ ...config, pricing: { local: { "test-model": { input: 1, output: 10 } } } }),
+  // Cold starts, as the "cold start to first answer" figure says: a pooled first turn is bench:warden:first-turn's.
+  configure: (config) => ({
+    ...config,
+    cells: { ...config.cells, pool_size: 0 },
+    // test-embed priced too: a user under a cap may make no unpriced call, the memory index's embeddings included.
+    pricing: { local: { "test-model": { input: 1, output: 10 }, "test-embed": { input: 0, output: 0 } } },
+  }),
 });
 h.model.respondWith(() => reply.text(ANSWER, { chunks: 24 }));
 const server = h.model;

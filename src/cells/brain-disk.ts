@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { ensureBrainDir } from "./brain-dir.js";
 import { type BrainSeed, CellStartError } from "./cell.js";
 import { runProgram } from "./host-probe.js";
+import { runProgramLight } from "./program-runner.js";
 
 /**
  * A user's brain as a disk: `users/<uid>/brain.ext4`, a sparse ext4 image made on first start from a freshly
@@ -35,17 +36,65 @@ export async function ensureBrainDisk(
     await makeBrainDisk(options.fromDir, tmp, sizeMiB);
   } else {
     const template = await ensureTemplate(dirname(userDir), sizeMiB, seed);
-    // --sparse=always: the image's unwritten blocks (most of it, the journal included) stay holes.
-    const copy = await runProgram("cp", ["--sparse=always", "--reflink=auto", template, tmp], 120_000);
-    if (!copy.ok) {
-      await rm(tmp, { force: true });
-      throw new CellStartError(`copying the brain template ${template} failed: ${copy.stderr.trim()}`);
+    const spare = await rename(spareOf(template), tmp).then(
+      () => true,
+      () => false,
+    );
+    if (!spare) {
+      const copy = await copySparse(template, tmp);
+      if (!copy.ok) {
+        await rm(tmp, { force: true });
+        throw new CellStartError(`copying the brain template ${template} failed: ${copy.stderr.trim()}`);
+      }
     }
+    // Made after this start, not during it: the next new user's brain is then a rename.
+    void refillSpare(template);
   }
   // The whole brain, readable by whoever can read the file: its owner (the warden) alone.
   await chmod(tmp, 0o600);
   await rename(tmp, file);
   return { file, created: true };
+}
+
+/** --sparse=always: the image's unwritten blocks (most of it, the journal included) stay holes. */
+function copySparse(from: string, to: string) {
+  return runProgramLight("cp", ["--sparse=always", "--reflink=auto", from, to], 120_000);
+}
+
+/*
+ * Why a spare. Copying the template is one program and some 30 MB of blocks (3-20 ms measured), on the path
+ * of a new user's first message; a copy made beforehand is renamed into place in well under a millisecond.
+ * One spare per template waits beside it; two new users at once take it once (rename is atomic) and the
+ * other copies.
+ */
+function spareOf(template: string): string {
+  return `${template}.spare`;
+}
+
+const refilling = new Map<string, Promise<void>>();
+
+/** Resolves once no spare is being copied: a warden that stops leaves no half-made copy behind. */
+export async function settleSpareCopies(): Promise<void> {
+  await Promise.allSettled([...refilling.values()]);
+}
+
+function refillSpare(template: string): Promise<void> {
+  const running = refilling.get(template);
+  if (running) return running;
+  const copy = copySpare(template).finally(() => refilling.delete(template));
+  refilling.set(template, copy);
+  return copy;
+}
+
+async function copySpare(template: string): Promise<void> {
+  const tmp = `${spareOf(template)}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    if ((await copySparse(template, tmp)).ok) await rename(tmp, spareOf(template));
+  } catch {
+    // No spare: the next new brain is copied from the template, as without one.
+  } finally {
+    await rm(tmp, { force: true });
+  }
 }
 
 /** Bumped whenever what a template holds changes (its owners, its mkfs options). */

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
+import { settleSpareCopies } from "./brain-disk.js";
 import type { CellBackend, CellExit, CellHandle, CellStartSpec } from "./cell.js";
 import type { MessageBody } from "./protocol-peer.js";
 import type { WarmPool } from "./warm-pool.js";
@@ -112,6 +113,7 @@ export class CellManager {
     await Promise.allSettled([...this.starting.values()]);
     await Promise.allSettled([...this.entries.keys()].map((u) => this.stop(u)));
     await this.options.warmPool?.drain();
+    await settleSpareCopies();
   }
 
   private async launch(userId: string, crashes: number[]): Promise<CellHandle> {

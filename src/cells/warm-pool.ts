@@ -12,6 +12,13 @@ export interface WarmPoolOptions {
    * startBlank: bwrap under a root warden). Default 0.
    */
   blank?: number;
+  /**
+   * Start another blank cell as soon as one is handed out (default). Off: the caller refills (prewarmBlank)
+   * when it suits it, such as once the handed-out cell has answered, so the two do not compete for the CPU.
+   */
+  refillOnTake?: boolean;
+  /** Told why a blank cell could not start (the pool stays short until the next hand-out asks again). */
+  onBlankError?: (error: Error) => void;
 }
 
 /**
@@ -79,8 +86,9 @@ export class WarmPool {
         const at = this.blanks.indexOf(blank);
         if (at >= 0) this.blanks.splice(at, 1);
       });
-    } catch {
-      // The pool stays short; users then start cold, where the reason is reported.
+    } catch (error) {
+      // The pool stays short; users then start cold, where the reason is reported too.
+      this.options.onBlankError?.(error as Error);
     }
   }
 
@@ -90,7 +98,13 @@ export class WarmPool {
    */
   async takeBlank(spec: CellStartSpec): Promise<CellHandle | undefined> {
     const blank = this.blanks.shift();
-    if (!blank) return undefined;
+    const refill = this.options.refillOnTake ?? true;
+    if (!blank) {
+      // Empty because boots failed or cells died while waiting: the next user may find one again. Asked
+      // here rather than on each failure, so a host that cannot start blank cells does not retry in a loop.
+      if (refill) void this.prewarmBlank();
+      return undefined;
+    }
     try {
       return await blank.assign(spec);
     } catch {
@@ -98,7 +112,7 @@ export class WarmPool {
       return undefined;
     } finally {
       // Refilled after the hand-out, so the next start does not compete with this one.
-      void this.prewarmBlank();
+      if (refill) void this.prewarmBlank();
     }
   }
 

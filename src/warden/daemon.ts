@@ -201,6 +201,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   if (config.server.public_url) origins.push(new URL(config.server.public_url).origin);
 
   void registerWebhook?.();
+  // In the background: the warden serves at once, and a user who comes before the pool is full starts cold.
+  void cells.prewarm();
   const admin = users.ensureAdmin();
   const linkBase = config.server.public_url ? new URL(config.server.public_url).origin : url;
   const loginLink = (userId: string) =>

@@ -17,6 +17,8 @@ const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10
 [cells]
 # backend = "auto"            # auto | microvm | bwrap | process
 # idle_stop_minutes = 15
+# pool_size = 1               # blank cells kept started, so a user's first message skips the cell's start
+#                             # (bwrap under a root warden; each waiting cell holds ~90 MiB; 0 = off)
 
 # Model providers offered to the agents in cells. Keys stay here, in the warden's environment.
 # OpenRouter is offered by default with the key in OPENROUTER_API_KEY.

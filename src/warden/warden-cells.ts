@@ -5,6 +5,7 @@ import {
   type CellHandle,
   CellManager,
   type CellStartSpec,
+  WarmPool,
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, MemoryForgotten, Ready } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
@@ -42,17 +43,36 @@ export interface LiveCell {
  */
 export class WardenCells {
   readonly manager: CellManager;
+  /** Blank cells waiting for users ([cells] pool_size); empty where the backend cannot start them blank. */
+  readonly pool: WarmPool;
   private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
   private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
   private readonly forgetListeners = new Set<(userId: string, notice: MemoryForgotten) => void>();
 
   constructor(private readonly options: WardenCellsOptions) {
     const idleMinutes = options.config.cells.idle_stop_minutes;
+    const spec: Partial<CellStartSpec> = {
+      handler: "agent",
+      brainSeed: brainSeedOf(options.config),
+      ...options.spec,
+    };
+    this.pool = new WarmPool({
+      backend: options.backend,
+      usersDir: options.usersDir,
+      size: 0,
+      blank: options.backend.startBlank ? options.config.cells.pool_size : 0,
+      // What a blank cell runs cannot change at hand-out, so it starts as every user's cell would.
+      spec,
+      refillOnTake: false,
+      onBlankError: (error) =>
+        options.logger.warn({ error: error.message }, "a blank pool cell could not start"),
+    });
     this.manager = new CellManager({
       backend: options.backend,
       usersDir: options.usersDir,
       idleStopMs: idleMinutes * 60_000,
-      spec: { handler: "agent", brainSeed: brainSeedOf(options.config), ...options.spec },
+      warmPool: this.pool,
+      spec,
       specFor: (userId) => {
         const runAs = options.runAsOf(userId);
         return runAs ? { runAs } : {};
@@ -68,6 +88,12 @@ export class WardenCells {
     if (!ready) {
       ready = this.greet(userId, cell);
       this.live.set(cell, ready);
+      // The pool refills once this cell is Ready (or failed): a blank cell's start, a few hundred ms of CPU,
+      // would otherwise slow the very start the user is waiting for.
+      void ready.then(
+        () => this.pool.prewarmBlank(),
+        () => this.pool.prewarmBlank(),
+      );
     }
     return { cell, ready: await ready };
   }
@@ -82,6 +108,11 @@ export class WardenCells {
     if (reply.type !== "Ready")
       throw new Error(reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`);
     return reply;
+  }
+
+  /** Starts blank cells until the pool is full; resolves once they are ready (or could not start). */
+  async prewarm(): Promise<void> {
+    await this.pool.prewarmBlank();
   }
 
   running(userId: string): CellHandle | undefined {

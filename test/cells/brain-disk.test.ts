@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ensureBrainDisk } from "../../src/cells/brain-disk.js";
+import { ensureBrainDisk, settleSpareCopies } from "../../src/cells/brain-disk.js";
 import { CellStartError } from "../../src/cells/index.js";
 
 const hasMkfs = spawnSync("mkfs.ext4", ["-V"]).status === 0;
@@ -14,6 +14,8 @@ beforeEach(async () => {
   await mkdir(join(home, "user"));
 });
 afterEach(async () => {
+  // A new brain leaves a spare copy being made in the background; it must end before its folder goes.
+  await settleSpareCopies();
   await rm(home, { recursive: true, force: true });
 });
 
@@ -44,6 +46,21 @@ describe.skipIf(!hasMkfs)("ensureBrainDisk", () => {
     expect(info.blocks * 512).toBeLessThan(8 * 1024 * 1024);
   }, 60_000);
 
+  it("gives the next new user the spare copy made after the last one, and makes another", async () => {
+    for (const user of ["ada", "bob"]) await mkdir(join(home, user));
+    const first = await ensureBrainDisk(join(home, "ada"), 64);
+    const spare = await waitForSpare(join(home, ".templates"));
+    const spareInode = (await stat(spare)).ino;
+    const second = await ensureBrainDisk(join(home, "bob"), 64);
+    // The spare itself became bob's brain (same inode), with the template's content and bob's file mode.
+    const info = await stat(second.file);
+    expect(info.ino).toBe(spareInode);
+    expect(info.mode & 0o777).toBe(0o600);
+    expect((await readFile(second.file)).equals(await readFile(first.file))).toBe(true);
+    const next = await waitForSpare(join(home, ".templates"));
+    expect((await stat(next)).ino).not.toBe(spareInode);
+  }, 60_000);
+
   it("refuses a brain disk that is a symbolic link and leaves its target alone", async () => {
     const target = join(home, "host-file");
     await writeFile(target, "host data\n");
@@ -54,3 +71,13 @@ describe.skipIf(!hasMkfs)("ensureBrainDisk", () => {
     expect(await readFile(target, "utf8")).toBe("host data\n");
   });
 });
+
+/** The spare brain image beside the template, once its copy has been renamed into place. */
+async function waitForSpare(dir: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const spare = (await readdir(dir)).find((f) => f.endsWith(".spare"));
+    if (spare) return join(dir, spare);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no spare brain image in ${dir}`);
+}

@@ -19,3 +19,19 @@ export function liveGroupMembers(pgid: number): number[] {
   }
   return members;
 }
+
+/** Pids of live processes whose real uid is `uid`, read from /proc. */
+export function processesOfUid(uid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const state = /^State:\s*(\S)/m.exec(status)?.[1];
+      if (Number(/^Uid:\s*(\d+)/m.exec(status)?.[1]) === uid && state !== "Z") pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}

@@ -7,10 +7,10 @@ import {
   CellStartError,
   type CellStartSpec,
 } from "../cell.js";
-import { runProgram } from "../host-probe.js";
+import { prepareProgramRunner } from "../program-runner.js";
+import { attachBrain } from "./bwrap-attach.js";
 import type { BwrapBrain } from "./bwrap-brain.js";
 import type { BwrapHost } from "./bwrap-host.js";
-import { attachCommand, type StageSource } from "./bwrap-stage.js";
 import { nextPoolOwner } from "./pool-uids.js";
 
 /**
@@ -21,6 +21,8 @@ import { nextPoolOwner } from "./pool-uids.js";
  * The cell never sees another brain: the slot was empty until then, and a handed-out cell is never pooled again.
  */
 export async function startBlankCell(host: BwrapHost, spec: BlankCellSpec): Promise<BlankCell> {
+  // The hand-out starts its programs through the helper (program-runner.ts): up before anyone is waiting.
+  prepareProgramRunner();
   const owner = await nextPoolOwner(spec.usersDir, host.options.poolUids);
   const standIn = `pool-${owner.uid}`;
   const cgroup = await host.cgroup(standIn);
@@ -59,16 +61,11 @@ export async function startBlankCell(host: BwrapHost, spec: BlankCellSpec): Prom
       brain = await host.prepareBrain(user, owner);
       const { pid } = cell;
       if (pid === undefined) throw new CellStartError(`${standIn} has no process`);
-      const source: StageSource =
-        brain.kind === "image"
-          ? { name: "brain", source: brain.file, noFollow: true, kind: "image" }
-          : { name: "brain", source: brain.dir, noFollow: true };
-      const attach = await attachCommand(pid, [source], owner);
-      const run = await runProgram(attach.file, attach.args, 60_000);
-      if (!run.ok)
-        throw new CellStartError(
-          `could not attach the brain of ${user.userId}: ${run.stderr.trim() || run.error}`,
-        );
+      await attachBrain(pid, brain, owner).catch((error: Error) => {
+        throw new CellStartError(`could not attach the brain of ${user.userId}: ${error.message}`, {
+          cause: error,
+        });
+      });
       await cgroup?.rename(`${user.userId}-${owner.uid}`).catch(() => undefined);
       cell.peer.adoptUser(user.userId);
       // Not waited for: requests sent meanwhile queue in the cell until its handler is built.

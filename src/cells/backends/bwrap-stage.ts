@@ -36,7 +36,7 @@ export interface StageSource {
    * `image`: the source is an ext4 brain image, loop-mounted (nodev, nosuid) instead of bound, then handed to
    * the cell's uid when it is not its already. The mount lives in the cell's namespace only, and the loop
    * device detaches itself when the namespace goes. `slot` (no source): the mount point bound onto itself
-   * and made shared, so what is mounted on it later (attachCommand) shows in the cell too: a blank cell's
+   * and made shared, so what is mounted on it later (bwrap-attach.ts) shows in the cell too: a blank cell's
    * brain, attached when the cell is handed out.
    */
   kind?: "bind" | "image" | "slot";
@@ -88,10 +88,6 @@ done
 shift
 ${MOUNT_SOURCES}exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
 
-/** A blank cell's hand-out: mount its brain onto the slot, from inside the cell's mount namespace. */
-const ATTACH_SCRIPT = `uid=$1; gid=$2; shift 2
-${MOUNT_SOURCES}`;
-
 /**
  * Wraps the prlimit + bwrap command so it runs as `owner` with every source bound at its stagedPath, after
  * joining the cgroups whose cgroup.procs files are given (first, so every later process is inside).
@@ -115,28 +111,10 @@ export async function stageCommand(
   };
 }
 
-/**
- * Mounts the sources onto the stage of the running cell whose first process (the stage's, now bwrap's outer
- * process) is `pid`, as root: nsenter joins that process's mount namespace, where the stage put the slot.
- */
-export async function attachCommand(
-  pid: number,
-  sources: StageSource[],
-  owner: { uid: number; gid: number },
-): Promise<{ file: string; args: string[] }> {
-  return {
-    file: "nsenter",
-    args: [
-      ...[`--target=${pid}`, "--mount", "--", "/bin/sh", "-c", ATTACH_SCRIPT, "ironclaw-stage"],
-      ...[String(owner.uid), String(owner.gid), ...(await sourceArgs(sources)), "--"],
-    ],
-  };
-}
-
 async function sourceArgs(sources: StageSource[]): Promise<string[]> {
   const args: string[] = [];
   for (const s of sources) {
-    const id = s.kind === "slot" ? "-" : await identify(s);
+    const id = s.kind === "slot" ? "-" : await identifySource(s);
     args.push(s.kind ?? "bind", s.kind === "slot" ? "-" : s.source, stagedPath(s.name), id);
   }
   return args;
@@ -146,7 +124,7 @@ async function sourceArgs(sources: StageSource[]): Promise<string[]> {
  * device:inode of the source, opened so a guest cannot redirect it (O_NOFOLLOW where asked). O_RDONLY stands
  * in for O_PATH, which node's fs.constants lacks: root may open any directory, and only fstat follows.
  */
-async function identify(source: StageSource): Promise<string> {
+export async function identifySource(source: StageSource): Promise<string> {
   const flags =
     constants.O_RDONLY |
     (source.kind === "image" ? 0 : constants.O_DIRECTORY) |

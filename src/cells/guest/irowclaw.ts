@@ -11,9 +11,14 @@ import { openGuestChannel } from "./guest-channel.js";
 export const GUEST_HANDLERS = ["agent", "echo", "shell"] as const;
 export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
 
-/** The handler's code, loaded (and its modules evaluated) without making the handler yet. */
-function importHandler(name: string) {
-  return name === "agent" ? import("./agent-handler.js") : import("./dev-handlers.js");
+/** Readies a blank cell's handler without making it: its code loaded and, for the agent, run once. */
+async function warmUp(name: string): Promise<void> {
+  if (name !== "agent") {
+    await import("./dev-handlers.js");
+    return;
+  }
+  await import("./agent-handler.js");
+  await (await import("./blank-warm-up.js")).warmUpAgentRuntime();
 }
 
 async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer): Promise<CellHandler> {
@@ -66,8 +71,11 @@ export async function main(argv: string[]): Promise<number> {
   const stopping = () => stream.end(() => stream.destroy());
   process.once("SIGTERM", stopping);
   process.once("SIGINT", stopping);
-  // While a blank cell waits for its user, its handler's code is loaded already: the hand-out then only builds it.
-  if (values.blank) void importHandler(handlerName).catch(() => undefined);
+  // A blank cell loads its handler's code and, for the agent, runs it once on a throwaway brain
+  // (blank-warm-up.ts) before its first Heartbeat: the pool counts it only once the hand-out has nothing
+  // left to do but build the handler on the user's brain. A warm-up that fails only leaves that to the
+  // hand-out.
+  if (values.blank) await warmUp(handlerName).catch(() => undefined);
   const info = await serveCell(stream, (peer) => loadHandler(handlerName, values.brain, peer), {
     userId: values.user,
     brainRoot: values.brain,

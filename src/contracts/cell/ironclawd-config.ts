@@ -47,6 +47,14 @@ const cellsSchema = z
     allow_process: aBoolean().default(false),
     // Stop a user's cell after this long without traffic (0 = keep running); it starts again on the next use.
     idle_stop_minutes: aNumber().min(0, "must be at least 0").default(15),
+    // Blank cells kept started for users who have no cell running: a user's first message (or the first after
+    // an idle stop) gets one with their brain attached instead of waiting for a start. Where cells cannot be
+    // started blank (microvm, process, a warden that is not root) nothing is pooled and cells start cold.
+    pool_size: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(64, "must be at most 64")
+      .default(1),
     // Cell image parts; when absent the ones built into IRONCLAW_HOME/images/ are used.
     kernel: hostPath.optional(),
     initramfs: hostPath.optional(),

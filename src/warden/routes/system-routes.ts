@@ -19,12 +19,18 @@ export function systemRoutes(ctx: WardenContext) {
           reason: z.string(),
           isolated: z.boolean(),
           running: z.number(),
+          // Blank cells started and waiting for a user ([cells] pool_size).
+          pooled: z.number(),
         }),
       }),
       handler: async () => ({
         status: "ok" as const,
         uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
-        cells: { ...ctx.cellBackend, running: ctx.cells.manager.list().length },
+        cells: {
+          ...ctx.cellBackend,
+          running: ctx.cells.manager.list().length,
+          pooled: ctx.cells.pool.blankCount,
+        },
       }),
     }),
   ];
