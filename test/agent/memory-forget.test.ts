@@ -3,6 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type AgentRuntime, SessionStore } from "../../src/agent/index.js";
+import { databaseBytes as fileBytes } from "../support/database-bytes.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
 import { createTestBrain, openTestRuntime, type TestBrain } from "../support/test-brain.js";
 
@@ -34,18 +35,7 @@ afterEach(async () => {
 
 const read = (path: string) => readFileSync(join(brain.root, path), "utf8");
 
-/** Every byte of the brain database and its write-ahead log, as latin1 text to search for leftovers. */
-function databaseBytes(): string {
-  const file = runtime.db.file;
-  const wal = (() => {
-    try {
-      return readFileSync(`${file}-wal`);
-    } catch {
-      return Buffer.alloc(0);
-    }
-  })();
-  return Buffer.concat([readFileSync(file), wal]).toString("latin1");
-}
+const databaseBytes = () => fileBytes(runtime.db.file);
 
 function rows<T>(sql: string): T[] {
   const db = new Database(runtime.db.file, { readonly: true });

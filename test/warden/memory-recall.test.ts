@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { databaseBytes } from "../support/database-bytes.js";
 import { reply } from "../support/model-server.js";
 import { api, readSse, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -61,17 +61,7 @@ async function conversations(): Promise<string> {
 }
 
 /** Every byte of host.db and its write-ahead log, to search for leftovers of a forgotten fact. */
-function hostDbBytes(): string {
-  const file = join(h.home, "host.db");
-  const wal = (() => {
-    try {
-      return readFileSync(`${file}-wal`);
-    } catch {
-      return Buffer.alloc(0);
-    }
-  })();
-  return Buffer.concat([readFileSync(file), wal]).toString("latin1");
-}
+const hostDbBytes = () => databaseBytes(join(h.home, "host.db"));
 
 const systemPrompt = () => String(h.model.chatRequests().at(-1)?.messages[0]?.content ?? "");
 

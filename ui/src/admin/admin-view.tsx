@@ -1,6 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { bytes, duration, localDateTime } from "../shared/format.js";
+import { Notice } from "../shared/notice.js";
 import { createAdminController } from "./admin-controller.js";
 
 /** Admin: users and tokens, each cell's backend, state, uptime and memory, and the providers by name. */
@@ -20,13 +21,7 @@ export default function AdminView(props: { api: ApiClient }) {
           Refresh
         </button>
       </header>
-      <Show when={state.message}>
-        {(m) => (
-          <p class={`notice ${m().level}`} role={m().level === "error" ? "alert" : "status"}>
-            {m().text}
-          </p>
-        )}
-      </Show>
+      <Notice message={state.message} />
       <Show when={state.issued}>
         {(issued) => (
           <div class="notice info token" role="status">

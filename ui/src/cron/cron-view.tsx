@@ -1,6 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { localDateTime, relativeTime } from "../shared/format.js";
+import { Notice } from "../shared/notice.js";
 import { createCronController } from "./cron-controller.js";
 import { CronForm } from "./cron-form.js";
 
@@ -24,13 +25,7 @@ export default function CronView(props: { api: ApiClient }) {
           cron/jobs.toml does not load, so the last good schedule is running: {state.fileError}
         </p>
       </Show>
-      <Show when={state.message}>
-        {(m) => (
-          <p class={`notice ${m().level}`} role={m().level === "error" ? "alert" : "status"}>
-            {m().text}
-          </p>
-        )}
-      </Show>
+      <Notice message={state.message} />
       <CronForm cron={cron} />
       <Show when={!state.loading && state.jobs.length === 0}>
         <p class="muted">

@@ -1,6 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { EditorPane } from "../memory/editor-pane.js";
+import { Notice } from "../shared/notice.js";
 import { createInstructionsController } from "./instructions-controller.js";
 
 const nameOf = (path: string) => path.replace(/^instructions\//, "").replace(/\.md$/, "");
@@ -38,13 +39,7 @@ export default function InstructionsView(props: { api: ApiClient }) {
             </button>
           </div>
         </form>
-        <Show when={c.state.message}>
-          {(m) => (
-            <p class={`notice ${m().level}`} role={m().level === "error" ? "alert" : "status"}>
-              {m().text}
-            </p>
-          )}
-        </Show>
+        <Notice message={c.state.message} />
         <Show when={!c.state.loading && c.state.files.length === 0}>
           <p class="muted">No instruction files yet.</p>
         </Show>

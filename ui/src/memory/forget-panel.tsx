@@ -1,4 +1,5 @@
 import { For, Show } from "solid-js";
+import { Notice } from "../shared/notice.js";
 import type { ForgetController } from "./forget-controller.js";
 
 /** The forget step a person confirms: every passage that would go, with its text, and the two choices. */
@@ -6,13 +7,7 @@ export function ForgetPanel(props: { forget: ForgetController }) {
   const { state, dispatch } = props.forget;
   return (
     <>
-      <Show when={state.message}>
-        {(m) => (
-          <p class={`notice ${m().level}`} role={m().level === "error" ? "alert" : "status"}>
-            {m().text}
-          </p>
-        )}
-      </Show>
+      <Notice message={state.message} />
       <Show when={state.preview && state.target}>
         <section class="forget-confirm" aria-labelledby="forget-title">
           <h3 id="forget-title">Forget {state.target?.label}?</h3>

@@ -1,4 +1,5 @@
 import { For, Show } from "solid-js";
+import { Notice } from "../shared/notice.js";
 import type { PromotionController } from "./promotion-controller.js";
 
 /** Pending promotions: the fact, where it came from and how often it was used, with Approve and Reject. */
@@ -10,13 +11,7 @@ export function PromotionPanel(props: {
   return (
     <section class="promotions" aria-labelledby="promotions-title">
       <h2 id="promotions-title">Proposed for memory.md</h2>
-      <Show when={state.message}>
-        {(m) => (
-          <p class={`notice ${m().level}`} role={m().level === "error" ? "alert" : "status"}>
-            {m().text}
-          </p>
-        )}
-      </Show>
+      <Notice message={state.message} />
       <Show when={!state.loading && state.pending.length === 0}>
         <p class="muted">
           Nothing proposed. Facts your agent keeps using from logs and past conversations show up here.

@@ -1,6 +1,7 @@
 import { For, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { relativeTime } from "../shared/format.js";
+import { Notice } from "../shared/notice.js";
 import { sideBySide } from "./side-by-side.js";
 import { createSoulController } from "./soul-controller.js";
 
@@ -15,13 +16,7 @@ export default function SoulView(props: { api: ApiClient }) {
       <header class="screen-bar">
         <h1>Soul guard</h1>
       </header>
-      <Show when={state.message}>
-        {(m) => (
-          <p class={`notice ${m().level}`} role={m().level === "error" ? "alert" : "status"}>
-            {m().text}
-          </p>
-        )}
-      </Show>
+      <Notice message={state.message} />
       <Show when={!state.loading && state.pending.length === 0}>
         <p class="muted">No changes are waiting. Your agent's soul.md is as approved.</p>
       </Show>
