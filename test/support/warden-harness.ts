@@ -8,7 +8,7 @@ import {
   sourceRuntime,
 } from "../../src/cells/index.js";
 import type { IronclawdConfig } from "../../src/contracts/index.js";
-import { createLogger } from "../../src/core/index.js";
+import { createLogger, type Logger } from "../../src/core/index.js";
 import { startWarden, type Warden } from "../../src/warden/index.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
 
@@ -42,6 +42,8 @@ export async function startWardenHarness(
     configure?: (config: IronclawdConfig) => IronclawdConfig;
     /** Tests of hostile guests: a development handler instead of the agent. */
     handler?: "shell" | "echo";
+    /** Where the warden logs; silent unless IRONCLAW_TEST_LOG names a level. */
+    logger?: Logger;
   } = {},
 ): Promise<WardenHarness> {
   const model = await startModelServer();
@@ -51,7 +53,8 @@ export async function startWardenHarness(
     host: "127.0.0.1",
     port: 0,
     env: { TEST_MODEL_KEY: HOST_KEY },
-    logger: createLogger("warden-test", { level: process.env.IRONCLAW_TEST_LOG ?? "silent" }),
+    logger:
+      options.logger ?? createLogger("warden-test", { level: process.env.IRONCLAW_TEST_LOG ?? "silent" }),
     backend: options.backend ?? testBackend(),
     cellSpec: { startTimeoutMs: 90_000, ...(options.handler ? { handler: options.handler } : {}) },
     providerTuning: { retry: { maxRetries: 0 } },

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply } from "../../support/model-server.js";
 import { api } from "../../support/warden-harness.js";
-import { type PageWindow, shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
+import {
+  type PageWindow,
+  reportFailures,
+  shoot,
+  signIn,
+  startUiSession,
+  type UiSession,
+} from "./ui-session.js";
 
 // What a person does in the web UI, in Chromium, against a real warden with alice's agent in a real bwrap
 // cell and the scripted model server. Every wait is on the page's state, never on time.
@@ -18,6 +25,7 @@ const streamed = () => s.page.evaluate(() => (globalThis as unknown as { __strea
 type FileAnswer = { data: { content: string } };
 
 describe("the web UI", () => {
+  reportFailures(() => s);
   it("signs in with a user token after refusing a wrong one", async () => {
     const { page } = s;
     await page.goto(`${s.h.url}/ui/`);

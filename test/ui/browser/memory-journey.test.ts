@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reply } from "../../support/model-server.js";
 import { api } from "../../support/warden-harness.js";
-import { signIn, startUiSession, type UiSession } from "./ui-session.js";
+import { reportFailures, signIn, startUiSession, type UiSession } from "./ui-session.js";
 
 // Memory that remembers conversations, as a person meets it in the web UI: an answer's citation leads to the
 // passage in the memory inspector, and a fact the agent kept using is added to memory.md only on approval.
@@ -43,6 +43,7 @@ afterAll(async () => {
 });
 
 describe("memory in the web UI", () => {
+  reportFailures(() => s);
   it("shows an answer's citation as a link that opens the cited passage in the memory inspector", async () => {
     const { page } = s;
     await signIn(page, s.h.url, s.token);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../../src/contracts/index.js";
 import { ModelBudget, type ModelCallStart } from "../../../src/warden/budget-guard.js";
 import { api } from "../../support/warden-harness.js";
-import { shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
+import { reportFailures, shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
 
 // The usage page as alice sees it: spend per day against her daily cap, the cap's meter, spend by model and
 // the alerts. Her calls are settled through the warden's own host.db the way the model proxy settles them,
@@ -56,6 +56,7 @@ afterAll(async () => {
 });
 
 describe("the usage page", () => {
+  reportFailures(() => s);
   it("draws spend per day against the daily cap, the cap's meter, spend by model and the alerts", async () => {
     expect(refusedToday).toBe(1);
     await signIn(s.page, s.h.url, s.token);
