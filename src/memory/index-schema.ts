@@ -147,9 +147,36 @@ function addSearchAids(db: Database.Database): void {
   }).immediate();
 }
 
+/**
+ * The number of chunks, kept in `meta` by triggers in the same statement that adds or deletes a chunk, so any
+ * connection reads it in O(1): `count(*)` walks a whole index (64–238 ms at a million chunks), and the indexer
+ * and the word index's IDF need the number after every write. An index made before it is counted once, under
+ * the write lock, so no chunk written meanwhile is missed or counted twice.
+ */
+const CHUNK_COUNT = `
+CREATE TRIGGER IF NOT EXISTS chunks_count_insert AFTER INSERT ON chunks BEGIN
+  UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunk_count';
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_count_delete AFTER DELETE ON chunks BEGIN
+  UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'chunk_count';
+END;
+`;
+
+/** The chunk count `CHUNK_COUNT` keeps: one row read. */
+export const CHUNK_COUNT_SQL = "SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = 'chunk_count'";
+
+function countChunks(db: Database.Database): void {
+  if (db.prepare(CHUNK_COUNT_SQL).get() !== undefined) return;
+  db.transaction(() => {
+    db.exec(CHUNK_COUNT);
+    db.exec("INSERT OR IGNORE INTO meta(key, value) SELECT 'chunk_count', count(*) FROM chunks");
+  }).immediate();
+}
+
 /** Creates the tables of a new index, or checks that an existing one has a schema this code can read. */
 export function migrateIndex(db: Database.Database, file: string): void {
   db.exec(DDL);
+  countChunks(db);
   const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (row === undefined) {
     db.exec(SEARCH_AIDS);

@@ -15,7 +15,7 @@ import {
   readChunkKeys,
   removeFileChunks,
 } from "./file-writes.js";
-import { migrateIndex } from "./index-schema.js";
+import { CHUNK_COUNT_SQL, migrateIndex } from "./index-schema.js";
 import { LexicalIndex } from "./lexical-index.js";
 import { statement } from "./statements.js";
 import { type ChunkRow, type StoredChunk, storedChunk } from "./stored-chunk.js";
@@ -187,7 +187,7 @@ export class IndexStore {
   }
 
   chunkCount(): number {
-    return statement<[], { n: number }>(this.db, "SELECT count(*) AS n FROM chunks").get()?.n ?? 0;
+    return statement<[], { n: number }>(this.db, CHUNK_COUNT_SQL).get()?.n ?? 0;
   }
 
   /** Stored chunks by rowid, in the order asked. */

@@ -210,4 +210,48 @@ describe("indexer", () => {
     const report = await indexer.rebuild();
     expect(report).toMatchObject({ chunksAdded: 3, embedded: 0, cacheHits: 3 });
   });
+
+  it("keeps the chunk count in step with the chunks: edits, removals, another connection, clearing, an older index", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden, "logs/car.md": car });
+    const stored = () => count("SELECT count(*) AS n FROM chunks");
+    await indexer.indexAll();
+    expect(store.chunkCount()).toBe(5);
+    // A section added and one dropped in one edit; a whole file removed.
+    await temp.write(
+      "garden.md",
+      garden.replace("## Herbs\n\nBasil hates cold.\n\n", "") + "\n## Bees\n\nHive in May.\n",
+    );
+    await temp.remove("logs/car.md");
+    await indexer.indexAll();
+    expect(stored()).toBe(3);
+    expect(store.chunkCount()).toBe(3);
+    // Another connection (another process) writes; this one reads the count it left.
+    const other = IndexStore.open(temp.brain.databaseFile);
+    try {
+      await temp.write("logs/car.md", car);
+      await new Indexer(temp.brain, other, embedder).indexPaths(["logs/car.md"]);
+    } finally {
+      other.close();
+    }
+    expect(stored()).toBe(5);
+    expect(store.chunkCount()).toBe(5);
+    store.clear();
+    expect(store.chunkCount()).toBe(0);
+    await indexer.indexAll();
+    expect(store.chunkCount()).toBe(5);
+    // An index made before the count was kept: no triggers, no row. Opening it counts once, then keeps it.
+    inspector?.exec(
+      "DROP TRIGGER chunks_count_insert; DROP TRIGGER chunks_count_delete; DELETE FROM meta WHERE key = 'chunk_count'",
+    );
+    await temp.remove("garden.md");
+    await indexer.indexPaths(["garden.md"]);
+    expect(stored()).toBe(2);
+    store.close();
+    store = IndexStore.open(temp.brain.databaseFile);
+    expect(store.chunkCount()).toBe(2);
+    await temp.write("garden.md", garden);
+    await new Indexer(temp.brain, store, embedder).indexAll();
+    expect(stored()).toBe(5);
+    expect(store.chunkCount()).toBe(5);
+  });
 });

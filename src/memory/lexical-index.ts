@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { CHUNK_COUNT_SQL } from "./index-schema.js";
 import { inverseDocumentFrequency } from "./ranking-fusion.js";
 import { PathIndex } from "./retrieval-paths.js";
 import { statement } from "./statements.js";
@@ -79,12 +80,7 @@ export class LexicalIndex {
   private version = "";
 
   constructor(private readonly db: Database.Database) {
-    this.words = new FtsTable(
-      db,
-      "chunks_fts",
-      "bm25(chunks_fts, 1.0, 2.0, 0.5)",
-      "SELECT count(*) FROM chunks",
-    );
+    this.words = new FtsTable(db, "chunks_fts", "bm25(chunks_fts, 1.0, 2.0, 0.5)", CHUNK_COUNT_SQL);
     // The docsize shadow table has one row per chunk the trigram index holds; counting the view would scan
     // every chunk.
     this.trigrams = new FtsTable(
