@@ -1,5 +1,5 @@
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { fail } from "../../contracts/index.js";
 import { BadRequestError } from "../../ledger/index.js";
 import { registerTelegramRoutes } from "../channels/telegram-routes.js";
@@ -61,7 +61,8 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.config.server.body_limit,
-    disableRequestLogging: true,
+    // Requests are not logged one by one: the audit log records what matters, by user.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   });
   // JSON bodies only. An empty body is no body (POST /api/auth/logout); anything else must parse.
