@@ -12,9 +12,12 @@ const asRoot = process.getuid?.() === 0;
 let dir = "";
 
 beforeAll(async () => {
-  // Inside the package: a chain of root-owned directories no one else may write, as the package itself is.
-  await mkdir(join(PACKAGE_ROOT, "node_modules/.cache"), { recursive: true });
-  dir = await mkdtemp(join(PACKAGE_ROOT, "node_modules/.cache/ironclaw-stage-test-"));
+  // Under a chain of root-owned directories no one else may write: inside the package when it has one (it is
+  // not so in a checkout under /tmp, where anyone may write), else under /run.
+  const cache = join(PACKAGE_ROOT, "node_modules/.cache");
+  await mkdir(cache, { recursive: true });
+  const base = asRoot && !(await isPublicRootDir(cache)) ? "/run" : cache;
+  dir = await mkdtemp(join(base, "ironclaw-stage-test-"));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
