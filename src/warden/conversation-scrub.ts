@@ -69,18 +69,12 @@ export function scrubConversations(db: Database.Database, userId: string, matche
     }
     // A title is the first line of the first question, cut short: when that question lost the text, the
     // title is made again from what is left, since the cut may have split the words a query names.
-    const firstQuestions = new Map(
-      db
-        .prepare<[string], { conversation_id: string; content: string }>(
-          `SELECT e.conversation_id, e.content FROM conversation_entries e
-           JOIN conversations c ON c.id = e.conversation_id
-           WHERE c.user_id = ? AND e.role = 'user'
-             AND e.seq = (SELECT MIN(seq) FROM conversation_entries f
-                          WHERE f.conversation_id = e.conversation_id AND f.role = 'user')`,
-        )
-        .all(userId)
-        .map((r) => [r.conversation_id, r.content]),
-    );
+    const firstQuestion = db
+      .prepare<[string], string>(
+        `SELECT content FROM conversation_entries WHERE conversation_id = ? AND role = 'user'
+         ORDER BY seq LIMIT 1`,
+      )
+      .pluck();
     const titles = db
       .prepare<[string], { id: string; title: string }>(
         "SELECT id, title FROM conversations WHERE user_id = ?",
@@ -91,7 +85,7 @@ export function scrubConversations(db: Database.Database, userId: string, matche
       const question = originals.get(t.id);
       const title =
         question !== undefined && t.title === titleOf(question)
-          ? titleOf(firstQuestions.get(t.id) ?? "")
+          ? titleOf(firstQuestion.get(t.id) ?? "")
           : redactText(t.title, matches);
       if (title === t.title) continue;
       saveTitle.run(title, t.id);
