@@ -92,7 +92,11 @@ export function runInProcessGroup(command: string, options: GroupRunOptions): Pr
     // Background jobs keep the group (and our pipes) alive; processes that left the group with setsid do too.
     const endStragglers = async () => {
       signalGroup(child.pid, "SIGKILL");
-      if (!sandbox) strays += await killMarkedProcesses(marker);
+      if (sandbox) return;
+      // Read after the await: this runs at the exit and again at the end, and `strays += await …` would add
+      // to the value read before the other run's kills were counted, losing them.
+      const killed = await killMarkedProcesses(marker);
+      strays += killed;
     };
     const finish = async () => {
       if (settled) return;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reply } from "../../support/model-server.js";
 import { api } from "../../support/warden-harness.js";
-import { reportFailures, signIn, startUiSession, type UiSession } from "./ui-session.js";
+import { reportFailures, shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
 
 // Memory that remembers conversations, as a person meets it in the web UI: an answer's citation leads to the
 // passage in the memory inspector, and a fact the agent kept using is added to memory.md only on approval.
@@ -105,6 +105,7 @@ describe("memory in the web UI", () => {
     const confirm = page.locator(".forget-confirm");
     await confirm.waitFor();
     await expect(confirm.locator(".forget-text").first().textContent()).resolves.toContain("7781");
+    await shoot(page, "memory-forget");
     // Nothing is gone until the person confirms.
     const still = (await (await call("GET", "/api/brain/file?path=notes%2Fgarage.md")).json()) as {
       data: { content: string };
