@@ -23,6 +23,7 @@ import {
   treeRssBytes,
   WarmPool,
 } from "../../src/cells/index.js";
+import { describeBaseline, type NodeBaseline, nodeSpawnBaseline } from "../node-baseline.js";
 import { percentile } from "../percentile.js";
 import { type HandOutFigures, measureBlankHandOut } from "./blank-handout.js";
 import { measureBwrapVariants, measureCgroupSetup, type VariantFigures } from "./bwrap-variants.js";
@@ -55,27 +56,17 @@ interface Figures {
 
 const median = (xs: number[]) => percentile(xs, 50);
 
-/** Baseline: spawn `node -e` and wait for its first byte on stdout; and the RSS of an idle node. */
-async function nodeBaseline(runs: number): Promise<{ spawnMs: number; idleRssMiB: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, ["-e", "process.stdout.write('x')"], {
-        stdio: ["ignore", "pipe", "ignore"],
-      });
-      child.stdout.once("data", () => {
-        times.push(performance.now() - started);
-        child.kill();
-        resolve();
-      });
-    });
-  }
-  const idle = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+/** Baseline: `node -e` to its first byte (see ../node-baseline.ts), and the RSS of an idle node. */
+async function nodeBaseline(runs: number): Promise<NodeBaseline & { idleRssMiB: number }> {
+  const spawned = await nodeSpawnBaseline(runs);
+  const idle = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], {
+    stdio: "ignore",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
   await new Promise((r) => setTimeout(r, 1500));
   const rss = idle.pid ? await treeRssBytes(idle.pid) : 0;
   idle.kill();
-  return { spawnMs: median(times), idleRssMiB: rss / 1048576 };
+  return { ...spawned, idleRssMiB: rss / 1048576 };
 }
 
 function makeBackend(name: string): CellBackend {
@@ -190,9 +181,7 @@ try {
   }
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(`runtime: ${runtime.kind}; load average before ${loadBefore}, after ${formatLoad()}`);
-  console.log(
-    `baseline: plain node -e spawn to first byte ${f(baseline.spawnMs)} ms; idle node RSS ${f(baseline.idleRssMiB)} MiB`,
-  );
+  console.log(`baseline: ${describeBaseline(baseline)}; idle node RSS ${f(baseline.idleRssMiB)} MiB`);
   console.log(
     "backend  | cold→1st reply     | warm hand-out | RTT p50/p99 ms | throughput          | idle RSS",
   );

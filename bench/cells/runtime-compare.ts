@@ -1,5 +1,6 @@
-// The inmate as separate compiled modules (dist/) against the bundle (dist/cell), in bwrap cells, run by run
-// in alternation so a host whose load changes treats both alike: a new user's first echo reply, and an agent
+// The inmate as separate compiled modules (dist/), as the bundle (dist/cell) through its loader and code cache, and
+// as the bundle's startup snapshot (what bwrap cells use where the build made one), in bwrap cells, run by run
+// in alternation so a host whose load changes treats all alike: a new user's first echo reply, and an agent
 // cell's Ready (its brain opened and indexed).
 import { join } from "node:path";
 import {
@@ -29,7 +30,8 @@ async function answer(cell: CellHandle, handler: "echo" | "agent"): Promise<void
 export async function compareRuntimes(home: string, echoRuns = 7, agentRuns = 3): Promise<RuntimeFigures[]> {
   const runtimes: Array<[string, GuestRuntime]> = [
     ["dist (modules)", distRuntime()],
-    ["bundle", bundleRuntime()],
+    ["bundle + code cache", bundleRuntime(undefined, undefined, { snapshots: false })],
+    ["bundle snapshot", bundleRuntime()],
   ];
   const times = new Map(runtimes.map(([name]) => [name, { echo: [] as number[], agent: [] as number[] }]));
   for (const handler of ["echo", "agent"] as const) {

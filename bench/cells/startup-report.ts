@@ -17,10 +17,10 @@ export function printStartupReport(r: StartupReport): void {
   const f = (n: number, d = 1) => n.toFixed(d);
   if (r.runtimes.length > 0) {
     console.log("\nbwrap cold start by guest runtime (median; new user each run)");
-    console.log(`${"runtime".padEnd(16)} | echo: first reply      | agent: Ready`);
+    console.log(`${"runtime".padEnd(20)} | echo: first reply      | agent: Ready`);
     for (const rt of r.runtimes) {
       const cell = (ms: number) => `${f(ms).padStart(8)} ms (${f(ms / r.nodeMs, 2)}× node -e)`;
-      console.log(`${rt.runtime.padEnd(16)} | ${cell(rt.echoFirstReplyMs)} | ${cell(rt.agentReadyMs)}`);
+      console.log(`${rt.runtime.padEnd(20)} | ${cell(rt.echoFirstReplyMs)} | ${cell(rt.agentReadyMs)}`);
     }
   }
   if (r.handOuts) {

@@ -4,12 +4,12 @@
 // cell stopped, as after an idle stop). A second pass splits the time: the hand-out (CellManager.get: a
 // pooled cell given its brain, or a cold start) and the cell's Ready (the agent built on that brain).
 // Usage: npm run bench:warden:first-turn [-- runs]   (default 7; bwrap under root, the bundled guest)
-import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
 import { bundleRuntime, createBwrapBackend } from "../../src/cells/index.js";
 import { reply } from "../../test/support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../../test/support/warden-harness.js";
 import { formatTable } from "../agent/timing.js";
+import { describeBaseline, nodeSpawnBaseline } from "../node-baseline.js";
 import { percentile } from "../percentile.js";
 
 const RUNS = Number(process.argv[2] ?? 7);
@@ -19,24 +19,6 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(" ");
 const median = (xs: number[]) => percentile(xs, 50);
-
-async function nodeBaseline(runs: number): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, ["-e", "process.stdout.write('x')"], {
-        stdio: ["ignore", "pipe", "ignore"],
-      });
-      child.stdout.once("data", () => {
-        times.push(performance.now() - started);
-        child.kill();
-        resolve();
-      });
-    });
-  }
-  return median(times);
-}
 
 async function warden(poolSize: number): Promise<WardenHarness> {
   const h = await startWardenHarness({
@@ -74,7 +56,8 @@ async function firstTurn(h: WardenHarness, token: string, user: string, into: Sa
 }
 
 const loadBefore = load();
-const nodeMs = await nodeBaseline(10);
+const baseline = await nodeSpawnBaseline(10);
+const nodeMs = baseline.spawnMs;
 const wardens = { cold: await warden(0), pooled: await warden(1) };
 const samples: Record<string, Sample> = {};
 const sample = (key: string) => {
@@ -115,6 +98,6 @@ for (const kind of ["new", "returning"]) {
   }
 }
 console.log(
-  `\nfirst turn with no running cell (median of ${RUNS}; load average before ${loadBefore}, after ${load()}; node -e ${f(nodeMs)})`,
+  `\nfirst turn with no running cell (median of ${RUNS}; load average before ${loadBefore}, after ${load()})\nbaseline: ${describeBaseline(baseline)}`,
 );
 console.log(formatTable(["measure", "cold start", "pooled", "pooled ÷ cold", "pooled ÷ node -e"], rows));

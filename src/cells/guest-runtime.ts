@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { snapshotNodeArgs, usableStartupSnapshot } from "./startup-snapshot.js";
 
 /** Where the IronClaw package (src/, dist/, node_modules/) lives on the host. */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -21,6 +22,11 @@ export interface GuestRuntime {
   parts: string[];
   /** Node arguments that start irowclaw, for a package mounted at `rootInCell`. */
   nodeArgs(rootInCell: string): string[];
+  /**
+   * Node arguments that start the runtime from a startup snapshot instead, for a cell that mounts the package at
+   * PACKAGE_IN_CELL and runs `nodePath` with `nodeOptions`; undefined when there is none this node can load.
+   */
+  startupSnapshot?(nodePath: string, nodeOptions: string): Promise<string[] | undefined>;
 }
 
 export function sourceRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
@@ -54,9 +60,14 @@ const BUNDLE_ENTRY = `${BUNDLE_DIR}/irowclaw.cjs`;
 /**
  * The bundled runtime: a cell binds only dist/cell and the packages the bundle still loads from node_modules
  * (native SQLite, sqlite-vec, the word-vector JSON), as its bundle.json lists them; package.json stays, for
- * the package's identity. Throws when the bundle has not been built.
+ * the package's identity. Cells that mount it at PACKAGE_IN_CELL start from its startup snapshot where the build
+ * made one their node loads (`snapshots: false` never does). Throws when the bundle has not been built.
  */
-export function bundleRuntime(packageRoot = PACKAGE_ROOT, dir = BUNDLE_DIR): GuestRuntime {
+export function bundleRuntime(
+  packageRoot = PACKAGE_ROOT,
+  dir = BUNDLE_DIR,
+  options: { snapshots?: boolean } = {},
+): GuestRuntime {
   const manifest = join(packageRoot, dir, "bundle.json");
   if (!existsSync(manifest))
     throw new Error(`no inmate bundle in ${join(packageRoot, dir)}: run npm run build`);
@@ -69,6 +80,14 @@ export function bundleRuntime(packageRoot = PACKAGE_ROOT, dir = BUNDLE_DIR): Gue
     packageRoot,
     parts: ["package.json", dir, ...packages],
     nodeArgs: (root) => [join(root, dir, "irowclaw.cjs")],
+    ...(options.snapshots === false
+      ? {}
+      : {
+          async startupSnapshot(nodePath: string, nodeOptions: string) {
+            const blob = await usableStartupSnapshot(packageRoot, dir, nodePath, nodeOptions);
+            return blob === undefined ? undefined : snapshotNodeArgs(blob);
+          },
+        }),
   };
 }
 

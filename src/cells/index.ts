@@ -85,6 +85,7 @@ export {
 } from "./image/image-builder.js";
 export { type ImagePaths, imagePaths } from "./image/image-paths.js";
 export { type ImageStatus, readImageStatus } from "./image/image-status.js";
+export { makeStartupSnapshots, type SnapshotResult } from "./image/startup-snapshot-build.js";
 export { treeRssBytes } from "./process-tree.js";
 export {
   ChannelClosedError,
@@ -96,4 +97,5 @@ export {
   ProtocolPeer,
   ReplyTimeoutError,
 } from "./protocol-peer.js";
+export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";
 export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";

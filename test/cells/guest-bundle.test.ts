@@ -4,12 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  bundleRuntime,
+  bwrapNodeOptions,
   type CellHandle,
   createBwrapBackend,
+  DEFAULT_BWRAP_LIMITS,
   GUEST_BUNDLE_DIR,
   listCompileCaches,
+  makeStartupSnapshots,
   PACKAGE_ROOT,
   readGuestBundle,
+  startupSnapshotName,
+  usableStartupSnapshot,
   warmCompileCache,
 } from "../../src/cells/index.js";
 import { shellIn } from "./cell-shell.js";
@@ -90,7 +96,110 @@ describe("the bundled inmate", () => {
     }
   }, 120_000);
 
+  it("makes a startup snapshot the host's node loads, and never offers one it does not", async () => {
+    const flags = bwrapNodeOptions(DEFAULT_BWRAP_LIMITS);
+    const [made] = await makeStartupSnapshots(PACKAGE_ROOT, bundleDir, [flags]);
+    expect(made?.ok, made?.detail).toBe(true);
+    expect(await usableStartupSnapshot(PACKAGE_ROOT, TEST_BUNDLE_DIR, process.execPath, flags)).toBe(
+      join(TEST_BUNDLE_DIR, startupSnapshotName(flags)),
+    );
+    // None was made for other flags: the loader it is.
+    expect(
+      await usableStartupSnapshot(PACKAGE_ROOT, TEST_BUNDLE_DIR, process.execPath, "--stack-size=900"),
+    ).toBe(undefined);
+    // A blob that is there but that node cannot load (V8 would end the cell) is refused by the probe.
+    const other = "--max-old-space-size=222";
+    await writeFile(join(bundleDir, startupSnapshotName(other)), Buffer.alloc(4096, 7));
+    expect(await usableStartupSnapshot(PACKAGE_ROOT, TEST_BUNDLE_DIR, process.execPath, other)).toBe(
+      undefined,
+    );
+    await rm(join(bundleDir, startupSnapshotName(other)));
+  }, 120_000);
+
+  it("refuses to snapshot a runtime that reads its environment or draws UUIDs while loading", async () => {
+    const fake = await mkdtemp(join(PACKAGE_ROOT, "node_modules/.cache/ironclaw-fake-bundle-"));
+    try {
+      const attempt = async (source: string) => {
+        await writeFile(join(fake, "runtime.cjs"), source);
+        const [result] = await makeStartupSnapshots(PACKAGE_ROOT, fake, [""]);
+        return result;
+      };
+      const main = "exports.runMain = () => {};";
+      const env = await attempt(`const home = process.env.HOME; ${main}`);
+      expect(env).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining("reads HOME from the environment"),
+      });
+      const uuid = await attempt(`require("node:crypto").randomUUID(); ${main}`);
+      expect(uuid).toMatchObject({ ok: false, detail: expect.stringContaining("draws random UUIDs") });
+      const native = await attempt(`require("better-sqlite3"); ${main}`);
+      expect(native).toMatchObject({ ok: false, detail: expect.stringContaining("loads better-sqlite3") });
+      // The probe works: the same runtime without those loads is snapshotted.
+      expect(await attempt(main)).toMatchObject({ ok: true });
+      expect((await readdir(fake)).some((f) => f.endsWith(".blob"))).toBe(true);
+    } finally {
+      await rm(fake, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   describe.skipIf(bwrapMissing !== undefined)("in a bwrap cell", () => {
+    it("starts from the startup snapshot: a shell sees node's flags, echo answers, the agent is Ready", async () => {
+      const [made] = await makeStartupSnapshots(PACKAGE_ROOT, bundleDir, [
+        bwrapNodeOptions(DEFAULT_BWRAP_LIMITS),
+      ]);
+      expect(made?.ok, made?.detail).toBe(true);
+      const cells = (snapshots: boolean) =>
+        createBwrapBackend({
+          runtime: bundleRuntime(PACKAGE_ROOT, TEST_BUNDLE_DIR, { snapshots }),
+          onWarning: () => {},
+        });
+      const [snapshotted, loaded] = [cells(true), cells(false)];
+      const nodeLine = "tr '\\0' ' ' < /proc/$PPID/cmdline";
+      const shell = await snapshotted.start({
+        userId: "snap-shell",
+        userDir: join(home, "snap-shell"),
+        handler: "shell",
+      });
+      started.push(shell);
+      expect((await shellIn(shell, nodeLine)).stdout).toContain("--snapshot-blob /opt/ironclaw/");
+      // The probe works: without snapshots the same runtime starts through its loader.
+      const plain = await loaded.start({
+        userId: "plain-shell",
+        userDir: join(home, "plain-shell"),
+        handler: "shell",
+      });
+      started.push(plain);
+      const plainLine = (await shellIn(plain, nodeLine)).stdout;
+      expect(plainLine).toContain("irowclaw.cjs");
+      expect(plainLine).not.toContain("--snapshot-blob");
+      const echo = await snapshotted.start({
+        userId: "snap-echo",
+        userDir: join(home, "snap-echo"),
+        handler: "echo",
+      });
+      started.push(echo);
+      expect(await echo.call({ type: "UserMessage", text: "from the heap" })).toMatchObject({
+        type: "TurnComplete",
+        text: "from the heap",
+      });
+      // The agent loads what the snapshot could not hold (native SQLite, its handler) after it is deserialized.
+      const agent = await snapshotted.start({
+        userId: "snap-agent",
+        userDir: join(home, "snap-agent"),
+        handler: "agent",
+      });
+      started.push(agent);
+      expect(await agent.call({ type: "Hello", providers: [] }, { timeoutMs: 60_000 })).toMatchObject({
+        type: "Ready",
+        handler: "agent",
+      });
+      const search = await agent.call(
+        { type: "QueryRequest", query: { kind: "memory_status" } },
+        { timeoutMs: 60_000 },
+      );
+      expect(search.type).toBe("QueryResult");
+    }, 180_000);
+
     it("answers as echo and greets as agent with Ready", async () => {
       const backend = createBwrapBackend({ runtime: await testBundleRuntime(), onWarning: () => {} });
       const echo = await backend.start({ userId: "echo", userDir: join(home, "echo"), handler: "echo" });

@@ -1,5 +1,6 @@
 import { lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { PACKAGE_IN_CELL } from "../startup-snapshot.js";
 
 /** Resource limits of one bubblewrap cell. */
 export interface BwrapLimits {
@@ -38,7 +39,7 @@ export const DEFAULT_BWRAP_LIMITS: BwrapLimits = {
   cellTasks: 1024,
 };
 
-export const PACKAGE_IN_CELL = "/opt/ironclaw";
+export { PACKAGE_IN_CELL };
 export const BRAIN_IN_CELL = "/mnt/brain";
 /** Where node's own prefix is bound when it is not under /usr: a fixed path, so no host path is in argv. */
 export const NODE_PREFIX_IN_CELL = "/opt/node";

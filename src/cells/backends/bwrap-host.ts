@@ -11,6 +11,7 @@ import { prepareWordTableDir } from "../word-table-home.js";
 import {
   BRAIN_IN_CELL,
   type BwrapLimits,
+  bwrapNodeOptions,
   DEFAULT_BWRAP_LIMITS,
   encodeBwrapArgs,
   PACKAGE_IN_CELL,
@@ -56,6 +57,8 @@ export interface HostFeatures {
   images: boolean;
   tools: boolean;
   embeddings: string | undefined;
+  /** Node arguments that start the runtime from its startup snapshot, when this node loads one for these flags. */
+  snapshot: string[] | undefined;
 }
 
 /** What the bwrap backend's cold starts and blank cells share: settings, host probes, brains, cgroups, spawning. */
@@ -108,7 +111,9 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
   const runtime = options.runtime ?? defaultRuntime();
   let hostFeatures: Promise<HostFeatures> | undefined;
   const features = () => {
-    hostFeatures ??= probeFeatures(options, asRoot, warnOnce);
+    hostFeatures ??= probeFeatures(options, asRoot, warnOnce, () =>
+      runtime.startupSnapshot?.(options.nodePath ?? process.execPath, bwrapNodeOptions(limits)),
+    );
     return hostFeatures;
   };
   return {
@@ -153,7 +158,7 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
           packageParts: runtime.parts,
           nodePath: options.nodePath ?? process.execPath,
           nodeArgs: [
-            ...runtime.nodeArgs(PACKAGE_IN_CELL),
+            ...(host.snapshot ?? runtime.nodeArgs(PACKAGE_IN_CELL)),
             ...["--channel", "stdio", "--brain", BRAIN_IN_CELL, ...identity],
             ...["--handler", spec.handler ?? "agent"],
             ...(spec.maxFrameBytes ? ["--max-frame-bytes", String(spec.maxFrameBytes)] : []),
@@ -200,12 +205,14 @@ async function probeFeatures(
   options: BwrapBackendOptions,
   asRoot: boolean,
   warnOnce: (warning: string) => void,
+  startupSnapshot: () => Promise<string[] | undefined> | undefined,
 ): Promise<HostFeatures> {
   const home = options.embeddingsHome === undefined ? ironclawHome() : options.embeddingsHome;
-  const [images, tools, table] = await Promise.all([
+  const [images, tools, table, snapshot] = await Promise.all([
     options.brainImages === false ? undefined : probeBrainImages(),
     options.toolSandbox === false ? undefined : probeToolSandbox(),
     home === false ? undefined : prepareWordTableDir(home),
+    startupSnapshot(),
   ]);
   if (images && !images.usable && asRoot)
     warnOnce(`bwrap brains are directories whose quota is only checked (${images.detail})`);
@@ -217,5 +224,6 @@ async function probeFeatures(
     images: options.brainImages ?? images?.usable === true,
     tools: options.toolSandbox ?? tools?.usable === true,
     embeddings: table && "dir" in table ? table.dir : undefined,
+    snapshot,
   };
 }

@@ -65,8 +65,12 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   const bundleDir = join(options.packageRoot, GUEST_BUNDLE_DIR);
   const bundle = await readGuestBundle(bundleDir);
   if (!bundle) throw new Error(`no inmate bundle in ${bundleDir}: run npm run build first`);
-  // Source maps stay on the host: a stack trace from a cell is read there.
-  await cp(bundleDir, join(app, GUEST_BUNDLE_DIR), { recursive: true, filter: (f) => !f.endsWith(".map") });
+  // Source maps stay on the host: a stack trace from a cell is read there. So do the startup snapshots, made
+  // for bwrap cells' flags: the image's node starts through the loader and its code cache.
+  await cp(bundleDir, join(app, GUEST_BUNDLE_DIR), {
+    recursive: true,
+    filter: (f) => !f.endsWith(".map") && !f.endsWith(".blob"),
+  });
   // The word-vector JSON stays too: the image carries the table made from it (below).
   const packages = bundle.packages.filter((p) => !HOST_ONLY_PACKAGES.has(p.replace(/^.*node_modules\//, "")));
   for (const dir of packages) {
