@@ -63,6 +63,7 @@ export async function bundleGuest(
     target: "node20",
     minifySyntax: true,
     minifyWhitespace: true,
+    minifyIdentifiers: true,
     keepNames: true,
     sourcemap: "linked",
     legalComments: "linked",
