@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // npm run build, after tsc: bundles the inmate into dist/cell (one file and its loader), then makes its code
-// caches for the flags cells start node with: none (process and microVM cells) and a default bwrap cell's.
+// caches for the flags cells start node with: none (process and microVM cells) and a default bwrap cell's, and
+// a default bwrap cell's startup snapshot.
 import { join } from "node:path";
 import {
   bundleGuest,
-  bwrapNodeOptions,
-  DEFAULT_BWRAP_LIMITS,
+  defaultCellNodeOptions,
   listCompileCaches,
   makeStartupSnapshots,
   PACKAGE_ROOT,
+  snapshotNodeOptions,
   warmCompileCache,
 } from "../dist/cells/index.js";
 
@@ -17,18 +18,15 @@ const kib = (n) => `${Math.round(n / 1024)} KiB`;
 console.log(
   `inmate bundle: ${join(bundle.dir, bundle.entry)} (${bundle.modules} modules, ${kib(bundle.runtime_bytes)}, ${Math.round(bundle.ms)} ms)`,
 );
-const warmed = await warmCompileCache(bundle.dir, ["", bwrapNodeOptions(DEFAULT_BWRAP_LIMITS)]);
+const warmed = await warmCompileCache(bundle.dir, defaultCellNodeOptions());
 for (const w of warmed) {
   const flags = w.nodeOptions || "no NODE_OPTIONS";
   // Without a cache a cell compiles the runtime itself: slower to start, never wrong. Said, not fatal.
   if (!w.ok) console.warn(`inmate code cache for ${flags} not made: ${w.detail}`);
 }
 console.log(`inmate code caches: ${(await listCompileCaches(bundle.dir)).join(", ") || "none"}`);
-// bwrap cells start from a startup snapshot (the runtime loaded already) where one was made for their flags;
-// the microVM's node keeps the code cache, so its image stays small.
-const snapshots = await makeStartupSnapshots(PACKAGE_ROOT, bundle.dir, [
-  bwrapNodeOptions(DEFAULT_BWRAP_LIMITS),
-]);
+// bwrap cells start from a startup snapshot (the runtime loaded already) where one was made for their flags.
+const snapshots = await makeStartupSnapshots(PACKAGE_ROOT, bundle.dir, snapshotNodeOptions());
 for (const s of snapshots) {
   if (!s.ok)
     console.warn(`inmate startup snapshot for ${s.nodeOptions || "no NODE_OPTIONS"} not made: ${s.detail}`);

@@ -85,7 +85,12 @@ export {
 } from "./image/image-builder.js";
 export { type ImagePaths, imagePaths } from "./image/image-paths.js";
 export { type ImageStatus, readImageStatus } from "./image/image-status.js";
-export { makeStartupSnapshots, type SnapshotResult } from "./image/startup-snapshot-build.js";
+export {
+  defaultCellNodeOptions,
+  makeStartupSnapshots,
+  type SnapshotResult,
+  snapshotNodeOptions,
+} from "./image/startup-snapshot-build.js";
 export { treeRssBytes } from "./process-tree.js";
 export {
   ChannelClosedError,

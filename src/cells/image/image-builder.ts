@@ -12,6 +12,11 @@ import { unpackKernel } from "./kernel-extract.js";
 import { GUEST_MODULES, resolveModules } from "./kernel-modules.js";
 import { fetchKernel, resolveKernelPackage } from "./kernel-package.js";
 import { stageRootfs } from "./rootfs-stage.js";
+import {
+  defaultCellNodeOptions,
+  makeStartupSnapshots,
+  snapshotNodeOptions,
+} from "./startup-snapshot-build.js";
 
 export interface ImageManifest {
   built_at: string;
@@ -120,9 +125,16 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       throw new Error(`compiling the runtime failed:\n${tsc.stdout.slice(0, 2000)}`);
     }
     const bundle = await bundleGuest({ packageRoot });
-    // The guest runs this very node binary without flags: its code cache is made here, on the host.
-    const [warmed] = await warmCompileCache(bundle.dir, [""]);
-    progress(warmed?.ok ? "code cache made" : `no code cache (${warmed?.detail.split("\n")[0]})`);
+    // The guest runs this very node binary without flags: its code cache is made here, on the host. bwrap cells'
+    // code cache and startup snapshot are made again too, since the bundle directory was just replaced.
+    const made = (results: Array<{ ok: boolean; detail: string }>, what: string) => {
+      const failed = results.find((r) => !r.ok);
+      return `${results.filter((r) => r.ok).length} of ${results.length} ${what} made${failed ? ` (${failed.detail.split("\n")[0]})` : ""}`;
+    };
+    progress(made(await warmCompileCache(bundle.dir, defaultCellNodeOptions()), "code caches"));
+    progress(
+      made(await makeStartupSnapshots(packageRoot, bundle.dir, snapshotNodeOptions()), "startup snapshots"),
+    );
   } else if (!(await readGuestBundle(join(packageRoot, GUEST_BUNDLE_DIR)))) {
     throw new Error(`no inmate bundle in ${join(packageRoot, GUEST_BUNDLE_DIR)}: run npm run build first`);
   }

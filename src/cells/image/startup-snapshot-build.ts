@@ -5,6 +5,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { bwrapNodeOptions, DEFAULT_BWRAP_LIMITS } from "../backends/bwrap-args.js";
 import { RUNTIME_FILE } from "../guest/cell-loader.js";
 import {
   PACKAGE_IN_CELL,
@@ -12,6 +13,23 @@ import {
   startupSnapshotName,
   usableStartupSnapshot,
 } from "../startup-snapshot.js";
+
+/**
+ * The NODE_OPTIONS values cells start node with unless configured otherwise: none (microVM and process cells)
+ * and a default bwrap cell's heap limit. The build makes code caches for these.
+ */
+export function defaultCellNodeOptions(): string[] {
+  return ["", bwrapNodeOptions(DEFAULT_BWRAP_LIMITS)];
+}
+
+/**
+ * Those a startup snapshot is made for: a default bwrap cell's only. Process cells mount the package elsewhere,
+ * and a microVM's node refuses a snapshot made on the host: node checks V8's cache version tag, which counts
+ * the CPU's features, and QEMU's emulated CPU has others than the host's (also with -cpu max).
+ */
+export function snapshotNodeOptions(): string[] {
+  return [bwrapNodeOptions(DEFAULT_BWRAP_LIMITS)];
+}
 
 export interface SnapshotResult {
   nodeOptions: string;
