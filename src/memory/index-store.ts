@@ -176,6 +176,14 @@ export class IndexStore {
     return readChunkKeys(this.db, path);
   }
 
+  /**
+   * Runs `write` in one write transaction: the files it applies commit together, each still all or nothing (a
+   * file's own transaction is a savepoint inside it). A reader sees none of them or all.
+   */
+  writeBatch<T>(write: () => T): T {
+    return this.db.transaction(write).immediate();
+  }
+
   /** One file's new chunks, in one transaction; see `applyFileUpdate`. */
   applyFile(update: FileUpdate, embedder: Embedder): FileChange {
     return applyFileUpdate(this.chunkTables(embedder), update);

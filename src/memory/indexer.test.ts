@@ -184,6 +184,32 @@ describe("indexer", () => {
     expect(await small.indexAll()).toMatchObject({ updated: 2, unchanged: 4 });
   });
 
+  it("writes a pass's files in few commits, each file whole, whatever the commit size", async () => {
+    const { embedder } = await setup({});
+    for (let i = 0; i < 6; i++) await temp.write(`notes/${i}.md`, `# Note ${i}\n\nBody ${i}.\n`);
+    const commits: number[] = [];
+    const writeBatch = store.writeBatch.bind(store);
+    store.writeBatch = (write) => {
+      const before = store.fileRecords().length;
+      const result = writeBatch(write);
+      commits.push(store.fileRecords().length - before);
+      return result;
+    };
+    const report = await new Indexer(temp.brain, store, embedder, { commitBatch: 4 }).indexAll();
+    expect(report).toMatchObject({ updated: 6, chunksAdded: 6 });
+    // Four one-chunk files fill a commit; the other two make the second.
+    expect(commits).toEqual([4, 2]);
+    expect(store.fileRecords().map((f) => f.path)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `notes/${i}.md`));
+    for (let i = 0; i < 6; i++)
+      expect(store.chunksOfFile(`notes/${i}.md`).map((c) => c.text)).toEqual([`# Note ${i}\n\nBody ${i}.`]);
+    // The probe works: with the default size the same pass over edited files is one commit.
+    for (let i = 0; i < 6; i++) await temp.write(`notes/${i}.md`, `# Note ${i}\n\nBody ${i}, edited.\n`);
+    commits.length = 0;
+    await new Indexer(temp.brain, store, embedder).indexAll();
+    expect(commits).toEqual([0]);
+    expect(store.chunksOfFile("notes/5.md").map((c) => c.text)).toEqual(["# Note 5\n\nBody 5, edited."]);
+  });
+
   it("refuses paths that escape the brain and skips symlinks that point out of it", async () => {
     const { indexer } = await setup({ "garden.md": garden });
     await writeFile(join(temp.dir, "secret.md"), "# Secret\n\nlaunch codes\n");

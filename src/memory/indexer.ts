@@ -40,6 +40,11 @@ export interface IndexerOptions {
   maxFileBytes?: number;
   /** Texts collected across files before one embedder call; remote embedders batch further themselves. */
   embedBatch?: number;
+  /**
+   * Chunks of new or changed files written in one commit (default 2048). A commit per file made FTS5 write and
+   * merge a segment per file; each file is still all or nothing, and no transaction is open while embedding.
+   */
+  commitBatch?: number;
 }
 
 export interface PassOptions {
@@ -49,15 +54,19 @@ export interface PassOptions {
 
 type Plan = Omit<FileUpdate, "vectors"> & { needed: Map<string, string> };
 
+/** Files read ahead of the one being planned. */
+const READ_AHEAD = 8;
+
 /**
  * Keeps the index in step with the markdown. A pass reads only files whose mtime or size changed, re-chunks a
  * file only when its hash changed, embeds only text whose vector is not cached, and writes each file in one
- * transaction (see IndexStore.applyFile). Deleted files are removed last, so a renamed file reuses its vectors.
+ * transaction (see IndexStore.applyFile), many files to a commit. Deleted files are removed last, so a renamed file reuses its vectors.
  */
 export class Indexer {
   private readonly maxBytes: number;
   private readonly maxFileBytes: number;
   private readonly embedBatch: number;
+  private readonly commitBatch: number;
 
   constructor(
     readonly brain: BrainLayout,
@@ -68,6 +77,7 @@ export class Indexer {
     this.maxBytes = options.maxBytes ?? DEFAULT_CHUNK_MAX_BYTES;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.embedBatch = options.embedBatch ?? 256;
+    this.commitBatch = options.commitBatch ?? 2048;
   }
 
   /** Indexes the whole brain incrementally. */
@@ -125,24 +135,57 @@ export class Indexer {
 
   private async syncFiles(files: BrainFile[], report: IndexReport, options: PassOptions): Promise<void> {
     let done = 0;
+    // Files are read a few ahead: each read is several round trips to libuv's thread pool (open, fstat, read,
+    // close), which one after another left the thread waiting for a sixth of a pass. Plans are taken in order.
+    const ahead: Array<Promise<Plan | undefined>> = [];
+    let next = 0;
+    const nextPlan = (): Promise<Plan | undefined> => {
+      while (ahead.length < READ_AHEAD && next < files.length) {
+        const planned = this.plan(files[next++] as BrainFile, report);
+        // Awaited below in order; this only keeps a failure further ahead from counting as unhandled meanwhile.
+        planned.catch(() => undefined);
+        ahead.push(planned);
+      }
+      return ahead.shift() as Promise<Plan | undefined>;
+    };
     for (let start = 0; start < files.length; ) {
       const plans: Plan[] = [];
-      let pending = 0;
-      while (start < files.length && pending < this.embedBatch) {
-        options.signal?.throwIfAborted();
-        const plan = await this.plan(files[start++] as BrainFile, report);
-        if (plan) {
-          plans.push(plan);
-          pending += plan.needed.size;
+      const vectors = new Map<string, Float32Array>();
+      const commit = () => {
+        report.embedded += vectors.size;
+        // One commit for all of them, each file still in a transaction (a savepoint) of its own.
+        this.store.writeBatch(() => {
+          for (const plan of plans) {
+            this.apply(plan, vectors, report);
+            options.onProgress?.({ done: ++done, total: files.length, path: plan.path });
+          }
+        });
+      };
+      let chunks = 0;
+      try {
+        while (start < files.length && chunks < this.commitBatch) {
+          const embedding: Plan[] = [];
+          let pending = 0;
+          while (start < files.length && pending < this.embedBatch && chunks < this.commitBatch) {
+            options.signal?.throwIfAborted();
+            start++;
+            const plan = await nextPlan();
+            if (plan) {
+              embedding.push(plan);
+              pending += plan.needed.size;
+              chunks += plan.chunks.length;
+            }
+          }
+          for (const [hash, vector] of await this.embedNeeded(embedding, options.signal))
+            vectors.set(hash, vector);
+          plans.push(...embedding);
         }
+      } catch (error) {
+        // An embedder that fails partway (or an abort) keeps the files whose vectors it already gave.
+        commit();
+        throw error;
       }
-      const vectors = await this.embedNeeded(plans, options.signal);
-      report.embedded += vectors.size;
-      for (const plan of plans) {
-        options.signal?.throwIfAborted();
-        this.apply(plan, vectors, report);
-        options.onProgress?.({ done: ++done, total: files.length, path: plan.path });
-      }
+      commit();
     }
   }
 
