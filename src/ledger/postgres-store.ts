@@ -37,7 +37,8 @@ export interface PostgresStoreOptions extends CommonStoreOptions {
   poolSize?: number;
 }
 
-const REBUILD_PAGE = 10_000;
+/** Events per read while rebuilding; see the SQLite store's. */
+const REBUILD_PAGE = 2_000;
 
 /**
  * The driver hands over int8 as a number and json as its text, as better-sqlite3 does, so that one row schema

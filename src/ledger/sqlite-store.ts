@@ -34,8 +34,12 @@ export interface SqliteStoreOptions extends CommonStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** Events per read while rebuilding: large enough to amortise the query, small enough to bound memory. */
-const REBUILD_PAGE = 10_000;
+/**
+ * Events per read while rebuilding: enough to amortise the query, few enough that a page's rows are garbage
+ * before the young generation fills. Pages of 10k rows lived long enough to be promoted, and the rebuild spent a
+ * fifth of its time collecting them: 2k rows rebuild ~320k events/s here against ~265k/s.
+ */
+const REBUILD_PAGE = 2_000;
 
 /**
  * The embedded ledger: one SQLite file in WAL mode. Appends run in BEGIN IMMEDIATE transactions, so writers in
