@@ -22,6 +22,7 @@ describe("ironclaw doctor", () => {
       "tcg",
       "vhost-vsock",
       "cell limits",
+      "cell start",
     ]);
     const byName = Object.fromEntries(report.checks.map((c) => [c.name, c]));
     expect(byName.node?.detail).toContain(process.version);
@@ -38,6 +39,11 @@ describe("ironclaw doctor", () => {
         expect(byName["cell limits"]?.detail).toContain(limit);
     }
     for (const c of report.checks) if (c.status === "missing") expect(c.disables).toBeTruthy();
+    // Run from its sources, the CLI starts cells from them too, and says so.
+    expect(byName["cell start"]).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining("its sources"),
+    });
     expect(report.cellBackend.reason.length).toBeGreaterThan(0);
   });
 
