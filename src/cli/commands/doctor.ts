@@ -287,32 +287,26 @@ async function checkCellLimits(bwrapUsable: boolean): Promise<DoctorCheck> {
  */
 async function checkCellStart(): Promise<DoctorCheck> {
   const runtime = defaultRuntime();
-  if (runtime.kind === "source")
-    return {
-      name: "cell start",
-      status: "warn",
-      detail:
-        "this CLI runs from its sources, so do the cells it starts; the built CLI (bin/ironclaw.js) starts them from the bundle",
-      disables: "fast cell starts (3–4× slower)",
-    };
-  if (runtime.kind === "dist")
-    return {
-      name: "cell start",
-      status: "warn",
-      detail:
-        "cells load the compiled modules one by one: no inmate bundle as new as them (npm run build makes one)",
-      disables: "fast cell starts (3–4× slower)",
-    };
+  const warn = (detail: string, disables: string): DoctorCheck => ({
+    name: "cell start",
+    status: "warn",
+    detail,
+    disables,
+  });
+  if (runtime.kind !== "bundle")
+    return warn(
+      runtime.kind === "source"
+        ? "this CLI runs from its sources, so do the cells it starts; the built CLI (bin/ironclaw.js) starts them from the bundle"
+        : "cells load the compiled modules one by one: no inmate bundle as new as them (npm run build makes one)",
+      "fast cell starts (3–4× slower)",
+    );
   const snapshot = await runtime.startupSnapshot?.(process.execPath, bwrapNodeOptions(DEFAULT_BWRAP_LIMITS));
   return snapshot
     ? { name: "cell start", status: "ok", detail: "bwrap cells start from the runtime's startup snapshot" }
-    : {
-        name: "cell start",
-        status: "warn",
-        detail:
-          "no startup snapshot this node loads: bwrap cells start through the bundle's loader and code cache (npm run build makes one for this node)",
-        disables: "~30 ms of each bwrap cell start",
-      };
+    : warn(
+        "no startup snapshot this node loads: bwrap cells start through the bundle's loader and code cache (npm run build makes one for this node)",
+        "~30 ms of each bwrap cell start",
+      );
 }
 
 function printReport(out: NodeJS.WritableStream, report: Awaited<ReturnType<typeof runDoctor>>): void {
