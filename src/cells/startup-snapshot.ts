@@ -52,25 +52,25 @@ export async function usableStartupSnapshot(
   const key = JSON.stringify([file, nodePath, nodeOptions]);
   let probe = probes.get(key);
   if (!probe) {
-    probe = probeSnapshot(file, nodePath, nodeOptions);
+    probe = probeStartupSnapshot(file, nodePath, nodeOptions);
     probes.set(key, probe);
   }
   return (await probe) ? blob : undefined;
 }
 
-function probeSnapshot(file: string, nodePath: string, nodeOptions: string): Promise<boolean> {
+/** Whether `nodePath` with `nodeOptions` starts from the snapshot in `file` (asked every time; V8 decides). */
+export function probeStartupSnapshot(file: string, nodePath: string, nodeOptions: string): Promise<boolean> {
   return new Promise((resolve) => {
     execFile(
       nodePath,
       ["--snapshot-blob", file, "--", "--snapshot-probe"],
-      {
-        timeout: 10_000,
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
-        },
-      },
+      { timeout: 10_000, env: snapshotNodeEnv(nodeOptions) },
       (error, stdout) => resolve(!error && stdout.trim() === SNAPSHOT_PROBE_ANSWER),
     );
   });
+}
+
+/** The environment node makes or probes a snapshot in: PATH, and the flags exactly as a cell gets them. */
+export function snapshotNodeEnv(nodeOptions: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
 }

@@ -60,7 +60,8 @@ const READ_AHEAD = 8;
 /**
  * Keeps the index in step with the markdown. A pass reads only files whose mtime or size changed, re-chunks a
  * file only when its hash changed, embeds only text whose vector is not cached, and writes each file in one
- * transaction (see IndexStore.applyFile), many files to a commit. Deleted files are removed last, so a renamed file reuses its vectors.
+ * transaction (see IndexStore.applyFile), many files to a commit. Deleted files are removed last, so a renamed
+ * file reuses its vectors.
  */
 export class Indexer {
   private readonly maxBytes: number;
@@ -134,35 +135,13 @@ export class Indexer {
   }
 
   private async syncFiles(files: BrainFile[], report: IndexReport, options: PassOptions): Promise<void> {
+    const nextPlan = this.readAhead(files, report);
     let done = 0;
-    // Files are read a few ahead: each read is several round trips to libuv's thread pool (open, fstat, read,
-    // close), which one after another left the thread waiting for a sixth of a pass. Plans are taken in order.
-    const ahead: Array<Promise<Plan | undefined>> = [];
-    let next = 0;
-    const nextPlan = (): Promise<Plan | undefined> => {
-      while (ahead.length < READ_AHEAD && next < files.length) {
-        const planned = this.plan(files[next++] as BrainFile, report);
-        // Awaited below in order; this only keeps a failure further ahead from counting as unhandled meanwhile.
-        planned.catch(() => undefined);
-        ahead.push(planned);
-      }
-      return ahead.shift() as Promise<Plan | undefined>;
-    };
     for (let start = 0; start < files.length; ) {
       const plans: Plan[] = [];
       const vectors = new Map<string, Float32Array>();
-      const commit = () => {
-        report.embedded += vectors.size;
-        // One commit for all of them, each file still in a transaction (a savepoint) of its own.
-        this.store.writeBatch(() => {
-          for (const plan of plans) {
-            this.apply(plan, vectors, report);
-            options.onProgress?.({ done: ++done, total: files.length, path: plan.path });
-          }
-        });
-      };
-      let chunks = 0;
       try {
+        let chunks = 0;
         while (start < files.length && chunks < this.commitBatch) {
           const embedding: Plan[] = [];
           let pending = 0;
@@ -170,23 +149,46 @@ export class Indexer {
             options.signal?.throwIfAborted();
             start++;
             const plan = await nextPlan();
-            if (plan) {
-              embedding.push(plan);
-              pending += plan.needed.size;
-              chunks += plan.chunks.length;
-            }
+            if (!plan) continue;
+            embedding.push(plan);
+            pending += plan.needed.size;
+            chunks += plan.chunks.length;
           }
           for (const [hash, vector] of await this.embedNeeded(embedding, options.signal))
             vectors.set(hash, vector);
           plans.push(...embedding);
         }
-      } catch (error) {
-        // An embedder that fails partway (or an abort) keeps the files whose vectors it already gave.
-        commit();
-        throw error;
+      } finally {
+        // Written also when the embedder fails partway (or the pass is aborted): the files whose vectors it
+        // already gave are kept. One commit for all of them, each file still a savepoint of its own.
+        report.embedded += vectors.size;
+        if (plans.length > 0)
+          this.store.writeBatch(() => {
+            for (const plan of plans) {
+              this.apply(plan, vectors, report);
+              options.onProgress?.({ done: ++done, total: files.length, path: plan.path });
+            }
+          });
       }
-      commit();
     }
+  }
+
+  /**
+   * The files' plans in order, each file read a few ahead: a read is several round trips to libuv's thread pool
+   * (open, fstat, read, close), and one after another they left the thread waiting for a sixth of a pass.
+   */
+  private readAhead(files: BrainFile[], report: IndexReport): () => Promise<Plan | undefined> {
+    const ahead: Array<Promise<Plan | undefined>> = [];
+    let next = 0;
+    return () => {
+      while (ahead.length < READ_AHEAD && next < files.length) {
+        const planned = this.plan(files[next++] as BrainFile, report);
+        // Awaited in order; this only keeps a failure further ahead from counting as unhandled meanwhile.
+        planned.catch(() => undefined);
+        ahead.push(planned);
+      }
+      return ahead.shift() ?? Promise.resolve(undefined);
+    };
   }
 
   /** The fstat of a file present and readable at `path`; a refused one is reported as skipped. */

@@ -9,9 +9,10 @@ import { bwrapNodeOptions, DEFAULT_BWRAP_LIMITS } from "../backends/bwrap-args.j
 import { RUNTIME_FILE } from "../guest/cell-loader.js";
 import {
   PACKAGE_IN_CELL,
+  probeStartupSnapshot,
   SNAPSHOT_PROBE_ANSWER,
+  snapshotNodeEnv,
   startupSnapshotName,
-  usableStartupSnapshot,
 } from "../startup-snapshot.js";
 
 /**
@@ -58,7 +59,7 @@ export async function makeStartupSnapshots(
       try {
         await run(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", entry], options, work);
         // The same check a warden makes before its first cell starts from it.
-        if (!(await usableStartupSnapshot(packageRoot, dir, process.execPath, options)))
+        if (!(await probeStartupSnapshot(blob, process.execPath, options)))
           throw new Error("node would not start from it");
         results.push({ nodeOptions: options, ok: true, detail: "written" });
       } catch (error) {
@@ -81,10 +82,7 @@ function run(file: string, args: string[], nodeOptions: string, cwd: string): Pr
         cwd,
         timeout: 120_000,
         maxBuffer: 4 * 1024 * 1024,
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
-        },
+        env: snapshotNodeEnv(nodeOptions),
       },
       (error, _stdout, stderr) => {
         if (!error) return resolve();
