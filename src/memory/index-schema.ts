@@ -1,21 +1,24 @@
 import type Database from "better-sqlite3";
 import { ConfigError } from "../core/index.js";
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * The brain index (seed 003 §6): derived from the markdown, so it can always be deleted and rebuilt.
  *
  * - `files`: one row per indexed file with the hash, mtime and size that let a scan skip unchanged files,
  *   and the chunk size it was chunked with (a new size re-chunks it).
- * - `chunks`: the chunks with provenance; `chunks_fts` is an external-content FTS5 index over them kept in step
- *   by triggers, so a chunk row and its FTS entry are written in the same statement.
+ * - `chunks`: the chunks with provenance; `chunks_fts` is an external-content FTS5 index over them. The writer
+ *   adds a chunk's entry in the transaction that inserts it (`PendingLexical` in file-writes.ts: an insert
+ *   trigger made FTS5 write a segment per chunk); triggers remove and replace entries, so no delete or update
+ *   can leave one behind.
  * - `embedding_cache`: vectors keyed by (embedder, model, hash of the embedded text); the semantic score of a
  *   lexical-only candidate is computed from it too.
  * - `vector_lists`: centroids of the inverted-file vector index (empty while the index is small enough to scan).
  * - `compactions`: one record per pre-compaction flush (seed 003 §7).
  * - the vector tables (`chunk_vectors`, `vector_log`) are created in `vector-table.ts`, which owns their SQL.
- * - version 2 adds `chunks_cjk` and `paths_fts` (see `SEARCH_AIDS`).
+ * - version 2 adds `chunks_cjk` and `paths_fts` (see `CJK_AIDS`, `PATH_AIDS`); version 3 marks chunks with CJK text in
+ *   `chunks.cjk`, and the writer adds full-text entries instead of insert triggers (see `upgradeToV3`).
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -39,7 +42,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   end_line INTEGER NOT NULL,
   content TEXT NOT NULL,
   content_hash TEXT NOT NULL,
-  embed_hash TEXT NOT NULL
+  embed_hash TEXT NOT NULL,
+  cjk INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks(embed_hash);
@@ -48,9 +52,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   content = 'chunks', content_rowid = 'rowid',
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
-  INSERT INTO chunks_fts(rowid, content, headings, path) VALUES (new.rowid, new.content, new.heading_text, new.path);
-END;
 CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts(chunks_fts, rowid, content, headings, path)
     VALUES ('delete', old.rowid, old.content, old.heading_text, old.path);
@@ -83,42 +84,48 @@ CREATE TABLE IF NOT EXISTS compactions (
 
 /** Han, kana, CJK punctuation (U+2E80–U+9FFF), Hangul syllables, half-width katakana: SQLite GLOB ranges. */
 const CJK_GLOB = "'*[⺀-鿿가-힯ｦ-ﾟ]*'";
-const HAS_CJK = (row: "new" | "old") =>
-  `(${row}.content GLOB ${CJK_GLOB} OR ${row}.heading_text GLOB ${CJK_GLOB})`;
+
+/** The same ranges as `CJK_GLOB`, for the writer that sets `chunks.cjk`. */
+const CJK_CHAR = /[\u2E80-\u9FFF\uAC00-\uD7AF\uFF66-\uFF9F]/u;
+
+/** `chunks.cjk` of a chunk with this content and heading text: 1 when either holds CJK text. */
+export function cjkMark(content: string, headingText: string): 0 | 1 {
+  return CJK_CHAR.test(content) || CJK_CHAR.test(headingText) ? 1 : 0;
+}
 
 /**
  * Search aids beside `chunks_fts`, both derived from the tables above:
  * - `chunks_cjk`: unicode61 makes a whole run of CJK text one token, so "東京" never matches "東京に行った";
  *   chunks with CJK text are also indexed by FTS5's trigram tokenizer, which matches any run of three or more
- *   characters. Only those chunks: the view it reads from and both triggers apply the same test, because an
- *   external-content index must be told to delete exactly what it was given.
+ *   characters. Only those chunks: the view it reads from and the triggers all test `chunks.cjk`, because an
+ *   external-content index must be told to delete exactly what it was given. The writer sets the mark
+ *   (`cjkMark`); SQLite's GLOB over the ranges cost 70 µs a chunk, a seventh of indexing one.
  * - `file_paths` + `paths_fts`: every indexed file's path, trigram-indexed, so a query that names a file
  *   (`knee-rehab.md`, `logs/2025-03-02`) finds it by any part of its name. `files` is written with INSERT OR
  *   REPLACE, which fires no delete trigger, so the insert trigger is idempotent.
  */
-const SEARCH_AIDS = `
+const CJK_AIDS = `
 CREATE VIEW IF NOT EXISTS chunks_cjk_source AS
-  SELECT rowid, content, heading_text AS headings FROM chunks
-  WHERE content GLOB ${CJK_GLOB} OR heading_text GLOB ${CJK_GLOB};
+  SELECT rowid, content, heading_text AS headings FROM chunks WHERE cjk;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk USING fts5(
   content, headings, content = 'chunks_cjk_source', content_rowid = 'rowid', tokenize = 'trigram'
 );
-CREATE TRIGGER IF NOT EXISTS chunks_cjk_insert AFTER INSERT ON chunks WHEN ${HAS_CJK("new")} BEGIN
-  INSERT INTO chunks_cjk(rowid, content, headings) VALUES (new.rowid, new.content, new.heading_text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_cjk_delete AFTER DELETE ON chunks WHEN ${HAS_CJK("old")} BEGIN
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_delete AFTER DELETE ON chunks WHEN old.cjk BEGIN
   INSERT INTO chunks_cjk(chunks_cjk, rowid, content, headings)
     VALUES ('delete', old.rowid, old.content, old.heading_text);
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_cjk_update_old AFTER UPDATE OF content, heading_text ON chunks
-  WHEN ${HAS_CJK("old")} BEGIN
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_update_old AFTER UPDATE OF content, heading_text, cjk ON chunks
+  WHEN old.cjk BEGIN
   INSERT INTO chunks_cjk(chunks_cjk, rowid, content, headings)
     VALUES ('delete', old.rowid, old.content, old.heading_text);
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_cjk_update_new AFTER UPDATE OF content, heading_text ON chunks
-  WHEN ${HAS_CJK("new")} BEGIN
+CREATE TRIGGER IF NOT EXISTS chunks_cjk_update_new AFTER UPDATE OF content, heading_text, cjk ON chunks
+  WHEN new.cjk BEGIN
   INSERT INTO chunks_cjk(rowid, content, headings) VALUES (new.rowid, new.content, new.heading_text);
 END;
+`;
+
+const PATH_AIDS = `
 CREATE TABLE IF NOT EXISTS file_paths (rowid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 CREATE VIRTUAL TABLE IF NOT EXISTS paths_fts USING fts5(
   path, content = 'file_paths', content_rowid = 'rowid', tokenize = 'trigram'
@@ -137,14 +144,49 @@ CREATE TRIGGER IF NOT EXISTS file_paths_delete AFTER DELETE ON file_paths BEGIN
 END;
 `;
 
-/** Version 1 → 2: the search aids, filled from what the index already holds, in one transaction. */
+/**
+ * An index from before version 3 lacks `chunks.cjk`: it is added and set by the GLOB test the version 2
+ * triggers used, so it marks exactly the chunks `chunks_cjk` holds.
+ */
+function addCjkMark(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('chunks')").all();
+  if (columns.some((c) => c.name === "cjk")) return;
+  db.exec("ALTER TABLE chunks ADD COLUMN cjk INTEGER NOT NULL DEFAULT 0");
+  db.exec(`UPDATE chunks SET cjk = 1 WHERE content GLOB ${CJK_GLOB} OR heading_text GLOB ${CJK_GLOB}`);
+}
+
+/** Version 1 → 3: the CJK mark, no insert trigger, and the search aids, filled from what the index already holds, in one transaction. */
 function addSearchAids(db: Database.Database): void {
   db.transaction(() => {
-    db.exec(SEARCH_AIDS);
+    addCjkMark(db);
+    db.exec("DROP TRIGGER IF EXISTS chunks_fts_insert");
+    db.exec(CJK_AIDS + PATH_AIDS);
     db.exec("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('rebuild')");
     db.exec("INSERT OR IGNORE INTO file_paths(path) SELECT path FROM files");
-    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
+    setSchemaVersion(db);
   }).immediate();
+}
+
+/**
+ * Version 2 → 3: the CJK mark, the trigram index's view and triggers made to read it, and no insert triggers;
+ * no full-text entry changes.
+ */
+function upgradeToV3(db: Database.Database): void {
+  db.transaction(() => {
+    addCjkMark(db);
+    db.exec(
+      "DROP TRIGGER IF EXISTS chunks_fts_insert; DROP TRIGGER IF EXISTS chunks_cjk_insert; " +
+        "DROP TRIGGER IF EXISTS chunks_cjk_delete; " +
+        "DROP TRIGGER IF EXISTS chunks_cjk_update_old; DROP TRIGGER IF EXISTS chunks_cjk_update_new; " +
+        "DROP VIEW IF EXISTS chunks_cjk_source",
+    );
+    db.exec(CJK_AIDS);
+    setSchemaVersion(db);
+  }).immediate();
+}
+
+function setSchemaVersion(db: Database.Database): void {
+  db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
 }
 
 /**
@@ -179,12 +221,16 @@ export function migrateIndex(db: Database.Database, file: string): void {
   countChunks(db);
   const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (row === undefined) {
-    db.exec(SEARCH_AIDS);
+    addCjkMark(db);
+    db.exec("DROP TRIGGER IF EXISTS chunks_fts_insert");
+    db.exec(CJK_AIDS + PATH_AIDS);
     db.prepare<[string]>("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)").run(
       String(SCHEMA_VERSION),
     );
   } else if (Number(row.value) === 1) {
     addSearchAids(db);
+  } else if (Number(row.value) === 2) {
+    upgradeToV3(db);
   } else if (Number(row.value) !== SCHEMA_VERSION) {
     throw new ConfigError(file, [
       {

@@ -12,6 +12,7 @@ import {
   type ChunkTables,
   type FileChange,
   type FileUpdate,
+  PendingLexical,
   readChunkKeys,
   removeFileChunks,
 } from "./file-writes.js";
@@ -37,7 +38,8 @@ type EmbeddingSpace = Pick<Embedder, "id" | "model" | "dimensions">;
 
 /**
  * The brain database (`db/ironclaw.db`): chunks, FTS5, vectors, files, embedding cache, compactions. Every write
- * that changes what a search can see is one transaction per file, so a reader never sees half a file.
+ * that changes what a search can see commits whole files (one, or a batch of them), so a reader never sees
+ * half a file.
  *
  * The store owns its connection and all SQL on these tables: the lexical and vector legs, the embedding cache
  * and the compaction log are its parts, each with its own statements. Nothing outside memory sees the connection.
@@ -48,6 +50,8 @@ export class IndexStore {
   /** The `compactions` table (seed 003 §7). */
   readonly compactions: CompactionLog;
   private vectorIndex: VectorIndex | undefined;
+  private readonly pendingLexical = new PendingLexical();
+  private batching = false;
 
   private constructor(
     private readonly db: Database.Database,
@@ -177,11 +181,25 @@ export class IndexStore {
   }
 
   /**
-   * Runs `write` in one write transaction: the files it applies commit together, each still all or nothing (a
-   * file's own transaction is a savepoint inside it). A reader sees none of them or all.
+   * Runs `write` in one write transaction: the files it applies commit together, and their full-text entries
+   * are written at its end. A reader sees none of them or all. A file whose plan is stale is refused before it
+   * writes anything; any other failure rolls the whole batch back.
    */
   writeBatch<T>(write: () => T): T {
-    return this.db.transaction(write).immediate();
+    if (this.batching) throw new Error("writeBatch: a batch is already open");
+    this.batching = true;
+    try {
+      return this.db
+        .transaction(() => {
+          const result = write();
+          this.pendingLexical.write(this.db);
+          return result;
+        })
+        .immediate();
+    } finally {
+      this.batching = false;
+      this.pendingLexical.discard();
+    }
   }
 
   /** One file's new chunks, in one transaction; see `applyFileUpdate`. */
@@ -230,7 +248,13 @@ export class IndexStore {
   }
 
   private chunkTables(embedder: Embedder): ChunkTables {
-    return { db: this.db, vectors: this.vectors(embedder), cache: this.cache(embedder) };
+    return {
+      db: this.db,
+      vectors: this.vectors(embedder),
+      cache: this.cache(embedder),
+      lexical: this.pendingLexical,
+      batched: this.batching,
+    };
   }
 }
 

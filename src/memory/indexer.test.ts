@@ -171,6 +171,56 @@ describe("indexer", () => {
     ).toContain("Turn weekly.");
   });
 
+  it("keeps both full-text indexes whole: a pass, edits, a rename, a removal, a failed batch", async () => {
+    const { indexer } = await setup({
+      "garden.md": garden,
+      "logs/car.md": car,
+      "jp.md": "# 旅\n\n京都の旅館。\n",
+    });
+    const whole = () => {
+      inspector ??= openInspector(temp.brain.databaseFile);
+      // FTS5 compares every entry with the rows it was made from, and fails on any difference.
+      inspector.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')");
+      inspector.exec("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('integrity-check')");
+      expect(count("SELECT count(*) AS n FROM chunks_fts_docsize")).toBe(
+        count("SELECT count(*) AS n FROM chunks"),
+      );
+      expect(count("SELECT count(*) AS n FROM chunks_cjk_docsize")).toBe(
+        count("SELECT count(*) AS n FROM chunks WHERE cjk"),
+      );
+    };
+    await indexer.indexAll();
+    whole();
+    expect(count("SELECT count(*) AS n FROM chunks_cjk WHERE chunks_cjk MATCH '\"京都の\"'")).toBe(1);
+
+    await temp.write("garden.md", garden.replace("Basil hates cold.", "Basil loves sun."));
+    await temp.write("jp.md", "# 旅\n\n大阪の宿。\n");
+    await temp.remove("logs/car.md");
+    await temp.write("logs/car-2.md", car);
+    await indexer.indexAll();
+    whole();
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'sun'")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'hates'")).toBe(0);
+    expect(count("SELECT count(*) AS n FROM chunks_cjk WHERE chunks_cjk MATCH '\"京都の\"'")).toBe(0);
+
+    // A batch that fails after some of its chunks were inserted leaves no entry of them behind.
+    inspector ??= openInspector(temp.brain.databaseFile);
+    inspector.exec(`CREATE TRIGGER fail_pears AFTER INSERT ON chunks WHEN new.content LIKE '%pears%'
+      BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+    await temp.write("a-first.md", "# Apples\n\nApples in the cellar.\n");
+    await temp.write("z-last.md", "# Pears\n\nPears by the window.\n");
+    await expect(indexer.indexAll()).rejects.toThrow(/disk on fire/);
+    whole();
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'cellar'")).toBe(0);
+    inspector.exec("DROP TRIGGER fail_pears");
+    // The next pass reuses the rolled-back rowids for other text: a word of the failed batch must not come back.
+    await temp.write("a-first.md", "# Apples\n\nApples in the attic.\n");
+    await indexer.indexAll();
+    whole();
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'cellar'")).toBe(0);
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'attic OR window'")).toBe(2);
+  });
+
   it("keeps completed files when the embedder fails partway through a pass", async () => {
     const { embedder } = await setup({});
     for (let i = 0; i < 6; i++) await temp.write(`notes/${i}.md`, `# Note ${i}\n\nBody ${i}.\n`);

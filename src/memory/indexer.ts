@@ -160,7 +160,7 @@ export class Indexer {
         }
       } finally {
         // Written also when the embedder fails partway (or the pass is aborted): the files whose vectors it
-        // already gave are kept. One commit for all of them, each file still a savepoint of its own.
+        // already gave are kept. One commit for all of them; a file with a stale plan is refused before it writes.
         report.embedded += vectors.size;
         if (plans.length > 0)
           this.store.writeBatch(() => {

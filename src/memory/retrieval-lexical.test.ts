@@ -114,22 +114,122 @@ describe("an index from before the trigram and path indexes", () => {
       const first = IndexStore.open(old.brain.databaseFile);
       await new Indexer(old.brain, first, embedder).indexAll();
       first.close();
-      // Turn it into a version 1 index: no search aids, the old schema version.
+      // Turn it into a version 1 index: no search aids, no CJK mark, the old schema version.
       const db = openInspector(old.brain.databaseFile);
       db.exec(
-        "DROP TRIGGER chunks_cjk_insert; DROP TRIGGER chunks_cjk_delete; DROP TRIGGER chunks_cjk_update_old; " +
+        "DROP TRIGGER chunks_cjk_delete; DROP TRIGGER chunks_cjk_update_old; " +
           "DROP TRIGGER chunks_cjk_update_new; DROP TABLE chunks_cjk; DROP VIEW chunks_cjk_source; " +
           "DROP TRIGGER files_path_insert; DROP TRIGGER files_path_delete; DROP TABLE paths_fts; DROP TABLE file_paths; " +
-          "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+          `ALTER TABLE chunks DROP COLUMN cjk; ${V1_FTS_INSERT} UPDATE meta SET value = '1' WHERE key = 'schema_version'`,
       );
       db.close();
       const reopened = IndexStore.open(old.brain.databaseFile);
       try {
-        expect(reopened.meta("schema_version")).toBe("2");
+        expect(reopened.meta("schema_version")).toBe("3");
+        expect(triggerNames(old.brain.databaseFile)).not.toContain("chunks_fts_insert");
         const hits = await new HybridSearch(reopened, embedder).search("東京の天気", { mode: "lexical" });
         expect(hits.map((h) => h.path)).toEqual(["notes/東京メモ.md"]);
         const named = await new HybridSearch(reopened, embedder).search("show 東京メモ.md");
         expect(named[0]?.explanation.floor.passed).toBe("named");
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      await old.cleanup();
+    }
+  });
+});
+
+// Versions 1 and 2 fed the word index by a trigger.
+const V1_FTS_INSERT = `CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, content, headings, path) VALUES (new.rowid, new.content, new.heading_text, new.path);
+END;`;
+
+function triggerNames(file: string): string[] {
+  const db = openInspector(file);
+  try {
+    return db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'trigger'")
+      .all()
+      .map((t) => t.name);
+  } finally {
+    db.close();
+  }
+}
+
+// The trigram index's view and triggers of version 2, which tested the text itself with GLOB.
+const CJK_GLOB = "'*[⺀-鿿가-힯ｦ-ﾟ]*'";
+const V2_CJK_TEST = (row: string) =>
+  `(${row}.content GLOB ${CJK_GLOB} OR ${row}.heading_text GLOB ${CJK_GLOB})`;
+const V2_CJK_AIDS = `
+CREATE VIEW chunks_cjk_source AS SELECT rowid, content, heading_text AS headings FROM chunks
+  WHERE content GLOB ${CJK_GLOB} OR heading_text GLOB ${CJK_GLOB};
+CREATE TRIGGER chunks_cjk_insert AFTER INSERT ON chunks WHEN ${V2_CJK_TEST("new")} BEGIN
+  INSERT INTO chunks_cjk(rowid, content, headings) VALUES (new.rowid, new.content, new.heading_text);
+END;
+CREATE TRIGGER chunks_cjk_delete AFTER DELETE ON chunks WHEN ${V2_CJK_TEST("old")} BEGIN
+  INSERT INTO chunks_cjk(chunks_cjk, rowid, content, headings) VALUES ('delete', old.rowid, old.content, old.heading_text);
+END;`;
+
+describe("an index from before the CJK mark (version 2)", () => {
+  it("marks the chunks its trigram index holds, keeps that index whole, and goes on maintaining it", async () => {
+    const old = await makeTempBrain({
+      "notes/東京メモ.md":
+        "# 東京\n\n## 天気\n\n東京の天気は晴れでした。\n\n## Plain\n\nNothing but English here.\n",
+      "notes/한국.md": "# Seoul\n\n감사합니다, see you soon.\n",
+      "notes/plain.md": "# Plain\n\nOnly English words.\n",
+    });
+    try {
+      const first = IndexStore.open(old.brain.databaseFile);
+      await new Indexer(old.brain, first, embedder).indexAll();
+      first.close();
+      const db = openInspector(old.brain.databaseFile);
+      const marked = countRows(db, "SELECT count(*) AS n FROM chunks WHERE cjk");
+      expect(marked).toBe(countRows(db, "SELECT count(*) AS n FROM chunks_cjk_docsize"));
+      expect(marked).toBeGreaterThan(1);
+      expect(marked).toBeLessThan(countRows(db, "SELECT count(*) AS n FROM chunks"));
+      db.exec(
+        "DROP TRIGGER chunks_cjk_delete; DROP TRIGGER chunks_cjk_update_old; " +
+          "DROP TRIGGER chunks_cjk_update_new; DROP VIEW chunks_cjk_source; ALTER TABLE chunks DROP COLUMN cjk; " +
+          `${V1_FTS_INSERT} ${V2_CJK_AIDS} UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
+      );
+      db.close();
+
+      const reopened = IndexStore.open(old.brain.databaseFile);
+      try {
+        expect(reopened.meta("schema_version")).toBe("3");
+        const triggers = triggerNames(old.brain.databaseFile);
+        expect(triggers).not.toContain("chunks_fts_insert");
+        expect(triggers).not.toContain("chunks_cjk_insert");
+        expect(triggers).toContain("chunks_cjk_delete");
+        const check = openInspector(old.brain.databaseFile);
+        try {
+          expect(countRows(check, "SELECT count(*) AS n FROM chunks WHERE cjk")).toBe(marked);
+          check.exec("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('integrity-check')");
+        } finally {
+          check.close();
+        }
+        const hits = await new HybridSearch(reopened, embedder).search("東京の天気", { mode: "lexical" });
+        expect(hits.map((h) => h.path)).toEqual(["notes/東京メモ.md"]);
+        // The new triggers read the mark: the file's removal takes its trigrams with it, and the index stays whole;
+        // a new file's entries are written by the indexer itself.
+        await old.remove("notes/東京メモ.md");
+        await old.write("notes/大阪.md", "# 大阪\n\n大阪の天気は雨でした。\n");
+        await new Indexer(old.brain, reopened, embedder).indexAll();
+        const after = openInspector(old.brain.databaseFile);
+        try {
+          expect(countRows(after, "SELECT count(*) AS n FROM chunks_cjk_docsize")).toBe(2);
+          after.exec("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('integrity-check')");
+          after.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')");
+          expect(
+            countRows(after, `SELECT count(*) AS n FROM chunks_cjk WHERE chunks_cjk MATCH '"大阪の"'`),
+          ).toBe(1);
+          expect(
+            countRows(after, `SELECT count(*) AS n FROM chunks_cjk WHERE chunks_cjk MATCH '"감사합"'`),
+          ).toBe(1);
+        } finally {
+          after.close();
+        }
       } finally {
         reopened.close();
       }
