@@ -5,9 +5,9 @@ import { PathIndex } from "./retrieval-paths.js";
 import { statement } from "./statements.js";
 
 /**
- * One FTS5 table over the chunks, read only (triggers keep it in step, see index-schema.ts). Scores are FTS5's
- * bm25 negated: larger is better. `match` is always an expression built from `ftsPhrase`d words, never raw
- * user text.
+ * One FTS5 table over the chunks, read only here (the chunk writer adds entries and triggers remove them, see
+ * index-schema.ts). Scores are FTS5's bm25 negated: larger is better. `match` is always an expression built
+ * from `ftsPhrase`d words, never raw user text.
  */
 export class FtsTable {
   /** Document frequencies by word, valid while the index is unchanged (see `LexicalIndex.refresh`). */
