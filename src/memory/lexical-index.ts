@@ -34,6 +34,36 @@ export class FtsTable {
     return rows.map(([rowid, rank]) => [rowid, -rank]);
   }
 
+  /**
+   * The best `limit` matches, and the bm25 of those of `also` that match (absent when they do not), in one pass
+   * over the matches. Scoring `also` by a second query (`scoresOf`) read every match again: at a million chunks
+   * 6.8 ms a search, against 1–2 ms more for this one. Ordered with the chunks of `also` first, the first
+   * `limit + also.length` rows hold every match of `also` and, past them, at least `limit` others best first,
+   * so the best `limit` of all are among them.
+   */
+  matchesWith(
+    match: string,
+    limit: number,
+    also: readonly number[],
+  ): { best: Array<[rowid: number, bm25: number]>; alsoScores: Map<number, number> } {
+    if (also.length === 0) return { best: this.matches(match, limit), alsoScores: new Map() };
+    const rows = statement<[string, string, number], [number, number, number]>(
+      this.db,
+      `SELECT rowid, ${this.bm25} AS rank, rowid IN (SELECT value FROM json_each(?)) AS also ` +
+        `FROM ${this.table} WHERE ${this.table} MATCH ? ORDER BY also DESC, rank LIMIT ?`,
+    )
+      .raw()
+      .all(JSON.stringify(also), match, limit + also.length);
+    const alsoScores = new Map<number, number>();
+    const best: Array<[number, number]> = [];
+    for (const [rowid, rank, isAlso] of rows) {
+      if (isAlso) alsoScores.set(rowid, -rank);
+      best.push([rowid, -rank]);
+    }
+    best.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return { best: best.slice(0, limit), alsoScores };
+  }
+
   /** The bm25 of those of `rowids` that match; a chunk that does not match is absent from the map. */
   scoresOf(match: string, rowids: readonly number[]): Map<number, number> {
     const rows = statement<[string, string], { rowid: number; rank: number }>(

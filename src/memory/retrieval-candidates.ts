@@ -16,6 +16,8 @@ export interface LexicalLeg {
    * outside both tables' lists can score up to the sum of their last hits; it is then scored as not matching).
    */
   floor: number;
+  /** The semantic candidates' bm25, read in the same pass (null: the chunk does not match). */
+  checked: Map<number, number | null>;
 }
 
 export interface CandidateRequest {
@@ -39,17 +41,28 @@ export function gatherCandidates(
   request: CandidateRequest,
 ): { candidates: Map<number, Candidate>; lexical: LexicalLeg } {
   const candidates = new Map<number, Candidate>();
-  let lexical: LexicalLeg = { scores: new Map(), exhaustive: true, floor: 0 };
+  let lexical: LexicalLeg = { scores: new Map(), exhaustive: true, floor: 0, checked: new Map() };
+  // The semantic leg first: the lexical pass then also scores its chunks, which spares `completeLexical` a
+  // second pass over every match.
+  const semantic = request.queryVector
+    ? store.vectors(embedder).search(request.queryVector, request.semanticPool)
+    : [];
   if (request.lexical && !request.lexical.empty) {
     const depth = Math.max(request.lexicalPool, LEXICAL_DEPTH);
-    const rows = request.lexical.matches(depth);
-    lexical = { scores: new Map(rows), exhaustive: rows.length < depth, floor: rows.at(-1)?.[1] ?? 0 };
+    const also = semantic.map((hit) => hit.rowid);
+    const { best: rows, alsoScores } = request.lexical.matchesWith(depth, also);
+    lexical = {
+      scores: new Map(rows),
+      exhaustive: rows.length < depth,
+      floor: rows.at(-1)?.[1] ?? 0,
+      checked: new Map(also.map((rowid) => [rowid, alsoScores.get(rowid) ?? null])),
+    };
     for (const [rowid, bm25] of rows.slice(0, request.lexicalPool)) {
       candidates.set(rowid, { rowid, bm25, similarity: null });
     }
   }
   if (request.queryVector) {
-    for (const hit of store.vectors(embedder).search(request.queryVector, request.semanticPool)) {
+    for (const hit of semantic) {
       const known = candidates.get(hit.rowid);
       if (known) known.similarity = hit.similarity;
       else candidates.set(hit.rowid, { rowid: hit.rowid, similarity: hit.similarity, bm25: null });
@@ -77,8 +90,9 @@ export function completeSemantic(
 /**
  * The bm25 of semantic-only candidates: from the deep lexical list when it has them; a candidate missing from
  * an exhaustive list does not match. Past a non-exhaustive list, the list's last bm25 bounds the candidate's:
- * it is looked up in FTS5 (~30 µs a chunk) only when `couldRise` says that bound could lift it into the part of
- * the ranking that is returned.
+ * its own is taken only when `couldRise` says that bound could lift it into the part of the ranking that is
+ * returned; from what the lexical pass read for the semantic candidates, or else (a file the query names) from
+ * FTS5, which reads every match again.
  */
 export function completeLexical(
   query: LexicalQuery,
@@ -95,6 +109,7 @@ export function completeLexical(
   if (unknown.length === 0) return;
   const needed = couldRise(unknown, leg.floor);
   if (needed.length === 0) return;
-  const byRowid = query.scoresOf(needed.map((c) => c.rowid));
-  for (const c of needed) c.bm25 = byRowid.get(c.rowid) ?? null;
+  const unread = needed.filter((c) => !leg.checked.has(c.rowid));
+  const byRowid = unread.length > 0 ? query.scoresOf(unread.map((c) => c.rowid)) : new Map<number, number>();
+  for (const c of needed) c.bm25 = leg.checked.get(c.rowid) ?? byRowid.get(c.rowid) ?? null;
 }

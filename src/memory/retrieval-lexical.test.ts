@@ -11,6 +11,7 @@ import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 import { HybridSearch } from "./hybrid-search.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer } from "./indexer.js";
+import { LexicalQuery } from "./retrieval-lexical.js";
 import { QueryVectorCache } from "./retrieval-query-cache.js";
 
 // The lexical aids on a real index: files named by the query, CJK text through trigrams, the migration that
@@ -235,6 +236,38 @@ describe("an index from before the CJK mark (version 2)", () => {
       }
     } finally {
       await old.cleanup();
+    }
+  });
+});
+
+describe("one pass for the best matches and the semantic candidates' scores", () => {
+  it("gives the same best list and the same scores as two separate queries", async () => {
+    const files: Record<string, string> = {};
+    // 60 sections that match "heron" or "pond" to different degrees, and 20 that match neither.
+    for (let i = 0; i < 80; i++) {
+      const words = i < 60 ? `${"heron ".repeat(1 + (i % 7))}${i % 3 === 0 ? "pond " : ""}` : "gravel road ";
+      files[`notes/n${String(i).padStart(2, "0")}.md`] = `# Note ${i}\n\n${words}filler text number ${i}.\n`;
+    }
+    const brain = await makeTempBrain(files);
+    const own = IndexStore.open(brain.brain.databaseFile);
+    try {
+      await new Indexer(brain.brain, own, embedder).indexAll();
+      const query = new LexicalQuery(own.lexical, "heron pond");
+      const all = query.matches(1000);
+      expect(all).toHaveLength(60);
+      // Candidates from inside the best 10, from past it, and chunks that do not match at all.
+      const unmatched = own.chunksOfFile("notes/n70.md").map((c) => c.rowid);
+      const also = [all[2]?.[0], all[25]?.[0], all[59]?.[0], ...unmatched].filter((r) => r !== undefined);
+      const { best, alsoScores } = query.matchesWith(10, also);
+      const separate = query.matches(10);
+      expect(best.map(([, bm25]) => bm25)).toEqual(separate.map(([, bm25]) => bm25));
+      expect(new Set(best.map(([rowid]) => rowid))).toEqual(new Set(separate.map(([rowid]) => rowid)));
+      expect(alsoScores).toEqual(query.scoresOf(also));
+      expect(alsoScores.size).toBe(3);
+      for (const rowid of unmatched) expect(alsoScores.has(rowid)).toBe(false);
+    } finally {
+      own.close();
+      await brain.cleanup();
     }
   });
 });

@@ -29,13 +29,28 @@ export class LexicalQuery {
 
   /** The best `limit` matches as [rowid, bm25], best first. */
   matches(limit: number): Array<[rowid: number, bm25: number]> {
-    const words = this.wordMatch ? this.index.words.matches(this.wordMatch, limit) : [];
+    return this.matchesWith(limit, []).best;
+  }
+
+  /**
+   * The best `limit` matches, and the bm25 of those of `also` that match either table (absent when neither),
+   * each table read once (see `FtsTable.matchesWith`).
+   */
+  matchesWith(
+    limit: number,
+    also: readonly number[],
+  ): { best: Array<[rowid: number, bm25: number]>; alsoScores: Map<number, number> } {
+    const words = this.wordMatch
+      ? this.index.words.matchesWith(this.wordMatch, limit, also)
+      : { best: [], alsoScores: new Map<number, number>() };
     if (!this.trigramMatch) return words;
-    const sums = new Map(words);
-    for (const [rowid, bm25] of this.index.trigrams.matches(this.trigramMatch, limit)) {
-      sums.set(rowid, (sums.get(rowid) ?? 0) + bm25);
-    }
-    return [...sums].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+    const trigrams = this.index.trigrams.matchesWith(this.trigramMatch, limit, also);
+    const sums = new Map(words.best);
+    for (const [rowid, bm25] of trigrams.best) sums.set(rowid, (sums.get(rowid) ?? 0) + bm25);
+    const alsoScores = words.alsoScores;
+    for (const [rowid, bm25] of trigrams.alsoScores)
+      alsoScores.set(rowid, (alsoScores.get(rowid) ?? 0) + bm25);
+    return { best: [...sums].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit), alsoScores };
   }
 
   /** The bm25 of those of `rowids` that match either table. */
