@@ -33,15 +33,17 @@ export class StalePlanError extends IronclawError {
   }
 }
 
-/** The tables a file write touches, handed over by the index store that owns the connection. */
+/**
+ * The tables a file write touches, handed over by the index store that owns the connection. The writes below
+ * run inside the store's batch (`IndexStore.writeBatch`), which owns the transaction and writes `lexical` out
+ * before it commits.
+ */
 export interface ChunkTables {
   db: Database.Database;
   vectors: VectorIndex;
   cache: EmbeddingCache;
   /** The full-text entries of chunks inserted in this transaction and not yet written. */
   lexical: PendingLexical;
-  /** Inside the store's batch, which writes `lexical` out before it commits (see `applyFileUpdate`). */
-  batched: boolean;
 }
 
 interface LexicalRow {
@@ -114,29 +116,15 @@ export function readChunkKeys(db: Database.Database, path: string): Map<string, 
 }
 
 /**
- * Brings one file's chunks to `update` in a single transaction: deletes chunks that are gone, inserts new
- * ones (with their vectors, cached for next time, and their full-text entries), moves line ranges of unchanged
- * ones. The diff is taken again inside the transaction, so a plan made before another writer changed the file
- * still lands correctly, or fails with StalePlanError when it lacks a vector it now needs; that is found
- * before anything is written.
+ * Brings one file's chunks to `update`: deletes chunks that are gone, inserts new ones (with their vectors,
+ * cached for next time, and their full-text entries), moves line ranges of unchanged ones. The diff is taken
+ * again inside the transaction, so a plan made before another writer changed the file still lands correctly,
+ * or fails with StalePlanError when it lacks a vector it now needs; that is found before anything is written.
  *
- * In the store's batch (the indexer writes many files to one commit) the file is no savepoint of its own,
- * since a savepoint makes FTS5 write a segment, and nothing here needs one: a stale plan throws before
- * writing, any other failure aborts the whole batch, and the batch writes the full-text entries at its end.
+ * The file is no savepoint of its own, since a savepoint makes FTS5 write a segment, and nothing here needs
+ * one: a stale plan throws before writing, and any other failure aborts the whole batch.
  */
 export function applyFileUpdate(tables: ChunkTables, update: FileUpdate): FileChange {
-  const { db, lexical } = tables;
-  if (tables.batched) return writeFileUpdate(tables, update);
-  return db
-    .transaction(() => {
-      const change = writeFileUpdate(tables, update);
-      lexical.write(db);
-      return change;
-    })
-    .immediate();
-}
-
-function writeFileUpdate(tables: ChunkTables, update: FileUpdate): FileChange {
   const { db, vectors, cache, lexical } = tables;
   const existing = readChunkKeys(db, update.path);
   const added = update.chunks.filter((c) => !existing.has(c.id));
@@ -209,20 +197,16 @@ function writeFileUpdate(tables: ChunkTables, update: FileUpdate): FileChange {
 /** Deletes a file's chunks, vectors, FTS entries, unused cached vectors and file record; returns chunks removed. */
 export function removeFileChunks(tables: ChunkTables, path: string): number {
   const { db, vectors, cache, lexical } = tables;
-  return db
-    .transaction(() => {
-      lexical.write(db);
-      const existing = [...readChunkKeys(db, path).values()];
-      const remove = statement<[number]>(db, "DELETE FROM chunks WHERE rowid = ?");
-      for (const chunk of existing) {
-        remove.run(chunk.rowid);
-        vectors.delete(chunk.rowid);
-      }
-      cache.forgetUnused(existing.map((c) => c.embedHash));
-      statement<[string]>(db, "DELETE FROM files WHERE path = ?").run(path);
-      return existing.length;
-    })
-    .immediate();
+  lexical.write(db);
+  const existing = [...readChunkKeys(db, path).values()];
+  const remove = statement<[number]>(db, "DELETE FROM chunks WHERE rowid = ?");
+  for (const chunk of existing) {
+    remove.run(chunk.rowid);
+    vectors.delete(chunk.rowid);
+  }
+  cache.forgetUnused(existing.map((c) => c.embedHash));
+  statement<[string]>(db, "DELETE FROM files WHERE path = ?").run(path);
+  return existing.length;
 }
 
 const INSERT_CHUNK =

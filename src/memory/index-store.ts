@@ -202,14 +202,18 @@ export class IndexStore {
     }
   }
 
-  /** One file's new chunks, in one transaction; see `applyFileUpdate`. */
+  /** One file's new chunks, in the open batch or a batch of its own; see `applyFileUpdate`. */
   applyFile(update: FileUpdate, embedder: Embedder): FileChange {
-    return applyFileUpdate(this.chunkTables(embedder), update);
+    return this.inBatch(() => applyFileUpdate(this.chunkTables(embedder), update));
   }
 
-  /** Everything indexed for a file, in one transaction; see `removeFileChunks`. */
+  /** Everything indexed for a file, in the open batch or a batch of its own; see `removeFileChunks`. */
   removeFile(path: string, embedder: Embedder): number {
-    return removeFileChunks(this.chunkTables(embedder), path);
+    return this.inBatch(() => removeFileChunks(this.chunkTables(embedder), path));
+  }
+
+  private inBatch<T>(write: () => T): T {
+    return this.batching ? write() : this.writeBatch(write);
   }
 
   chunkCount(): number {
@@ -253,7 +257,6 @@ export class IndexStore {
       vectors: this.vectors(embedder),
       cache: this.cache(embedder),
       lexical: this.pendingLexical,
-      batched: this.batching,
     };
   }
 }

@@ -106,24 +106,43 @@ describe("CJK text", () => {
   });
 });
 
+/** A brain indexed by this build, then turned by `alter` (through a second connection) into an older build's. */
+async function olderIndex(
+  files: Record<string, string>,
+  alter: (db: ReturnType<typeof openInspector>) => void,
+): Promise<TempBrain> {
+  const old = await makeTempBrain(files);
+  try {
+    const first = IndexStore.open(old.brain.databaseFile);
+    await new Indexer(old.brain, first, embedder).indexAll();
+    first.close();
+    const db = openInspector(old.brain.databaseFile);
+    try {
+      alter(db);
+    } finally {
+      db.close();
+    }
+    return old;
+  } catch (error) {
+    await old.cleanup();
+    throw error;
+  }
+}
+
 describe("an index from before the trigram and path indexes", () => {
   it("gains both when opened, filled from what it holds", async () => {
-    const old = await makeTempBrain({
-      "notes/東京メモ.md": "# 東京\n\n## 天気\n\n東京の天気は晴れでした。\n",
-    });
+    // Turned into a version 1 index: no search aids, no CJK mark, the old schema version.
+    const old = await olderIndex(
+      { "notes/東京メモ.md": "# 東京\n\n## 天気\n\n東京の天気は晴れでした。\n" },
+      (db) =>
+        db.exec(
+          "DROP TRIGGER chunks_cjk_delete; DROP TRIGGER chunks_cjk_update_old; " +
+            "DROP TRIGGER chunks_cjk_update_new; DROP TABLE chunks_cjk; DROP VIEW chunks_cjk_source; " +
+            "DROP TRIGGER files_path_insert; DROP TRIGGER files_path_delete; DROP TABLE paths_fts; DROP TABLE file_paths; " +
+            `ALTER TABLE chunks DROP COLUMN cjk; ${V1_FTS_INSERT} UPDATE meta SET value = '1' WHERE key = 'schema_version'`,
+        ),
+    );
     try {
-      const first = IndexStore.open(old.brain.databaseFile);
-      await new Indexer(old.brain, first, embedder).indexAll();
-      first.close();
-      // Turn it into a version 1 index: no search aids, no CJK mark, the old schema version.
-      const db = openInspector(old.brain.databaseFile);
-      db.exec(
-        "DROP TRIGGER chunks_cjk_delete; DROP TRIGGER chunks_cjk_update_old; " +
-          "DROP TRIGGER chunks_cjk_update_new; DROP TABLE chunks_cjk; DROP VIEW chunks_cjk_source; " +
-          "DROP TRIGGER files_path_insert; DROP TRIGGER files_path_delete; DROP TABLE paths_fts; DROP TABLE file_paths; " +
-          `ALTER TABLE chunks DROP COLUMN cjk; ${V1_FTS_INSERT} UPDATE meta SET value = '1' WHERE key = 'schema_version'`,
-      );
-      db.close();
       const reopened = IndexStore.open(old.brain.databaseFile);
       try {
         expect(reopened.meta("schema_version")).toBe("3");
@@ -174,18 +193,15 @@ END;`;
 
 describe("an index from before the CJK mark (version 2)", () => {
   it("marks the chunks its trigram index holds, keeps that index whole, and goes on maintaining it", async () => {
-    const old = await makeTempBrain({
+    let marked = 0;
+    const files = {
       "notes/東京メモ.md":
         "# 東京\n\n## 天気\n\n東京の天気は晴れでした。\n\n## Plain\n\nNothing but English here.\n",
       "notes/한국.md": "# Seoul\n\n감사합니다, see you soon.\n",
       "notes/plain.md": "# Plain\n\nOnly English words.\n",
-    });
-    try {
-      const first = IndexStore.open(old.brain.databaseFile);
-      await new Indexer(old.brain, first, embedder).indexAll();
-      first.close();
-      const db = openInspector(old.brain.databaseFile);
-      const marked = countRows(db, "SELECT count(*) AS n FROM chunks WHERE cjk");
+    };
+    const old = await olderIndex(files, (db) => {
+      marked = countRows(db, "SELECT count(*) AS n FROM chunks WHERE cjk");
       expect(marked).toBe(countRows(db, "SELECT count(*) AS n FROM chunks_cjk_docsize"));
       expect(marked).toBeGreaterThan(1);
       expect(marked).toBeLessThan(countRows(db, "SELECT count(*) AS n FROM chunks"));
@@ -194,8 +210,8 @@ describe("an index from before the CJK mark (version 2)", () => {
           "DROP TRIGGER chunks_cjk_update_new; DROP VIEW chunks_cjk_source; ALTER TABLE chunks DROP COLUMN cjk; " +
           `${V1_FTS_INSERT} ${V2_CJK_AIDS} UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
       );
-      db.close();
-
+    });
+    try {
       const reopened = IndexStore.open(old.brain.databaseFile);
       try {
         expect(reopened.meta("schema_version")).toBe("3");
@@ -253,13 +269,13 @@ describe("one pass for the best matches and the semantic candidates' scores", ()
     try {
       await new Indexer(brain.brain, own, embedder).indexAll();
       const query = new LexicalQuery(own.lexical, "heron pond");
-      const all = query.matches(1000);
+      const all = query.matchesWith(1000, []).best;
       expect(all).toHaveLength(60);
       // Candidates from inside the best 10, from past it, and chunks that do not match at all.
       const unmatched = own.chunksOfFile("notes/n70.md").map((c) => c.rowid);
       const also = [all[2]?.[0], all[25]?.[0], all[59]?.[0], ...unmatched].filter((r) => r !== undefined);
       const { best, alsoScores } = query.matchesWith(10, also);
-      const separate = query.matches(10);
+      const separate = query.matchesWith(10, []).best;
       expect(best.map(([, bm25]) => bm25)).toEqual(separate.map(([, bm25]) => bm25));
       expect(new Set(best.map(([rowid]) => rowid))).toEqual(new Set(separate.map(([rowid]) => rowid)));
       expect(alsoScores).toEqual(query.scoresOf(also));

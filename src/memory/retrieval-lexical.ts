@@ -27,13 +27,8 @@ export class LexicalQuery {
     return this.wordMatch === undefined && this.trigramMatch === undefined;
   }
 
-  /** The best `limit` matches as [rowid, bm25], best first. */
-  matches(limit: number): Array<[rowid: number, bm25: number]> {
-    return this.matchesWith(limit, []).best;
-  }
-
   /**
-   * The best `limit` matches, and the bm25 of those of `also` that match either table (absent when neither),
+   * The best `limit` matches as [rowid, bm25], best first, and the bm25 of those of `also` that match either table (absent when neither),
    * each table read once (see `FtsTable.matchesWith`).
    */
   matchesWith(
