@@ -108,9 +108,16 @@ function reportFailure(error: unknown, command: CommandNode, reached: readonly s
   return EXIT.unexpected;
 }
 
-const entry = process.argv[1];
-const isEntry = entry !== undefined && import.meta.url === pathToFileURL(entry).href;
-if (isEntry) {
+/**
+ * Runs the CLI on this process's arguments and streams; what `bin/ironclaw.js` and `node src/cli/main.ts` do.
+ * A reader that stops early (`ironclaw memory search … | head -3`) closes the pipe: the CLI then ends quietly,
+ * as other command-line tools do, instead of dying on the write that failed with a stack trace.
+ */
+export async function runFromProcess(): Promise<void> {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? EXIT.ok);
+  });
   const io: CliIo = {
     stdin: process.stdin,
     stdout: process.stdout,
@@ -118,7 +125,8 @@ if (isEntry) {
     env: process.env,
     cwd: process.cwd(),
   };
-  runCli(process.argv.slice(2), io).then((code) => {
-    process.exitCode = code;
-  });
+  process.exitCode = await runCli(process.argv.slice(2), io);
 }
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) await runFromProcess();

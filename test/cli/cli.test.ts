@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { allContracts } from "../../src/contracts/index.js";
 import { loadFixtureSet } from "../contracts/fixtures.js";
-import { runIronclaw, runIronclawInProcess } from "./run-cli.js";
+import { REPO_ROOT, runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 describe("ironclaw --help", () => {
   it("lists every command", async () => {
@@ -12,6 +13,26 @@ describe("ironclaw --help", () => {
     expect(code).toBe(0);
     for (const name of ["validate", "schema", "doctor"])
       expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, "m"));
+  });
+
+  it("ends quietly when its reader closes the pipe first (`ironclaw … | head`)", async () => {
+    // The pipe is closed before the CLI has started, so its first write fails with EPIPE. The built binary and
+    // the sources share the entry that handles this (runFromProcess).
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, "--help"], {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+    expect(result.stderr).not.toContain("EPIPE");
+    expect(result.code).toBe(0);
   });
 
   it("rejects an unknown command with exit code 2", async () => {
