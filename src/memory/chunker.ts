@@ -1,10 +1,7 @@
-import { fromMarkdown } from "mdast-util-from-markdown";
 import { InvalidInputError } from "../core/index.js";
 import { chunkId, contentHash } from "./chunk-id.js";
+import { type TopBlock, topBlocks } from "./markdown-blocks.js";
 import { splitRange, type TextRange } from "./text-split.js";
-
-type Root = ReturnType<typeof fromMarkdown>;
-type Block = Root["children"][number];
 
 /** One retrievable piece of a markdown file, with its provenance. */
 export interface Chunk {
@@ -33,12 +30,12 @@ export const DEFAULT_CHUNK_MAX_BYTES = 2048;
 interface Section {
   headings: string[];
   depth: number;
-  heading?: Block;
-  blocks: Block[];
+  heading?: TopBlock;
+  blocks: TopBlock[];
 }
 
 /**
- * Splits markdown into heading-aware chunks with a real CommonMark parser: each top-level heading starts a
+ * Splits markdown into heading-aware chunks, by its CommonMark blocks (markdown-blocks.ts): each top-level heading starts a
  * section whose chunks carry the trail of enclosing headings; a section larger than `maxBytes` is split between
  * blocks, then between sentences or lines inside an oversized block. A heading with no text of its own is kept
  * only when it has no subsections (a log entry that is just a heading still says something).
@@ -49,7 +46,7 @@ export function chunkMarkdown(path: string, markdown: string, options: ChunkOpti
     throw new InvalidInputError("maxBytes", `must be an integer of at least 64, got ${maxBytes}`);
   }
   const source = blankFrontmatter(markdown);
-  const sections = sectionsOf(fromMarkdown(source));
+  const sections = sectionsOf(topBlocks(source));
   const lines = lineStarts(source);
   const ordinals = new Map<string, number>();
   const chunks: Chunk[] = [];
@@ -84,16 +81,16 @@ export function chunkMarkdown(path: string, markdown: string, options: ChunkOpti
   return chunks;
 }
 
-function sectionsOf(root: Root): Section[] {
+function sectionsOf(blocks: TopBlock[]): Section[] {
   const trail: Array<{ depth: number; text: string }> = [];
   const sections: Section[] = [{ headings: [], depth: 0, blocks: [] }];
-  for (const node of root.children) {
-    if (node.type === "heading") {
-      while (trail.length > 0 && (trail.at(-1)?.depth ?? 0) >= node.depth) trail.pop();
-      trail.push({ depth: node.depth, text: plainText(node).replace(/\s+/g, " ").trim() });
-      sections.push({ headings: trail.map((t) => t.text), depth: node.depth, heading: node, blocks: [] });
-    } else if (node.type !== "definition") {
-      sections.at(-1)?.blocks.push(node);
+  for (const block of blocks) {
+    if (block.kind === "heading") {
+      while (trail.length > 0 && (trail.at(-1)?.depth ?? 0) >= block.depth) trail.pop();
+      trail.push({ depth: block.depth, text: block.text.replace(/\s+/g, " ").trim() });
+      sections.push({ headings: trail.map((t) => t.text), depth: block.depth, heading: block, blocks: [] });
+    } else {
+      sections.at(-1)?.blocks.push(block);
     }
   }
   return sections;
@@ -122,16 +119,8 @@ function byteLength(source: string, range: TextRange): number {
   return Buffer.byteLength(source.slice(range.start, range.end), "utf8");
 }
 
-function rangeOf(node: Block): TextRange {
-  return { start: node.position?.start.offset ?? 0, end: node.position?.end.offset ?? 0 };
-}
-
-function plainText(node: unknown): string {
-  if (typeof node !== "object" || node === null) return "";
-  const n = node as { value?: unknown; alt?: unknown; children?: unknown[] };
-  if (typeof n.value === "string") return n.value;
-  if (typeof n.alt === "string") return n.alt;
-  return (n.children ?? []).map(plainText).join("");
+function rangeOf(block: TopBlock): TextRange {
+  return { start: block.start, end: block.end };
 }
 
 /**
