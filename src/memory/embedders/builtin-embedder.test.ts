@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadTestEmbedder } from "../../../test/support/memory-fixtures.js";
+import { seededRandom } from "../kmeans.js";
 import type { BuiltinEmbedder } from "./builtin-embedder.js";
 import { dotProduct } from "./embedder.js";
 import { stemCandidates, tokenizeText } from "./text-tokens.js";
@@ -42,6 +43,21 @@ describe("built-in embedder", () => {
       "db",
       "now",
     ]);
+  });
+
+  it("reads plain text the way its Unicode path does", () => {
+    // A word with an accent sends a text down the Unicode path (NFKC, property classes); without it, the same
+    // text takes the ASCII path, and must give the same words.
+    const random = seededRandom(5);
+    const alphabet = "aZ09 _-.›—’\u00a0#`(\n)qQxY7";
+    for (let i = 0; i < 5_000; i++) {
+      const length = Math.floor(random() * 24);
+      let text = "";
+      for (let c = 0; c < length; c++) text += alphabet[Math.floor(random() * alphabet.length)];
+      expect([...tokenizeText(text), "café"], JSON.stringify(text)).toEqual(tokenizeText(`${text} café`));
+      expect(tokenizeText(text, 2)).toEqual(tokenizeText(`café ${text}`, 3).slice(1));
+    }
+    expect(tokenizeText("sqliteVec › HTTPServer2Go")).toEqual(["sqlite", "vec", "httpserver2", "go"]);
   });
 
   it("describes its embedding space by table recipe", () => {

@@ -22,6 +22,8 @@ export class BuiltinEmbedder implements Embedder {
   readonly id = "builtin";
   readonly model: string;
   readonly dimensions: number;
+  /** How often each word of the table occurs in the text being embedded; all zero between calls. */
+  private readonly counts: Uint32Array;
 
   private constructor(
     private readonly table: WordTable,
@@ -29,6 +31,7 @@ export class BuiltinEmbedder implements Embedder {
   ) {
     this.model = `wink-sg100d-sif-abtt${recipe.removedComponents}-${recipe.maxWords}w+ngram${NGRAM_DIMENSIONS}`;
     this.dimensions = table.dimensions + NGRAM_DIMENSIONS;
+    this.counts = new Uint32Array(table.count);
   }
 
   /** Loads the cached word table from `<dataDir>/embeddings/`, converting the package JSON on first use. */
@@ -47,17 +50,27 @@ export class BuiltinEmbedder implements Embedder {
     const table = this.table;
     const dims = table.dimensions;
     const out = new Float32Array(this.dimensions);
-    for (const token of tokenizeText(text)) {
-      const row = this.rowOf(token);
-      if (row >= 0) {
-        const factor = (table.weights[row] as number) * (table.scales[row] as number);
-        const base = row * dims;
-        for (let d = 0; d < dims; d++)
-          out[d] = (out[d] as number) + factor * (table.vectors[base + d] as number);
-      } else if (!/^\p{N}+$/u.test(token)) {
-        // Bare numbers share digits by accident, not meaning; other unknown words share n-grams by spelling.
-        addNgrams(out, dims, token);
+    // Each distinct known word is added once, times its count: a chunk repeats a third to a half of its words.
+    const counts = this.counts;
+    const rows: number[] = [];
+    try {
+      for (const token of tokenizeText(text)) {
+        const row = this.rowOf(token);
+        if (row >= 0) {
+          if ((counts[row] as number)++ === 0) rows.push(row);
+        } else if (!/^\p{N}+$/u.test(token)) {
+          // Bare numbers share digits by accident, not meaning; other unknown words share n-grams by spelling.
+          addNgrams(out, dims, token);
+        }
       }
+      const { vectors, weights, scales } = table;
+      for (const row of rows) {
+        const factor = (weights[row] as number) * (scales[row] as number) * (counts[row] as number);
+        const base = row * dims;
+        for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + factor * (vectors[base + d] as number);
+      }
+    } finally {
+      for (const row of rows) counts[row] = 0;
     }
     let empty = true;
     for (let d = 0; d < out.length && empty; d++) empty = out[d] === 0;
