@@ -1,5 +1,4 @@
-import { constants, type Stats } from "node:fs";
-import { type FileHandle, open, readlink } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type Stats } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { IronclawError } from "../core/index.js";
 
@@ -9,6 +8,9 @@ import { IronclawError } from "../core/index.js";
  * open descriptor, and every path component is looked up inside the directory opened before it
  * (`/proc/self/fd/<dir>/<name>`, the openat(2) of node's fs) with O_NOFOLLOW. Symlinks are resolved here, one
  * hop at a time, and only while they stay inside the brain; nothing the kernel resolves can lead out.
+ *
+ * The calls are synchronous: a lookup is a handful of system calls of a few microseconds each, and through the
+ * thread pool each became a round trip that cost more than the call (a sixth of an indexing pass).
  */
 
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -33,7 +35,8 @@ export class BrainFileRefusal extends IronclawError {
 }
 
 export interface OpenedBrainFile {
-  handle: FileHandle;
+  /** The open descriptor; the caller closes it. */
+  fd: number;
   /** fstat of the open descriptor: what will be read, not what a path pointed at earlier. */
   info: Stats;
 }
@@ -41,10 +44,10 @@ export interface OpenedBrainFile {
 /**
  * Opens the regular file at a brain-relative path; undefined when nothing is there (a dangling link, a removed
  * file, a parent that is not a directory). Throws BrainFileRefusal for a link out of the brain, too many links,
- * or anything but a regular file. The caller closes the handle.
+ * or anything but a regular file. The caller closes the descriptor.
  */
-export async function openBrainFile(root: string, path: string): Promise<OpenedBrainFile | undefined> {
-  const dirs: FileHandle[] = [await open(root, DIR_FLAGS)];
+export function openBrainFile(root: string, path: string): OpenedBrainFile | undefined {
+  const dirs: number[] = [openSync(root, DIR_FLAGS)];
   // Components still to resolve, the next one last; a symlink's target is pushed in its place.
   const pending = components(path).reverse();
   let hops = 0;
@@ -53,32 +56,21 @@ export async function openBrainFile(root: string, path: string): Promise<OpenedB
       const name = pending.pop() as string;
       if (name === "..") {
         if (dirs.length === 1) throw new BrainFileRefusal(path, "leads outside the brain");
-        await dirs.pop()?.close();
+        closeSync(dirs.pop() as number);
         continue;
       }
-      const at = `/proc/self/fd/${(dirs.at(-1) as FileHandle).fd}/${name}`;
+      const at = `/proc/self/fd/${dirs.at(-1) as number}/${name}`;
       const last = pending.length === 0;
-      const opened = await open(at, last ? FILE_FLAGS : DIR_FLAGS).catch((error: NodeJS.ErrnoException) => {
-        // O_NOFOLLOW answers a link with ELOOP, or ENOTDIR when a directory was asked for.
-        if (error.code === "ELOOP" || error.code === "ENOTDIR") return error.code;
-        if (error.code === "ENOENT") return undefined;
-        // A socket (ENXIO) or a file the guest made unreadable: skipped, so the guest cannot stop a pass.
-        if (error.code === "ENXIO") throw new BrainFileRefusal(path, "is not a regular file");
-        if (error.code === "EACCES") throw new BrainFileRefusal(path, "is not readable by the host");
-        throw error;
-      });
+      const opened = openEntry(at, last ? FILE_FLAGS : DIR_FLAGS, path);
       if (opened === undefined) return undefined;
-      if (typeof opened !== "string") {
+      if (typeof opened === "number") {
         if (!last) {
           dirs.push(opened);
           continue;
         }
-        return await checkedFile(opened, path);
+        return checkedFile(opened, path);
       }
-      const target = await readlink(at).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "EINVAL" || error.code === "ENOENT") return undefined;
-        throw error;
-      });
+      const target = linkTarget(at);
       // Not a link (any more): a file where a directory was asked for is simply not there; a link swapped back
       // to something else is looked up again.
       if (target === undefined && opened === "ENOTDIR") return undefined;
@@ -92,13 +84,39 @@ export async function openBrainFile(root: string, path: string): Promise<OpenedB
         const inside = relative(root, target);
         if (inside === ".." || inside.startsWith("../") || isAbsolute(inside))
           throw new BrainFileRefusal(path, "leads outside the brain through a symlink");
-        for (const dir of dirs.splice(1)) await dir.close();
+        for (const dir of dirs.splice(1)) closeSync(dir);
         pending.push(...components(inside).reverse());
       } else pending.push(...components(target).reverse());
     }
     throw new BrainFileRefusal(path, "is not a regular file");
   } finally {
-    for (const dir of dirs) await dir.close();
+    for (const dir of dirs) closeSync(dir);
+  }
+}
+
+/** The descriptor of an entry, the code of a link where none was allowed, or undefined when nothing is there. */
+function openEntry(at: string, flags: number, path: string): number | "ELOOP" | "ENOTDIR" | undefined {
+  try {
+    return openSync(at, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // O_NOFOLLOW answers a link with ELOOP, or ENOTDIR when a directory was asked for.
+    if (code === "ELOOP" || code === "ENOTDIR") return code;
+    if (code === "ENOENT") return undefined;
+    // A socket (ENXIO) or a file the guest made unreadable: skipped, so the guest cannot stop a pass.
+    if (code === "ENXIO") throw new BrainFileRefusal(path, "is not a regular file");
+    if (code === "EACCES") throw new BrainFileRefusal(path, "is not readable by the host");
+    throw error;
+  }
+}
+
+function linkTarget(at: string): string | undefined {
+  try {
+    return readlinkSync(at);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EINVAL" || code === "ENOENT") return undefined;
+    throw error;
   }
 }
 
@@ -107,14 +125,14 @@ export async function openBrainFile(root: string, path: string): Promise<OpenedB
  * larger file is refused whole rather than indexed in part. The size from fstat is not trusted: the file can
  * grow while it is read.
  */
-export async function readBrainFile(
+export function readBrainFileSync(
   root: string,
   path: string,
   maxBytes: number,
-): Promise<{ bytes: Buffer; info: Stats } | undefined> {
-  const opened = await openBrainFile(root, path);
+): { bytes: Buffer; info: Stats } | undefined {
+  const opened = openBrainFile(root, path);
   if (!opened) return undefined;
-  const { handle, info } = opened;
+  const { fd, info } = opened;
   try {
     const tooLarge = () => new BrainFileRefusal(path, `is larger than ${maxBytes} bytes`);
     if (info.size > maxBytes) throw tooLarge();
@@ -122,7 +140,7 @@ export async function readBrainFile(
     let total = 0;
     for (;;) {
       const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       chunks.push(chunk.subarray(0, bytesRead));
       total += bytesRead;
@@ -130,17 +148,22 @@ export async function readBrainFile(
     }
     return { bytes: Buffer.concat(chunks, total), info };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
-async function checkedFile(handle: FileHandle, path: string): Promise<OpenedBrainFile> {
+/** readBrainFileSync, for callers that want a promise. */
+export async function readBrainFile(root: string, path: string, maxBytes: number) {
+  return readBrainFileSync(root, path, maxBytes);
+}
+
+function checkedFile(fd: number, path: string): OpenedBrainFile {
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     if (!info.isFile()) throw new BrainFileRefusal(path, "is not a regular file");
-    return { handle, info };
+    return { fd, info };
   } catch (error) {
-    await handle.close();
+    closeSync(fd);
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { closeSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
 import { BrainFileRefusal, DIR_FLAGS, openBrainFile } from "./brain-file-access.js";
 import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
@@ -82,8 +83,8 @@ async function describe(brain: BrainLayout, at: string, path: string): Promise<B
   });
   if (info?.isFile()) return { path, mtimeMs: Math.trunc(info.mtimeMs), size: info.size };
   if (!info?.isSymbolicLink()) return undefined;
-  const opened = await openBrainFile(brain.root, path);
+  const opened = openBrainFile(brain.root, path);
   if (!opened) return null;
-  await opened.handle.close();
+  closeSync(opened.fd);
   return { path, mtimeMs: Math.trunc(opened.info.mtimeMs), size: opened.info.size };
 }

@@ -1,5 +1,6 @@
+import { closeSync } from "node:fs";
 import { sha256Hex } from "../core/index.js";
-import { BrainFileRefusal, openBrainFile, readBrainFile } from "./brain-file-access.js";
+import { BrainFileRefusal, openBrainFile, readBrainFileSync } from "./brain-file-access.js";
 import { type BrainFile, listBrainFiles, type SkippedFile } from "./brain-files.js";
 import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
 import { chunkMarkdown, DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
@@ -41,8 +42,10 @@ export interface IndexerOptions {
   /** Texts collected across files before one embedder call; remote embedders batch further themselves. */
   embedBatch?: number;
   /**
-   * Chunks of new or changed files written in one commit (default 2048). A commit per file made FTS5 write and
+   * Chunks of new or changed files written in one commit (default 8192). A commit per file made FTS5 write and
    * merge a segment per file; each file is still all or nothing, and no transaction is open while embedding.
+   * Each commit also rewrites the pages every batch touches (FTS5 structure, B-tree interiors) and ends in a
+   * checkpoint: at 100k chunks, 8192 a commit took ~2 s less than 2048 over a ~22 s pass.
    */
   commitBatch?: number;
 }
@@ -53,9 +56,6 @@ export interface PassOptions {
 }
 
 type Plan = Omit<FileUpdate, "vectors"> & { needed: Map<string, string> };
-
-/** Files read ahead of the one being planned. */
-const READ_AHEAD = 8;
 
 /**
  * Keeps the index in step with the markdown. A pass reads only files whose mtime or size changed, re-chunks a
@@ -78,7 +78,7 @@ export class Indexer {
     this.maxBytes = options.maxBytes ?? DEFAULT_CHUNK_MAX_BYTES;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.embedBatch = options.embedBatch ?? 256;
-    this.commitBatch = options.commitBatch ?? 2048;
+    this.commitBatch = options.commitBatch ?? 8192;
   }
 
   /** Indexes the whole brain incrementally. */
@@ -122,7 +122,7 @@ export class Indexer {
       // Refuses absolute paths, `..` and links out with an error naming the path; the open below re-checks.
       this.brain.resolve(path);
       if (!isIndexablePath(path)) continue;
-      const info = await this.describe(path, report);
+      const info = this.describe(path, report);
       if (info) present.push({ path, mtimeMs: Math.trunc(info.mtimeMs), size: info.size });
       else if (this.store.fileRecord(path) || this.store.chunkKeys(path).size > 0) {
         report.chunksRemoved += this.store.removeFile(path, this.embedder);
@@ -135,7 +135,6 @@ export class Indexer {
   }
 
   private async syncFiles(files: BrainFile[], report: IndexReport, options: PassOptions): Promise<void> {
-    const nextPlan = this.readAhead(files, report);
     let done = 0;
     for (let start = 0; start < files.length; ) {
       const plans: Plan[] = [];
@@ -147,8 +146,7 @@ export class Indexer {
           let pending = 0;
           while (start < files.length && pending < this.embedBatch && chunks < this.commitBatch) {
             options.signal?.throwIfAborted();
-            start++;
-            const plan = await nextPlan();
+            const plan = this.plan(files[start++] as BrainFile, report);
             if (!plan) continue;
             embedding.push(plan);
             pending += plan.needed.size;
@@ -173,29 +171,11 @@ export class Indexer {
     }
   }
 
-  /**
-   * The files' plans in order, each file read a few ahead: a read is several round trips to libuv's thread pool
-   * (open, fstat, read, close), and one after another they left the thread waiting for a sixth of a pass.
-   */
-  private readAhead(files: BrainFile[], report: IndexReport): () => Promise<Plan | undefined> {
-    const ahead: Array<Promise<Plan | undefined>> = [];
-    let next = 0;
-    return () => {
-      while (ahead.length < READ_AHEAD && next < files.length) {
-        const planned = this.plan(files[next++] as BrainFile, report);
-        // Awaited in order; this only keeps a failure further ahead from counting as unhandled meanwhile.
-        planned.catch(() => undefined);
-        ahead.push(planned);
-      }
-      return ahead.shift() ?? Promise.resolve(undefined);
-    };
-  }
-
   /** The fstat of a file present and readable at `path`; a refused one is reported as skipped. */
-  private async describe(path: string, report: IndexReport) {
+  private describe(path: string, report: IndexReport) {
     try {
-      const opened = await openBrainFile(this.brain.root, path);
-      await opened?.handle.close();
+      const opened = openBrainFile(this.brain.root, path);
+      if (opened) closeSync(opened.fd);
       return opened?.info;
     } catch (error) {
       if (!(error instanceof BrainFileRefusal)) throw error;
@@ -208,10 +188,10 @@ export class Indexer {
    * Reads and chunks one file; undefined when its content is what the index already has, or when the file
    * vanished or was refused since it was listed (a guest may swap it for a link at any moment).
    */
-  private async plan(listed: BrainFile, report: IndexReport): Promise<Plan | undefined> {
-    let read: Awaited<ReturnType<typeof readBrainFile>>;
+  private plan(listed: BrainFile, report: IndexReport): Plan | undefined {
+    let read: ReturnType<typeof readBrainFileSync>;
     try {
-      read = await readBrainFile(this.brain.root, listed.path, this.maxFileBytes);
+      read = readBrainFileSync(this.brain.root, listed.path, this.maxFileBytes);
     } catch (error) {
       if (!(error instanceof BrainFileRefusal)) throw error;
       report.skipped.push({ path: listed.path, reason: error.rule });
