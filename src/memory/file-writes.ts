@@ -116,8 +116,8 @@ export function readChunkKeys(db: Database.Database, path: string): Map<string, 
 }
 
 /**
- * Brings one file's chunks to `update`: deletes chunks that are gone, inserts new ones (with their vectors,
- * cached for next time, and their full-text entries), moves line ranges of unchanged ones. The diff is taken
+ * Brings one file's chunks to `update`: deletes chunks that are gone, inserts new ones (with their vectors
+ * and their full-text entries), moves line ranges of unchanged ones. The diff is taken
  * again inside the transaction, so a plan made before another writer changed the file still lands correctly,
  * or fails with StalePlanError when it lacks a vector it now needs; that is found before anything is written.
  *
@@ -174,7 +174,6 @@ export function applyFileUpdate(tables: ChunkTables, update: FileUpdate): FileCh
       cjk: params.cjk,
     });
     vectors.insert(rowid, vector);
-    cache.put(chunk.embedHash, vector);
     change.added++;
   }
   cache.forgetUnused(dropped);

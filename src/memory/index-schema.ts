@@ -12,8 +12,10 @@ export const SCHEMA_VERSION = 3;
  *   adds a chunk's entry in the transaction that inserts it (`PendingLexical` in file-writes.ts: an insert
  *   trigger made FTS5 write a segment per chunk); triggers remove and replace entries, so no delete or update
  *   can leave one behind.
- * - `embedding_cache`: vectors keyed by (embedder, model, hash of the embedded text); the semantic score of a
- *   lexical-only candidate is computed from it too.
+ * - `embedding_cache`: vectors keyed by (embedder, model, hash of the embedded text) that no live chunk of the
+ *   index's embedder holds: those of an embedder the index switched away from, or kept across a rebuild. The
+ *   index's own vectors are found in `chunk_vectors` (see embedding-cache.ts). Indexes written before keep a
+ *   copy of their live vectors here too, which is harmless and goes as their chunks go.
  * - `vector_lists`: centroids of the inverted-file vector index (empty while the index is small enough to scan).
  * - `compactions`: one record per pre-compaction flush (seed 003 §7).
  * - the vector tables (`chunk_vectors`, `vector_log`) are created in `vector-table.ts`, which owns their SQL.

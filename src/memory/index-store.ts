@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { ConflictError } from "../core/index.js";
 import { CompactionLog } from "./compaction-log.js";
-import { type Embedder, embedderKey } from "./embedders/embedder.js";
+import { type Embedder, embedderKey, parseEmbedderKey } from "./embedders/embedder.js";
 import { EmbeddingCache } from "./embedding-cache.js";
 import {
   applyFileUpdate,
@@ -21,6 +21,7 @@ import { LexicalIndex } from "./lexical-index.js";
 import { statement } from "./statements.js";
 import { type ChunkRow, type StoredChunk, storedChunk } from "./stored-chunk.js";
 import { DEFAULT_VECTOR_TUNING, VectorIndex, type VectorIndexTuning } from "./vector-index.js";
+import { VectorTable } from "./vector-table.js";
 
 export { type ChunkKey, type FileChange, type FileUpdate, StalePlanError } from "./file-writes.js";
 
@@ -110,6 +111,7 @@ export class IndexStore {
     const previous = this.indexedEmbedder();
     this.db
       .transaction(() => {
+        this.keepLiveVectors();
         VectorIndex.drop(this.db);
         this.db.exec("DELETE FROM chunks; DELETE FROM files;");
         VectorIndex.create(this.db, embedder.dimensions);
@@ -126,6 +128,7 @@ export class IndexStore {
     const indexed = this.indexedEmbedder();
     this.db
       .transaction(() => {
+        this.keepLiveVectors();
         VectorIndex.drop(this.db);
         this.db.exec("DELETE FROM chunks; DELETE FROM files;");
         if (indexed) VectorIndex.create(this.db, indexed.dimensions);
@@ -147,7 +150,16 @@ export class IndexStore {
   }
 
   cache(embedder: EmbeddingSpace): EmbeddingCache {
-    return new EmbeddingCache(this.db, embedder);
+    return new EmbeddingCache(this.db, embedder, this.embedderMatches(embedder));
+  }
+
+  /** Copies the live chunks' vectors into the embedding cache under the embedder that made them. */
+  private keepLiveVectors(): void {
+    const indexed = this.indexedEmbedder();
+    const space = indexed && parseEmbedderKey(indexed.key);
+    if (!space) return;
+    VectorTable.ensure(this.db);
+    new EmbeddingCache(this.db, space, true).keepLive();
   }
 
   fileRecord(path: string): FileRecord | undefined {

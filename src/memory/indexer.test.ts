@@ -59,7 +59,8 @@ describe("indexer", () => {
     expect(count("SELECT count(*) AS n FROM chunks")).toBe(5);
     expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'basil'")).toBe(1);
     expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(5);
-    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(5);
+    // The live vectors are the cache: no second copy of them.
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(0);
     expect(store.fileRecords().map((f) => [f.path, f.chunkCount])).toEqual([
       ["garden.md", 3],
       ["logs/car.md", 2],
@@ -117,7 +118,7 @@ describe("indexer", () => {
       count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'basil OR compost OR tomatoes'"),
     ).toBe(0);
     expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(2);
-    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(2);
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(0);
     expect(store.fileRecord("garden.md")).toBeUndefined();
   });
 
@@ -129,7 +130,7 @@ describe("indexer", () => {
     await temp.remove("garden.md");
     const report = await indexer.indexAll();
     expect(report).toMatchObject({ chunksAdded: 3, chunksRemoved: 3, embedded: 0, cacheHits: 3 });
-    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(3);
+    expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(3);
   });
 
   it("re-embeds everything when the embedder changes", async () => {
@@ -285,6 +286,29 @@ describe("indexer", () => {
     embedder.reset();
     const report = await indexer.rebuild();
     expect(report).toMatchObject({ chunksAdded: 3, embedded: 0, cacheHits: 3 });
+    // Kept across the rebuild, and gone with the text that used it.
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(3);
+    await temp.remove("garden.md");
+    await indexer.indexAll();
+    expect(count("SELECT count(*) AS n FROM embedding_cache")).toBe(0);
+  });
+
+  it("keeps an embedder's vectors when the index switches away, so switching back embeds nothing", async () => {
+    const { indexer, embedder } = await setup({ "garden.md": garden, "car.md": car });
+    await indexer.indexAll();
+    const first = await new HybridSearch(store, embedder).search("basil");
+    const other = new CountingEmbedder(base, { model: "another-model" });
+    await new Indexer(temp.brain, store, other).indexAll();
+    expect(count("SELECT count(*) AS n FROM embedding_cache WHERE model != 'another-model'")).toBe(5);
+    embedder.reset();
+    const back = await indexer.indexAll();
+    expect(back).toMatchObject({ reembedded: true, chunksAdded: 5, embedded: 0, cacheHits: 5 });
+    expect(embedder.calls).toBe(0);
+    // The vectors came back whole: the same search finds the same chunks with the same scores.
+    const again = await new HybridSearch(store, embedder).search("basil");
+    expect(first.length).toBeGreaterThan(0);
+    const seen = (hits: typeof first) => hits.map((r) => [r.path, r.semantic.similarity, r.score]);
+    expect(seen(again)).toEqual(seen(first));
   });
 
   it("keeps the chunk count in step with the chunks: edits, removals, another connection, clearing, an older index", async () => {

@@ -17,6 +17,18 @@ export function embedderKey(embedder: Pick<Embedder, "id" | "model" | "dimension
   return `${embedder.id}/${embedder.model}/${embedder.dimensions}`;
 }
 
+/**
+ * The space an embedderKey names. Ids have no slash (`builtin`, `openai-compatible@host`); a model may
+ * (`BAAI/bge-small-en`), so the id ends at the first slash and the dimensions follow the last.
+ */
+export function parseEmbedderKey(key: string): Pick<Embedder, "id" | "model" | "dimensions"> | undefined {
+  const first = key.indexOf("/");
+  const last = key.lastIndexOf("/");
+  const dimensions = Number(key.slice(last + 1));
+  if (first <= 0 || last <= first || !Number.isInteger(dimensions) || dimensions <= 0) return undefined;
+  return { id: key.slice(0, first), model: key.slice(first + 1, last), dimensions };
+}
+
 /** Scales a vector to unit length in place; a zero vector stays zero. */
 export function normaliseVector(vector: Float32Array): Float32Array {
   let norm = 0;
