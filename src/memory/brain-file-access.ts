@@ -125,7 +125,7 @@ function linkTarget(at: string): string | undefined {
  * larger file is refused whole rather than indexed in part. The size from fstat is not trusted: the file can
  * grow while it is read.
  */
-export function readBrainFileSync(
+export function readBrainFile(
   root: string,
   path: string,
   maxBytes: number,
@@ -150,11 +150,6 @@ export function readBrainFileSync(
   } finally {
     closeSync(fd);
   }
-}
-
-/** readBrainFileSync, for callers that want a promise. */
-export async function readBrainFile(root: string, path: string, maxBytes: number) {
-  return readBrainFileSync(root, path, maxBytes);
 }
 
 function checkedFile(fd: number, path: string): OpenedBrainFile {

@@ -1,6 +1,6 @@
 import { closeSync } from "node:fs";
 import { sha256Hex } from "../core/index.js";
-import { BrainFileRefusal, openBrainFile, readBrainFileSync } from "./brain-file-access.js";
+import { BrainFileRefusal, openBrainFile, readBrainFile } from "./brain-file-access.js";
 import { type BrainFile, listBrainFiles, type SkippedFile } from "./brain-files.js";
 import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
 import { chunkMarkdown, DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
@@ -189,9 +189,9 @@ export class Indexer {
    * vanished or was refused since it was listed (a guest may swap it for a link at any moment).
    */
   private plan(listed: BrainFile, report: IndexReport): Plan | undefined {
-    let read: ReturnType<typeof readBrainFileSync>;
+    let read: ReturnType<typeof readBrainFile>;
     try {
-      read = readBrainFileSync(this.brain.root, listed.path, this.maxFileBytes);
+      read = readBrainFile(this.brain.root, listed.path, this.maxFileBytes);
     } catch (error) {
       if (!(error instanceof BrainFileRefusal)) throw error;
       report.skipped.push({ path: listed.path, reason: error.rule });

@@ -90,7 +90,7 @@ describe("a guest swapping brain files for links while the host reads the brain"
     for (let i = 0; i < attempts; i++) {
       for (const path of PATHS) {
         try {
-          const text = (await readBrainFile(root, path, 4096))?.bytes.toString("utf8");
+          const text = readBrainFile(root, path, 4096)?.bytes.toString("utf8");
           if (text?.includes(SECRET)) confined.leaks++;
           if (text?.includes("brainword")) confined.brain++;
         } catch (error) {
