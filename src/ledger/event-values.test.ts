@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { CorruptRowError } from "./errors.js";
 import { eventFromRow } from "./event-row.js";
 import type { RecordedEvent } from "./event-store.js";
-import { eventFromValues, eventValues, eventValuesByColumn, INSERT_COLUMNS } from "./event-values.js";
+import {
+  eventFromValues,
+  eventValues,
+  eventValuesByColumn,
+  INSERT_COLUMNS,
+  PROJECTED_COLUMNS,
+  projectedFromValues,
+} from "./event-values.js";
 import { EVENTS } from "./ledger-tables.js";
 import { parseRow } from "./table-schema.js";
 
@@ -26,9 +33,9 @@ function selected(e: RecordedEvent): unknown[] {
   return Object.keys(EVENTS.columns).map((name) => written.get(name));
 }
 
-function rejection(row: unknown): CorruptRowError {
+function rejection(row: unknown, read: (row: unknown) => unknown = eventFromValues): CorruptRowError {
   try {
-    eventFromValues(row);
+    read(row);
   } catch (error) {
     if (error instanceof CorruptRowError) return error;
     throw error;
@@ -70,5 +77,34 @@ describe("events rows as arrays of values", () => {
   it("refuses what is not a row at all", () => {
     expect(rejection("position").issues.length).toBeGreaterThan(0);
     expect(rejection(selected(event).slice(0, 5)).issues.map((i) => i.path)).toContain("$.payload");
+  });
+});
+
+describe("events rows as the projections read them", () => {
+  /** The row a SELECT of PROJECTED_COLUMNS returns in array mode for what eventValues wrote. */
+  const projected = (e: RecordedEvent) => {
+    const full = selected(e);
+    return PROJECTED_COLUMNS.map((name) => full[Object.keys(EVENTS.columns).indexOf(name)]);
+  };
+
+  it("gives every field the projections read, as the full read gives it, and nothing else", () => {
+    const full = eventFromValues(selected(event));
+    const expected = Object.fromEntries(PROJECTED_COLUMNS.map((name) => [name, full[name]]));
+    expect(projectedFromValues(projected(event))).toEqual(expected);
+    expect(Object.keys(projectedFromValues(projected(event))).sort()).toEqual([...PROJECTED_COLUMNS].sort());
+  });
+
+  it.each([
+    ["position", "7", "$.position"],
+    ["type", "ORDER CLAIMED", "$.type"],
+    ["order_id", 5, "$.order_id"],
+    ["event_id", null, "$.event_id"],
+    ["payload", "not json", "$.payload"],
+  ])("refuses a row whose %s holds %j, naming the column", (column, value, path) => {
+    const row = projected(event);
+    row[PROJECTED_COLUMNS.indexOf(column as (typeof PROJECTED_COLUMNS)[number])] = value;
+    const error = rejection(row, projectedFromValues);
+    expect(error.source).toBe("events");
+    expect(error.issues.map((i) => i.path)).toEqual([path]);
   });
 });

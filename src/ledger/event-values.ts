@@ -1,6 +1,6 @@
 import type { LedgerEventType } from "../contracts/index.js";
 import { eventFromRow, extrasOf } from "./event-row.js";
-import type { RecordedEvent } from "./event-store.js";
+import type { ProjectedEvent, RecordedEvent } from "./event-store.js";
 import { EVENTS } from "./ledger-tables.js";
 import { isJsonObjectText, parseRow } from "./table-schema.js";
 
@@ -148,4 +148,67 @@ export function eventFromValues(row: unknown): RecordedEvent {
   }
   const named = Object.fromEntries(NAMES.map((name, i) => [name, values[i]]));
   return eventFromRow(parseRow(EVENTS.row, named, EVENTS.name));
+}
+
+/** The columns a rebuild reads, in the order projectedFromValues takes their values. */
+export const PROJECTED_COLUMNS = [
+  "position",
+  "event_id",
+  "ts",
+  "type",
+  "theater_id",
+  "run_id",
+  "order_id",
+  "unit_id",
+  "payload",
+] as const satisfies ReadonlyArray<keyof typeof EVENTS.columns>;
+
+const PROJECTED_ROW = EVENTS.row.pick({
+  position: true,
+  event_id: true,
+  ts: true,
+  type: true,
+  theater_id: true,
+  run_id: true,
+  order_id: true,
+  unit_id: true,
+  payload: true,
+});
+
+/**
+ * A row of PROJECTED_COLUMNS read in array mode, checked like eventFromValues: plain type checks, and a row that
+ * fails any goes to the columns' schema, which refuses it naming every column that does not fit.
+ */
+export function projectedFromValues(row: unknown): ProjectedEvent {
+  if (Array.isArray(row)) {
+    const [position, id, ts, type, theater, run, order, unit, text] = row as unknown[];
+    const payload = isJsonObjectText(text);
+    if (
+      Number.isSafeInteger(position) &&
+      typeof position === "number" &&
+      isText(id) &&
+      isText(ts) &&
+      isType(type) &&
+      isTextOrNull(theater) &&
+      isTextOrNull(run) &&
+      isTextOrNull(order) &&
+      isTextOrNull(unit) &&
+      payload !== undefined
+    )
+      return {
+        position,
+        event_id: id,
+        ts,
+        type,
+        theater_id: theater,
+        run_id: run,
+        order_id: order,
+        unit_id: unit,
+        payload,
+      };
+  }
+  const named = Array.isArray(row)
+    ? Object.fromEntries(PROJECTED_COLUMNS.map((name, i) => [name, (row as unknown[])[i]]))
+    : row;
+  return parseRow(PROJECTED_ROW, named, EVENTS.name);
 }

@@ -5,7 +5,7 @@ import {
   type OrderStatus,
 } from "../contracts/index.js";
 import { IllegalTransitionError, listStates } from "./errors.js";
-import type { RecordedEvent } from "./event-store.js";
+import type { ProjectedEvent } from "./event-store.js";
 import type { IntegrationState, OrderSnapshot, WorktreeState } from "./snapshot.js";
 
 type Lifecycle = Extract<LedgerEventType, `ORDER_${string}`>;
@@ -63,7 +63,7 @@ function isObservation(type: LedgerEventType): boolean {
 }
 
 function payloadOf<T extends keyof LedgerEventPayloads>(
-  event: RecordedEvent,
+  event: ProjectedEvent,
   _type: T,
 ): LedgerEventPayloads[T] {
   // The contract validated this payload against its type's schema before the event reached the ledger.
@@ -76,7 +76,7 @@ function payloadOf<T extends keyof LedgerEventPayloads>(
  * same snapshot, which is what makes a rebuild byte-identical. It makes one copy and fills it in, rather than
  * spreading once per changed field: copies of a 19-field object are most of a reducer's cost.
  */
-export function applyOrderEvent(order: OrderSnapshot | undefined, event: RecordedEvent): OrderSnapshot {
+export function applyOrderEvent(order: OrderSnapshot | undefined, event: ProjectedEvent): OrderSnapshot {
   const orderId = event.order_id;
   if (orderId === null) throw new Error(`applyOrderEvent: event ${event.event_id} names no order`);
 
@@ -138,12 +138,12 @@ export function applyOrderEvent(order: OrderSnapshot | undefined, event: Recorde
 
 // A module-level function rather than a closure per call: the reducers run once per event on every append and
 // rebuild, and must not allocate on their happy path.
-function refuse(event: RecordedEvent, state: string, reason: string): IllegalTransitionError {
+function refuse(event: ProjectedEvent, state: string, reason: string): IllegalTransitionError {
   const subject = { entity: "order" as const, id: event.order_id ?? "(none)", state };
   return new IllegalTransitionError(subject, event.type, event.event_id, reason);
 }
 
-function createdOrder(orderId: string, event: RecordedEvent): OrderSnapshot {
+function createdOrder(orderId: string, event: ProjectedEvent): OrderSnapshot {
   if (event.run_id === null || event.theater_id === null)
     throw new Error(`applyOrderEvent: ORDER_CREATED ${event.event_id} has no run or theater`);
   return copyOrder({
@@ -199,7 +199,7 @@ function copyOrder(o: OrderSnapshot): OrderSnapshot {
 }
 
 /** Fills in `next`, the fresh copy of `order`, for an ORDER_* event other than ORDER_CREATED. */
-function applyLifecycle(order: OrderSnapshot, next: OrderSnapshot, event: RecordedEvent): void {
+function applyLifecycle(order: OrderSnapshot, next: OrderSnapshot, event: ProjectedEvent): void {
   const rule = LIFECYCLE[event.type as keyof typeof LIFECYCLE];
   if (!rule.from.includes(order.status))
     throw refuse(event, order.status, `it applies only to orders that are ${listStates(rule.from)}`);

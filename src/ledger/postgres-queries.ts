@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { eventQuerySql } from "./event-query.js";
 import { sortDump } from "./event-row.js";
-import type { EventQuery, RecordedEvent, SnapshotDump } from "./event-store.js";
-import { eventFromValues } from "./event-values.js";
+import type { EventQuery, ProjectedEvent, RecordedEvent, SnapshotDump } from "./event-store.js";
+import { eventFromValues, PROJECTED_COLUMNS, projectedFromValues } from "./event-values.js";
 import { EVENTS, HEAD_ROW, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
 import type { PostgresNames } from "./postgres-schema.js";
 import { parseRow } from "./table-schema.js";
@@ -26,15 +26,17 @@ export async function readEvents(
 }
 
 /** Events after `after` in position order, at most `limit`: the pages a rebuild reads. */
-export async function readEventPage(
+/** Events after `after` in position order, at most `limit`, as the projections read them: a rebuild's pages. */
+export async function readProjectionPage(
   db: Queryable,
   n: PostgresNames,
   after: number,
   limit: number,
-): Promise<RecordedEvent[]> {
-  const text = `SELECT ${EVENTS.list} FROM ${n.events} WHERE position > $1 ORDER BY position LIMIT $2`;
+): Promise<ProjectedEvent[]> {
+  const columns = PROJECTED_COLUMNS.join(", ");
+  const text = `SELECT ${columns} FROM ${n.events} WHERE position > $1 ORDER BY position LIMIT $2`;
   const { rows } = await db.query({ text, values: [after, limit], rowMode: "array" });
-  return rows.map((row: unknown) => eventFromValues(row));
+  return rows.map((row: unknown) => projectedFromValues(row));
 }
 
 export async function readHead(db: Queryable, n: PostgresNames): Promise<number> {

@@ -14,7 +14,13 @@ import type {
   StreamRef,
 } from "./event-store.js";
 import { PostgresAppender } from "./postgres-append.js";
-import { dumpSnapshots, readEventPage, readEvents, readHead, readSnapshotText } from "./postgres-queries.js";
+import {
+  dumpSnapshots,
+  readEvents,
+  readHead,
+  readProjectionPage,
+  readSnapshotText,
+} from "./postgres-queries.js";
 import {
   ensurePostgresSchema,
   type PostgresNames,
@@ -170,7 +176,7 @@ export class PostgresEventStore implements EventStore {
       let after = 0;
       let events = 0;
       for (;;) {
-        const rows = await readEventPage(client, this.names, after, REBUILD_PAGE);
+        const rows = await readProjectionPage(client, this.names, after, REBUILD_PAGE);
         for (const event of rows) set.apply(event);
         events += rows.length;
         const last = rows.at(-1);

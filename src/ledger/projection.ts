@@ -1,4 +1,4 @@
-import type { RecordedEvent } from "./event-store.js";
+import type { ProjectedEvent } from "./event-store.js";
 import { applyOrderEvent } from "./order-projection.js";
 import { applyRunEvent, type FileOrder } from "./run-projection.js";
 import type { OrderSnapshot, RunSnapshot } from "./snapshot.js";
@@ -42,7 +42,7 @@ export class SnapshotSet {
     return list;
   };
 
-  apply(event: RecordedEvent): void {
+  apply(event: ProjectedEvent): void {
     // The order first, so that its run can file the order's new status in its order list. Both are computed
     // before either is stored, and the run files the order only once every check has passed, so a refused
     // event leaves the set as it was.

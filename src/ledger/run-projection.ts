@@ -1,6 +1,6 @@
 import { eventScopeOf, type LedgerEventType, type RunStatus } from "../contracts/index.js";
 import { IllegalTransitionError } from "./errors.js";
-import type { RecordedEvent } from "./event-store.js";
+import type { ProjectedEvent } from "./event-store.js";
 import type { OrderSnapshot, RunSnapshot } from "./snapshot.js";
 
 /** The run state machine (seed 000 run_status): OPEN until it completes, fails or is cancelled, all final. */
@@ -39,7 +39,7 @@ export type FileOrder = (
  */
 export function applyRunEvent(
   run: RunSnapshot | undefined,
-  event: RecordedEvent,
+  event: ProjectedEvent,
   order?: Pick<OrderSnapshot, "order_id" | "status">,
   fileOrder: FileOrder = withOrder,
 ): RunSnapshot {
@@ -115,7 +115,7 @@ function copyRun(r: RunSnapshot): RunSnapshot {
   };
 }
 
-function refuse(event: RecordedEvent, state: string, reason: string): IllegalTransitionError {
+function refuse(event: ProjectedEvent, state: string, reason: string): IllegalTransitionError {
   const subject = { entity: "run" as const, id: event.run_id ?? "(none)", state };
   return new IllegalTransitionError(subject, event.type, event.event_id, reason);
 }

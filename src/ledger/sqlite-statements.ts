@@ -1,8 +1,14 @@
 import type Database from "better-sqlite3";
 import { DEFAULT_READ_LIMIT, eventQuerySql } from "./event-query.js";
 import { sortDump } from "./event-row.js";
-import type { EventQuery, RecordedEvent, SnapshotDump } from "./event-store.js";
-import { eventFromValues, eventValues, INSERT_COLUMNS } from "./event-values.js";
+import type { EventQuery, ProjectedEvent, RecordedEvent, SnapshotDump } from "./event-store.js";
+import {
+  eventFromValues,
+  eventValues,
+  INSERT_COLUMNS,
+  PROJECTED_COLUMNS,
+  projectedFromValues,
+} from "./event-values.js";
 import { EVENTS, HEAD_ROW, ORDER_SNAPSHOTS, RUN_SNAPSHOTS } from "./ledger-tables.js";
 import type { EncodedSnapshots } from "./snapshot-cache.js";
 import { BLOCKS, blockOf, blocksSql, TYPE_BLOCK_SIZE } from "./sqlite-type-blocks.js";
@@ -46,7 +52,9 @@ export class SqliteStatements {
     this.upsertRun = upsert(RUN_SNAPSHOTS.name, "run_id");
     this.upsertOrder = upsert(ORDER_SNAPSHOTS.name, "order_id");
     this.page = db
-      .prepare(`SELECT ${EVENTS.list} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+      .prepare(
+        `SELECT ${PROJECTED_COLUMNS.join(", ")} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+      )
       .raw();
     this.readByType = db.transaction((query, types) => this.readBlocks(query, types));
   }
@@ -78,9 +86,9 @@ export class SqliteStatements {
     for (const { snapshot, text } of written.orders) this.upsertOrder.run(snapshot.order_id, text);
   }
 
-  /** Events after `after` in position order, at most `limit`: the pages a rebuild reads. */
-  eventPage(after: number, limit: number): RecordedEvent[] {
-    return this.page.all(after, limit).map((row) => eventFromValues(row));
+  /** Events after `after` in position order, at most `limit`, as the projections read them: a rebuild's pages. */
+  projectionPage(after: number, limit: number): ProjectedEvent[] {
+    return this.page.all(after, limit).map((row) => projectedFromValues(row));
   }
 
   readEvents(query: EventQuery): RecordedEvent[] {

@@ -187,7 +187,7 @@ export class SqliteEventStore implements EventStore {
     let events = 0;
     let after = 0;
     for (;;) {
-      const rows = this.statements.eventPage(after, REBUILD_PAGE);
+      const rows = this.statements.projectionPage(after, REBUILD_PAGE);
       for (const event of rows) set.apply(event);
       events += rows.length;
       const last = rows.at(-1);
