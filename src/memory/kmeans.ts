@@ -22,6 +22,13 @@ export interface CentroidSearch {
 export const DEFAULT_CENTROID_SEARCH: CentroidSearch = { flatLimit: 1024, groupProbes: 8 };
 
 /**
+ * How training files its sample: through fewer groups than a vector is finally filed by. A sample row filed
+ * into a neighbour of its nearest centroid still pulls that centroid towards its region, and training files
+ * every sample row once per iteration, so this is most of what retraining costs.
+ */
+const TRAINING_SEARCH: CentroidSearch = { flatLimit: 1024, groupProbes: 2 };
+
+/**
  * Centroids as a code table, so finding the nearest of thousands costs a kernel scan rather than a JavaScript
  * loop over every float. Past `flatLimit` centroids they are filed in groups (k-means over the centroids
  * themselves), and `nearest` scores only the centroids of the `groupProbes` groups nearest the vector: filing a
@@ -96,7 +103,7 @@ export function trainCentroids(
   const sums = new Float64Array(k * dims);
   const sizes = new Uint32Array(k);
   for (let iter = 0; iter < (options.iterations ?? 5); iter++) {
-    const table = new CentroidTable(centroids, dims);
+    const table = new CentroidTable(centroids, dims, TRAINING_SEARCH);
     sums.fill(0);
     sizes.fill(0);
     for (let row = 0; row < rows; row++) {
