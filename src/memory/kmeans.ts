@@ -56,8 +56,7 @@ export class CentroidTable {
     const groups = trainCentroids(centroids, dimensions, Math.ceil(Math.sqrt(this.count)), { iterations: 6 });
     const groupTable = buildCodeTable(groups, dimensions);
     this.all.reset(groups.length / dimensions);
-    for (let c = 0; c < this.count; c++)
-      this.all.put(c, groupTable.shortlist(rowOf(c), 1).rowids[0] ?? 0, rowOf(c));
+    for (let c = 0; c < this.count; c++) this.all.put(c, groupTable.best(rowOf(c)) ?? 0, rowOf(c));
     this.all.compact();
     this.groupTable = groupTable;
   }
@@ -65,7 +64,7 @@ export class CentroidTable {
   /** The centroid with the largest dot product with `vector` (approximately, past `flatLimit`). */
   nearest(vector: Float32Array): number {
     const groups = this.groupTable?.shortlist(vector, this.search.groupProbes).rowids;
-    return this.all.shortlist(vector, 1, groups).rowids[0] ?? 0;
+    return this.all.best(vector, groups) ?? 0;
   }
 
   /** At least the `count` centroids nearest to `vector` (all when omitted), nearest first. */

@@ -174,6 +174,25 @@ export class VectorCodes {
   }
 
   /**
+   * The rowid of `lists` (every list when omitted) whose code scores highest against `query`, the first of equals,
+   * as `shortlist(query, 1, lists)` gives it but without its arrays: filing a vector into its list asks this once
+   * per vector, a million times when a million vectors are filed again.
+   */
+  best(query: Float32Array, lists?: readonly number[]): number | undefined {
+    const { scores, slots } = this.scan(query, lists);
+    let at = -1;
+    let top = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < scores.length; i++) {
+      const score = scores[i] as number;
+      if (score > top) {
+        top = score;
+        at = i;
+      }
+    }
+    return at < 0 ? undefined : (this.rowidOf[slots[at] as number] as number);
+  }
+
+  /**
    * At least the `count` highest-scoring rowids (ties may add a few), highest first. For tables of thousands of
    * rows such as the centroids: a selection on a copy finds the threshold in linear time, and only the rows above
    * it are sorted with a comparator, which for all of them would cost more than the scan.
