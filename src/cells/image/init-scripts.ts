@@ -87,9 +87,10 @@ mount -t tmpfs -o size=${options.workspaceMiB}m,mode=1777,nosuid,nodev tmpfs /tm
 mkdir -p /tmp/workspace && chown 1000:1000 /tmp/workspace
 mkdir -p /dev/shm && mount -t tmpfs -o size=16m,mode=1777,nosuid,nodev tmpfs /dev/shm
 # Every file, not only the root: a brain made by a warden that is not root holds that warden's uid inside, one a
-# bwrap cell used its host uid. -h: a link in the brain is changed itself, never its target (a link to the
-# channel device would otherwise hand the device to the cell user).
-chown -R -h 1000:1000 /mnt/brain
+# bwrap cell used its host uid. Only files owned by someone else are changed: chown -R rewrote every inode (its
+# ctime) at every boot, journal writes that grow with the brain. find does not follow links, and -h changes a
+# link itself, never its target (a link to the channel device would otherwise hand the device to the cell user).
+find /mnt/brain \\( ! -user 1000 -o ! -group 1000 \\) -exec chown -h 1000:1000 {} +
 trace "brain owned"
 if wait $probe; then
   export IRONCLAW_TOOL_SANDBOX=bwrap IRONCLAW_TOOL_READONLY=/mnt/brain/config:/mnt/brain/db
