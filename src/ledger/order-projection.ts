@@ -72,11 +72,17 @@ function payloadOf<T extends keyof LedgerEventPayloads>(
 
 /**
  * The next snapshot of the order an event names, or an IllegalTransitionError naming the order, its state and
- * the event. Pure: the input snapshot is never changed, and the same events in the same order always give the
- * same snapshot, which is what makes a rebuild byte-identical. It makes one copy and fills it in, rather than
- * spreading once per changed field: copies of a 19-field object are most of a reducer's cost.
+ * the event. Pure with the default `copy`: the input snapshot is never changed, and the same events in the same
+ * order always give the same snapshot, which is what makes a rebuild byte-identical. It makes one copy and fills
+ * it in, rather than spreading once per changed field: copies of a 19-field object are most of a reducer's cost.
+ * A rebuild, which owns every snapshot it makes and throws them all away on a refusal, passes a `copy` that
+ * returns the snapshot itself; every check reads the input before anything is written to `next`.
  */
-export function applyOrderEvent(order: OrderSnapshot | undefined, event: ProjectedEvent): OrderSnapshot {
+export function applyOrderEvent(
+  order: OrderSnapshot | undefined,
+  event: ProjectedEvent,
+  copy: (order: OrderSnapshot) => OrderSnapshot = copyOrder,
+): OrderSnapshot {
   const orderId = event.order_id;
   if (orderId === null) throw new Error(`applyOrderEvent: event ${event.event_id} names no order`);
 
@@ -88,7 +94,7 @@ export function applyOrderEvent(order: OrderSnapshot | undefined, event: Project
   if (event.run_id !== order.run_id)
     throw refuse(event, order.status, `the order belongs to run ${order.run_id}`);
 
-  const next = copyOrder(order);
+  const next = copy(order);
   next.version = order.version + 1;
   next.position = event.position;
   next.updated_at = event.ts;

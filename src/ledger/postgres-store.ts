@@ -172,7 +172,7 @@ export class PostgresEventStore implements EventStore {
     const started = performance.now();
     return inLedgerTransaction(this.pool, this.names, async (client) => {
       // Appends wait on the lock until the snapshots are consistent with the events again.
-      const set = new SnapshotSet();
+      const set = new SnapshotSet({ owned: true });
       let after = 0;
       let events = 0;
       for (;;) {

@@ -96,4 +96,42 @@ describe("projecting a batch of events", () => {
     expect(set.runs.get("r1")?.orders).toEqual(before?.orders);
     expect(set.orders.has("o3")).toBe(false);
   });
+
+  it("gives a rebuild's own set the same snapshots, updated in place rather than copied per event", () => {
+    const events = interleaved(40);
+    // A worktree event reads the snapshot's old state after the copy is made: in place, it
+    // must read it before anything is written.
+    events.splice(
+      events.length - 1,
+      0,
+      event("WORKTREE_CREATED", "o3", { worktree_path: "w/o3", branch: "b3" }),
+    );
+    const owned = new SnapshotSet({ owned: true });
+    const copying = new SnapshotSet();
+    for (const e of events.slice(0, 2)) {
+      owned.apply(e);
+      copying.apply(e);
+    }
+    const ownedOrder = owned.orders.get("o0");
+    const copiedOrder = copying.orders.get("o0");
+    for (const e of events.slice(2)) {
+      owned.apply(e);
+      copying.apply(e);
+    }
+    expect(new Map(owned.orders)).toEqual(new Map(copying.orders));
+    expect(owned.runs.get("r1")).toEqual(copying.runs.get("r1"));
+    expect(owned.runs.get("r1")?.status).toBe("COMPLETE");
+    expect(owned.orders.get("o3")?.worktree_path).toBe("w/o3");
+    // The owned set kept its order objects; the copying one replaced them, leaving the earlier ones unchanged.
+    expect(owned.orders.get("o0")).toBe(ownedOrder);
+    expect(copying.orders.get("o0")).not.toBe(copiedOrder);
+    expect(copiedOrder?.status).toBe("QUEUED");
+  });
+
+  it("refuses in a rebuild's own set what it refuses elsewhere", () => {
+    const owned = new SnapshotSet({ owned: true });
+    for (const e of interleaved(2)) owned.apply(e);
+    expect(() => owned.apply(event("ORDER_STARTED", "o0", { attempt: 1 }))).toThrow(IllegalTransitionError);
+    expect(() => owned.apply(event("ORDER_CREATED", "o5"))).toThrow(IllegalTransitionError);
+  });
 });

@@ -3,10 +3,17 @@ import { applyOrderEvent } from "./order-projection.js";
 import { applyRunEvent, type FileOrder } from "./run-projection.js";
 import type { OrderSnapshot, RunSnapshot } from "./snapshot.js";
 
+/** A snapshot updated in place: what a set that owns every snapshot it holds passes as the reducers' copy. */
+const itself = <T>(snapshot: T): T => snapshot;
+
 /**
  * Snapshots being projected: those loaded for one append transaction, or all of them during a rebuild.
  * `apply` validates an event against the run and order it names and records their next snapshots; it either
  * applies the event whole or throws without changing anything, so a refused event leaves the set as it was.
+ *
+ * A rebuild's set (`{ owned: true }`) starts empty, so it made every snapshot it holds, and a refused event
+ * ends the rebuild with the set thrown away: it updates its snapshots in place instead of copying one of each
+ * per event, and a refusal may leave it half-applied.
  */
 export class SnapshotSet {
   readonly runs = new Map<string, RunSnapshot>();
@@ -42,16 +49,26 @@ export class SnapshotSet {
     return list;
   };
 
+  private readonly copyOrder: ((order: OrderSnapshot) => OrderSnapshot) | undefined;
+  private readonly copyRun: ((run: RunSnapshot) => RunSnapshot) | undefined;
+
+  constructor(options: { owned?: boolean } = {}) {
+    this.copyOrder = options.owned ? itself : undefined;
+    this.copyRun = options.owned ? itself : undefined;
+  }
+
   apply(event: ProjectedEvent): void {
     // The order first, so that its run can file the order's new status in its order list. Both are computed
     // before either is stored, and the run files the order only once every check has passed, so a refused
     // event leaves the set as it was.
     const order =
-      event.order_id === null ? undefined : applyOrderEvent(this.orders.get(event.order_id), event);
+      event.order_id === null
+        ? undefined
+        : applyOrderEvent(this.orders.get(event.order_id), event, this.copyOrder);
     const run =
       event.run_id === null
         ? undefined
-        : applyRunEvent(this.runs.get(event.run_id), event, order, this.fileOrder);
+        : applyRunEvent(this.runs.get(event.run_id), event, order, this.fileOrder, this.copyRun);
     if (run) {
       this.runs.set(run.run_id, run);
       this.changedRuns.add(run.run_id);

@@ -35,13 +35,16 @@ export type FileOrder = (
  * The next snapshot of the run an event names, or an IllegalTransitionError naming the run, its state and the
  * event. `order` is the next snapshot of the order the event names, if any: its status is filed in the run's
  * order list (appended when the order is new) by `fileOrder`, last, once every check has passed. Pure with the
- * default `fileOrder`, which copies the list; a SnapshotSet passes one that updates the lists it owns in place.
+ * default `fileOrder` and `copy`, which copy the list and the run; a SnapshotSet passes a `fileOrder` that
+ * updates the lists it owns in place, and a rebuild's set a `copy` that returns the run itself (see
+ * applyOrderEvent).
  */
 export function applyRunEvent(
   run: RunSnapshot | undefined,
   event: ProjectedEvent,
   order?: Pick<OrderSnapshot, "order_id" | "status">,
   fileOrder: FileOrder = withOrder,
+  copy: (run: RunSnapshot) => RunSnapshot = copyRun,
 ): RunSnapshot {
   const runId = event.run_id;
   if (runId === null) throw new Error(`applyRunEvent: event ${event.event_id} names no run`);
@@ -68,7 +71,7 @@ export function applyRunEvent(
   if (event.theater_id !== run.theater_id)
     throw refuse(event, run.status, `the run belongs to theater ${run.theater_id}, not ${event.theater_id}`);
 
-  const next = copyRun(run);
+  const next = copy(run);
   next.version = run.version + 1;
   next.position = event.position;
   next.updated_at = event.ts;

@@ -183,7 +183,7 @@ export class SqliteEventStore implements EventStore {
 
   private rebuildSnapshots(): RebuildReport {
     const started = performance.now();
-    const set = new SnapshotSet();
+    const set = new SnapshotSet({ owned: true });
     let events = 0;
     let after = 0;
     for (;;) {
