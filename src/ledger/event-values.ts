@@ -66,89 +66,12 @@ export function eventColumns(events: readonly RecordedEvent[]): SqlValue[][] {
 
 const NAMES = Object.keys(EVENTS.columns);
 const column = (name: keyof typeof EVENTS.columns) => NAMES.indexOf(name);
-const [POSITION, EVENT_ID, TS, TYPE, GARRISON, THEATER, RUN, ORDER, UNIT, PAYLOAD, EXTRAS] = [
-  column("position"),
-  column("event_id"),
-  column("ts"),
-  column("type"),
-  column("garrison_id"),
-  column("theater_id"),
-  column("run_id"),
-  column("order_id"),
-  column("unit_id"),
-  column("payload"),
-  column("extras"),
-];
+const [GARRISON, EXTRAS] = [column("garrison_id"), column("extras")];
 const TYPES: ReadonlySet<string> = new Set(EVENTS.columns.type.options);
 
 const isType = (value: unknown): value is LedgerEventType => typeof value === "string" && TYPES.has(value);
 const isText = (value: unknown): value is string => typeof value === "string";
 const isTextOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
-
-/**
- * An events row read in array mode, columns in definition order (anything but an array goes to the schema). Each value is checked against its column with
- * plain type checks; a row that fails any is handed to the table's row schema, which refuses it naming every
- * column that does not fit (CorruptRowError), so both paths accept exactly the same rows.
- */
-export function eventFromValues(row: unknown): RecordedEvent {
-  if (!Array.isArray(row)) return eventFromRow(parseRow(EVENTS.row, row, EVENTS.name));
-  const values: readonly unknown[] = row;
-  const position = values[POSITION];
-  const id = values[EVENT_ID];
-  const ts = values[TS];
-  const type = values[TYPE];
-  const garrison = values[GARRISON];
-  const theater = values[THEATER];
-  const run = values[RUN];
-  const order = values[ORDER];
-  const unit = values[UNIT];
-  const payload = isJsonObjectText(values[PAYLOAD]);
-  const extras = values[EXTRAS] === null ? null : isJsonObjectText(values[EXTRAS]);
-  if (
-    Number.isSafeInteger(position) &&
-    typeof position === "number" &&
-    isText(id) &&
-    isText(ts) &&
-    isType(type) &&
-    isText(garrison) &&
-    isTextOrNull(theater) &&
-    isTextOrNull(run) &&
-    isTextOrNull(order) &&
-    isTextOrNull(unit) &&
-    payload !== undefined &&
-    extras !== undefined
-  ) {
-    // Most events have no unnamed keys: a plain literal is cheaper than a spread; both put position last.
-    if (extras === null)
-      return {
-        event_id: id,
-        ts,
-        type,
-        garrison_id: garrison,
-        theater_id: theater,
-        run_id: run,
-        order_id: order,
-        unit_id: unit,
-        payload,
-        position,
-      };
-    return {
-      event_id: id,
-      ts,
-      type,
-      garrison_id: garrison,
-      theater_id: theater,
-      run_id: run,
-      order_id: order,
-      unit_id: unit,
-      payload,
-      ...extras,
-      position,
-    };
-  }
-  const named = Object.fromEntries(NAMES.map((name, i) => [name, values[i]]));
-  return eventFromRow(parseRow(EVENTS.row, named, EVENTS.name));
-}
 
 /** The columns a rebuild reads, in the order projectedFromValues takes their values. */
 export const PROJECTED_COLUMNS = [
@@ -161,54 +84,112 @@ export const PROJECTED_COLUMNS = [
   "order_id",
   "unit_id",
   "payload",
-] as const satisfies ReadonlyArray<keyof typeof EVENTS.columns>;
+] as const satisfies ReadonlyArray<keyof ProjectedEvent>;
 
-const PROJECTED_ROW = EVENTS.row.pick({
-  position: true,
-  event_id: true,
-  ts: true,
-  type: true,
-  theater_id: true,
-  run_id: true,
-  order_id: true,
-  unit_id: true,
-  payload: true,
-});
+type ProjectedColumn = (typeof PROJECTED_COLUMNS)[number];
+
+const PROJECTED_ROW = EVENTS.row.pick(
+  Object.fromEntries(PROJECTED_COLUMNS.map((name) => [name, true])) as { [K in ProjectedColumn]: true },
+);
 
 /**
- * A row of PROJECTED_COLUMNS read in array mode, checked like eventFromValues: plain type checks, and a row that
- * fails any goes to the columns' schema, which refuses it naming every column that does not fit.
+ * Where each projected column stands in a row read in array mode, in PROJECTED_COLUMNS order: a small array of
+ * numbers, which a property lookup per column on the rebuild's path would cost more than.
  */
-export function projectedFromValues(row: unknown): ProjectedEvent {
-  if (Array.isArray(row)) {
-    const [position, id, ts, type, theater, run, order, unit, text] = row as unknown[];
-    const payload = isJsonObjectText(text);
-    if (
-      Number.isSafeInteger(position) &&
-      typeof position === "number" &&
-      isText(id) &&
-      isText(ts) &&
-      isType(type) &&
-      isTextOrNull(theater) &&
-      isTextOrNull(run) &&
-      isTextOrNull(order) &&
-      isTextOrNull(unit) &&
-      payload !== undefined
-    )
+type ColumnPlaces = readonly number[];
+const IN_FULL_ROW: ColumnPlaces = PROJECTED_COLUMNS.map((name) => column(name));
+const IN_PROJECTED_ROW: ColumnPlaces = PROJECTED_COLUMNS.map((_, i) => i);
+
+/**
+ * The projected columns of a row read in array mode, each checked against its column with plain type checks;
+ * undefined when any does not fit, and the caller hands the row to its schema, which refuses it naming every
+ * column that does not fit (CorruptRowError), so both paths accept exactly the same rows.
+ */
+function projectedColumns(values: readonly unknown[], at: ColumnPlaces): ProjectedEvent | undefined {
+  const position = values[at[0] as number];
+  const id = values[at[1] as number];
+  const ts = values[at[2] as number];
+  const type = values[at[3] as number];
+  const theater = values[at[4] as number];
+  const run = values[at[5] as number];
+  const order = values[at[6] as number];
+  const unit = values[at[7] as number];
+  const payload = isJsonObjectText(values[at[8] as number]);
+  if (
+    Number.isSafeInteger(position) &&
+    typeof position === "number" &&
+    isText(id) &&
+    isText(ts) &&
+    isType(type) &&
+    isTextOrNull(theater) &&
+    isTextOrNull(run) &&
+    isTextOrNull(order) &&
+    isTextOrNull(unit) &&
+    payload !== undefined
+  )
+    return {
+      position,
+      event_id: id,
+      ts,
+      type,
+      theater_id: theater,
+      run_id: run,
+      order_id: order,
+      unit_id: unit,
+      payload,
+    };
+  return undefined;
+}
+
+/**
+ * An events row read in array mode, columns in definition order (anything but an array goes to the schema),
+ * checked as projectedColumns checks, garrison_id and extras included.
+ */
+export function eventFromValues(row: unknown): RecordedEvent {
+  if (!Array.isArray(row)) return eventFromRow(parseRow(EVENTS.row, row, EVENTS.name));
+  const values: readonly unknown[] = row;
+  const e = projectedColumns(values, IN_FULL_ROW);
+  const garrison = values[GARRISON];
+  const extras = values[EXTRAS] === null ? null : isJsonObjectText(values[EXTRAS]);
+  if (e !== undefined && isText(garrison) && extras !== undefined) {
+    // Most events have no unnamed keys: a plain literal is cheaper than a spread; both put position last.
+    if (extras === null)
       return {
-        position,
-        event_id: id,
-        ts,
-        type,
-        theater_id: theater,
-        run_id: run,
-        order_id: order,
-        unit_id: unit,
-        payload,
+        event_id: e.event_id,
+        ts: e.ts,
+        type: e.type,
+        garrison_id: garrison,
+        theater_id: e.theater_id,
+        run_id: e.run_id,
+        order_id: e.order_id,
+        unit_id: e.unit_id,
+        payload: e.payload,
+        position: e.position,
       };
+    return {
+      event_id: e.event_id,
+      ts: e.ts,
+      type: e.type,
+      garrison_id: garrison,
+      theater_id: e.theater_id,
+      run_id: e.run_id,
+      order_id: e.order_id,
+      unit_id: e.unit_id,
+      payload: e.payload,
+      ...extras,
+      position: e.position,
+    };
   }
-  const named = Array.isArray(row)
-    ? Object.fromEntries(PROJECTED_COLUMNS.map((name, i) => [name, (row as unknown[])[i]]))
-    : row;
+  const named = Object.fromEntries(NAMES.map((name, i) => [name, values[i]]));
+  return eventFromRow(parseRow(EVENTS.row, named, EVENTS.name));
+}
+
+/** A row of PROJECTED_COLUMNS read in array mode (anything but an array goes to the columns' schema). */
+export function projectedFromValues(row: unknown): ProjectedEvent {
+  if (!Array.isArray(row)) return parseRow(PROJECTED_ROW, row, EVENTS.name);
+  const values: readonly unknown[] = row;
+  const projected = projectedColumns(values, IN_PROJECTED_ROW);
+  if (projected !== undefined) return projected;
+  const named = Object.fromEntries(PROJECTED_COLUMNS.map((name, i) => [name, values[i]]));
   return parseRow(PROJECTED_ROW, named, EVENTS.name);
 }

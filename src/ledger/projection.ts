@@ -49,12 +49,11 @@ export class SnapshotSet {
     return list;
   };
 
-  private readonly copyOrder: ((order: OrderSnapshot) => OrderSnapshot) | undefined;
-  private readonly copyRun: ((run: RunSnapshot) => RunSnapshot) | undefined;
+  /** What the reducers copy a snapshot with: the reducers' own copy, or none for a set that owns its snapshots. */
+  private readonly copy: typeof itself | undefined;
 
   constructor(options: { owned?: boolean } = {}) {
-    this.copyOrder = options.owned ? itself : undefined;
-    this.copyRun = options.owned ? itself : undefined;
+    this.copy = options.owned ? itself : undefined;
   }
 
   apply(event: ProjectedEvent): void {
@@ -64,11 +63,11 @@ export class SnapshotSet {
     const order =
       event.order_id === null
         ? undefined
-        : applyOrderEvent(this.orders.get(event.order_id), event, this.copyOrder);
+        : applyOrderEvent(this.orders.get(event.order_id), event, this.copy);
     const run =
       event.run_id === null
         ? undefined
-        : applyRunEvent(this.runs.get(event.run_id), event, order, this.fileOrder, this.copyRun);
+        : applyRunEvent(this.runs.get(event.run_id), event, order, this.fileOrder, this.copy);
     if (run) {
       this.runs.set(run.run_id, run);
       this.changedRuns.add(run.run_id);

@@ -26,7 +26,7 @@ export const DEFAULT_CENTROID_SEARCH: CentroidSearch = { flatLimit: 1024, groupP
  * into a neighbour of its nearest centroid still pulls that centroid towards its region, and training files
  * every sample row once per iteration, so this is most of what retraining costs.
  */
-const TRAINING_SEARCH: CentroidSearch = { flatLimit: 1024, groupProbes: 2 };
+const TRAINING_SEARCH: CentroidSearch = { ...DEFAULT_CENTROID_SEARCH, groupProbes: 2 };
 
 /**
  * Centroids as a code table, so finding the nearest of thousands costs a kernel scan rather than a JavaScript
