@@ -43,6 +43,8 @@ export async function createConfiguredBackend(
 ): Promise<{ backend: CellBackend; choice: BackendChoice }> {
   const setting = config.cells.backend;
   let choice: BackendChoice;
+  // What the probes below found out about KVM, so that a microVM backend need not probe again at its first start.
+  let accel: "auto" | "kvm" | "tcg" = "auto";
   if (setting === "auto") {
     const [bwrap, qemu] = await Promise.all([probeBwrap(), probeQemuMicrovm()]);
     const [kvm, tcg] = qemu.microvm
@@ -51,6 +53,7 @@ export async function createConfiguredBackend(
     // Where an image exists, KVM must also boot its real kernel (see probeKernelBoot).
     const image = configuredImage(config, options.home);
     const boots = kvm?.usable && existsSync(image.kernel) ? await probeKernelBoot(image, "kvm") : undefined;
+    accel = kvm?.usable === true && boots?.booted !== false ? "kvm" : "tcg";
     choice = chooseCellBackend(
       {
         kvmUsable: kvm?.usable === true && boots?.booted !== false,
@@ -65,16 +68,18 @@ export async function createConfiguredBackend(
   }
   const common = options.onWarning ? { onWarning: options.onWarning } : {};
   switch (choice.backend) {
-    case "microvm":
-      return {
-        choice,
-        backend: createMicrovmBackend({
-          paths: configuredImage(config, options.home),
-          accel: "auto",
-          allowTcg: config.cells.allow_tcg || setting === "microvm",
-          ...common,
-        }),
-      };
+    case "microvm": {
+      const backend = createMicrovmBackend({
+        paths: configuredImage(config, options.home),
+        accel,
+        allowTcg: config.cells.allow_tcg || setting === "microvm",
+        ...common,
+      });
+      // Where [cells] backend names microvm, KVM is probed now rather than during the first user's first start
+      // (seconds where nested KVM hangs); a refusal is kept and reported by that start.
+      backend.accel().catch(() => undefined);
+      return { choice, backend };
+    }
     case "bwrap":
       // Cells bind the word table of this host's home, built there once.
       return {

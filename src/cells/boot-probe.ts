@@ -1,5 +1,6 @@
+import { CellStartError } from "./cell.js";
 import { tcgClockParams } from "./guest-clock.js";
-import { runProgram } from "./host-probe.js";
+import { probeAccelerator, runProgram } from "./host-probe.js";
 import type { ImagePaths } from "./image/image-paths.js";
 import { BOOT_PROBE_MARK } from "./image/init-scripts.js";
 
@@ -53,4 +54,24 @@ export async function probeKernelBoot(
     ? `no boot within ${timeoutMs} ms`
     : run.error || run.stderr.trim().split("\n")[0] || `exit ${run.code}`;
   return { accel, booted: false, ms, detail: why };
+}
+
+/**
+ * The accelerator a microVM runs under: `auto` takes KVM when the image's kernel really boots under it, else
+ * TCG where allowed. The image build boots its snapshot VM the same way, so the two agree on the CPU.
+ */
+export async function chooseMicrovmAccel(
+  setting: "auto" | "kvm" | "tcg",
+  allowTcg: boolean,
+  paths: ImagePaths,
+): Promise<"kvm" | "tcg"> {
+  if (setting !== "auto") return setting;
+  const kvm = await probeAccelerator("kvm");
+  // The vCPU probe is cheap but not enough: nested hypervisors pass it and still hang a real kernel.
+  const boots = kvm.usable ? await probeKernelBoot(paths, "kvm") : undefined;
+  if (boots?.booted) return "kvm";
+  if (allowTcg) return "tcg";
+  throw new CellStartError(
+    `KVM is not usable (${boots?.detail ?? kvm.detail}) and TCG is not allowed ([cells] allow_tcg)`,
+  );
 }

@@ -15,7 +15,7 @@ export {
 export { createMicrovmBackend, type MicrovmBackendOptions, TCG_WARNING } from "./backends/microvm.js";
 export { type MicrovmCommand, microvmArgs } from "./backends/microvm-command.js";
 export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } from "./backends/process.js";
-export { type BootProbe, probeKernelBoot } from "./boot-probe.js";
+export { type BootProbe, chooseMicrovmAccel, probeKernelBoot } from "./boot-probe.js";
 export {
   assertUserId,
   type BlankCell,
@@ -85,6 +85,16 @@ export {
 } from "./image/image-builder.js";
 export { type ImagePaths, imagePaths } from "./image/image-paths.js";
 export { type ImageStatus, readImageStatus } from "./image/image-status.js";
+export {
+  cellInit,
+  initramfsInit,
+  SNAPSHOT_REFUSED_STATUS,
+} from "./image/init-scripts.js";
+export {
+  MICROVM_SNAPSHOT_NAME,
+  makeMicrovmSnapshot,
+  microvmSnapshotPath,
+} from "./image/microvm-snapshot.js";
 export {
   defaultCellNodeOptions,
   makeStartupSnapshots,

@@ -13,12 +13,12 @@ const hostPathProbe = (paths: string[]) =>
   `for(const n of needles)if(t.includes(n))found.push(p+"/"+f+": "+n)}}console.log(found.length?found.join("\\n"):"none")' ${paths.map((p) => `'${reversed(p)}'`).join(" ")}`;
 
 /**
- * The runtime's package root as its command line names it (src/ or dist/ modules, or the bundle in
- * dist/cell), and what that directory holds.
+ * The runtime's package root as its command line names it (src/ or dist/ modules, the bundle in dist/cell, or
+ * a startup snapshot beside it), and what that directory holds.
  */
 const PACKAGE_PROBE =
-  `for p in /proc/[0-9]*; do c=$(tr '\\0' '\\n' < $p/cmdline 2>/dev/null | grep -m1 -E '/((src|dist)/cells/guest/irowclaw\\.(ts|js)|dist/cell/irowclaw\\.cjs)$'); ` +
-  `[ -n "$c" ] && { case $c in */dist/cell/irowclaw.cjs) root=\${c%/dist/cell/*};; *) root=\${c%/*/cells/guest/irowclaw.*};; esac; ` +
+  `for p in /proc/[0-9]*; do c=$(tr '\\0' '\\n' < $p/cmdline 2>/dev/null | grep -m1 -E '/((src|dist)/cells/guest/irowclaw\\.(ts|js)|dist/cell/(irowclaw\\.cjs|runtime\\.[^/]+\\.blob))$'); ` +
+  `[ -n "$c" ] && { case $c in */dist/cell/*) root=\${c%/dist/cell/*};; *) root=\${c%/*/cells/guest/irowclaw.*};; esac; ` +
   `echo root=$root; ls -a $root; break; }; done`;
 
 export const BOUNDARY_ATTEMPTS: EscapeAttempt[] = [

@@ -113,7 +113,8 @@ export const PROTOCOL_ATTEMPTS: EscapeAttempt[] = [
     harmsUnisolatedHost: false,
     leaksWithoutIsolation: true,
     async run(scene) {
-      const out = await shellIn(scene.cell(), reachProbe("irowclaw"));
+      // The runtime is the one node process given a channel, however it started (modules, bundle or snapshot).
+      const out = await shellIn(scene.cell(), reachProbe("--channel"));
       // Control: the same probe against a process this tool started itself reaches it every way it can.
       const marker = `reach-control-${process.pid}`;
       const control = await shellIn(

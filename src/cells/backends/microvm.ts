@@ -6,7 +6,7 @@ import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, type Logger } from "../../core/index.js";
-import { probeKernelBoot } from "../boot-probe.js";
+import { chooseMicrovmAccel } from "../boot-probe.js";
 import { ensureBrainDisk } from "../brain-disk.js";
 import { releaseBrainLock, takeBrainLock } from "../brain-lock.js";
 import {
@@ -17,7 +17,7 @@ import {
   type CellStartSpec,
 } from "../cell.js";
 import { launchChildCell } from "../child-cell.js";
-import { probeAccelerator, QEMU_BINARY } from "../host-probe.js";
+import { QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
 import { microvmArgs } from "./microvm-command.js";
 
@@ -52,7 +52,7 @@ export function createMicrovmBackend(
   const consoleDir = options.consoleDir ?? process.env.IRONCLAW_CELL_CONSOLE_DIR;
   let chosen: Promise<"kvm" | "tcg"> | undefined;
   const accel = () => {
-    chosen ??= chooseAccel(options.accel ?? "auto", options.allowTcg === true, paths);
+    chosen ??= chooseMicrovmAccel(options.accel ?? "auto", options.allowTcg === true, paths);
     return chosen;
   };
   return {
@@ -126,20 +126,4 @@ export function createMicrovmBackend(
       });
     },
   };
-}
-
-async function chooseAccel(
-  setting: "auto" | "kvm" | "tcg",
-  allowTcg: boolean,
-  paths: ImagePaths,
-): Promise<"kvm" | "tcg"> {
-  if (setting !== "auto") return setting;
-  const kvm = await probeAccelerator("kvm");
-  // The vCPU probe is cheap but not enough: nested hypervisors pass it and still hang a real kernel.
-  const boots = kvm.usable ? await probeKernelBoot(paths, "kvm") : undefined;
-  if (boots?.booted) return "kvm";
-  if (allowTcg) return "tcg";
-  throw new CellStartError(
-    `KVM is not usable (${boots?.detail ?? kvm.detail}) and TCG is not allowed ([cells] allow_tcg)`,
-  );
 }

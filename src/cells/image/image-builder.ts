@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { chooseMicrovmAccel } from "../boot-probe.js";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
 import { runProgram } from "../host-probe.js";
 import { warmCompileCache } from "./compile-cache.js";
@@ -11,6 +12,7 @@ import { INITRAMFS_APPLETS, initramfsInit } from "./init-scripts.js";
 import { unpackKernel } from "./kernel-extract.js";
 import { GUEST_MODULES, resolveModules } from "./kernel-modules.js";
 import { fetchKernel, resolveKernelPackage } from "./kernel-package.js";
+import { MICROVM_SNAPSHOT_NAME, makeMicrovmSnapshot } from "./microvm-snapshot.js";
 import { stageRootfs } from "./rootfs-stage.js";
 import {
   defaultCellNodeOptions,
@@ -29,6 +31,8 @@ export interface ImageManifest {
   runtime_packages: number;
   rootfs_bytes: number;
   initramfs_bytes: number;
+  /** `made` when cells start from a snapshot made in the image's own VM, else why there is none. */
+  startup_snapshot?: string;
 }
 
 export interface BuildProgress {
@@ -47,6 +51,8 @@ export interface BuildOptions {
   /** tmpfs size inside the guest (/tmp and the workspace share it) and the guest's process limit. */
   workspaceMiB?: number;
   maxProcesses?: number;
+  /** The accelerator the snapshot VM boots under; `auto` chooses the way cells do (see chooseMicrovmAccel). */
+  accel?: "auto" | "kvm" | "tcg";
 }
 
 const STEPS = [
@@ -57,6 +63,7 @@ const STEPS = [
   "compile the runtime",
   "stage the root file system",
   "make the read-only ext4 image",
+  "make the microVM's startup snapshot",
   "write the manifest",
 ];
 
@@ -151,35 +158,35 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       maxProcesses: options.maxProcesses ?? 256,
     });
     next(`${packages.length} packages`);
-    const du = await runProgram("du", ["-sk", stageDir]);
-    const usedKiB = Number(du.stdout.split("\t")[0]) || 512 * 1024;
-    const sizeKiB = Math.ceil((usedKiB * 1.2 + 32 * 1024) / 4) * 4;
-    await rm(`${paths.rootfs}.tmp`, { force: true });
-    const mkfs = await runProgram(
-      "mkfs.ext4",
-      [
-        "-q",
-        "-F",
-        "-L",
-        "irc-root",
-        "-O",
-        "^has_journal",
-        "-m",
-        "0",
-        "-d",
-        stageDir,
-        `${paths.rootfs}.tmp`,
-        `${sizeKiB}k`,
-      ],
-      600_000,
-    );
-    if (!mkfs.ok) throw new Error(`mkfs.ext4 failed: ${mkfs.stderr.trim()}`);
-
-    next();
+    await makeRootfs(stageDir, `${paths.rootfs}.tmp`);
     const unpacked = unpackKernel(await readFile(kernel.vmlinuz));
     if (unpacked.kind === "elf") await writeFile(`${paths.kernel}.tmp`, unpacked.data);
     else await copyFile(kernel.vmlinuz, `${paths.kernel}.tmp`);
     progress(unpacked.kind === "elf" ? `kernel unpacked (${unpacked.compression})` : unpacked.reason);
+
+    next();
+    // Booted from the parts just made, the way cells will boot them; the image holds the blob only when node
+    // made it and started from it in there. Without it, cells start through the loader and its code cache.
+    const building: ImagePaths = {
+      ...paths,
+      kernel: `${paths.kernel}.tmp`,
+      initramfs: `${paths.initramfs}.tmp`,
+      rootfs: `${paths.rootfs}.tmp`,
+    };
+    const blob = join(stageDir, "opt/ironclaw", GUEST_BUNDLE_DIR, MICROVM_SNAPSHOT_NAME);
+    const snapshot = await makeMicrovmSnapshot({
+      paths: building,
+      bundleDir: join(packageRoot, GUEST_BUNDLE_DIR),
+      accel: await chooseMicrovmAccel(options.accel ?? "auto", true, building),
+      out: blob,
+    });
+    if (snapshot.ok) {
+      await chmod(blob, 0o644);
+      await makeRootfs(stageDir, `${paths.rootfs}.tmp`);
+    }
+    progress(`${snapshot.ok ? "" : "none: "}${snapshot.detail} (${(snapshot.ms / 1000).toFixed(1)} s)`);
+
+    next();
     for (const part of [paths.kernel, paths.initramfs, paths.rootfs]) await rename(`${part}.tmp`, part);
     const manifest: ImageManifest = {
       built_at: new Date().toISOString(),
@@ -191,12 +198,27 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       runtime_packages: packages.length,
       rootfs_bytes: (await stat(paths.rootfs)).size,
       initramfs_bytes: (await stat(paths.initramfs)).size,
+      startup_snapshot: snapshot.ok ? "made" : snapshot.detail,
     };
     await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;
   } finally {
     await rm(stageDir, { recursive: true, force: true });
   }
+}
+
+/** The read-only ext4 rootfs from the staged tree, sized to it with room to spare. */
+async function makeRootfs(stageDir: string, file: string): Promise<void> {
+  const du = await runProgram("du", ["-sk", stageDir]);
+  const usedKiB = Number(du.stdout.split("\t")[0]) || 512 * 1024;
+  const sizeKiB = Math.ceil((usedKiB * 1.2 + 32 * 1024) / 4) * 4;
+  await rm(file, { force: true });
+  const mkfs = await runProgram(
+    "mkfs.ext4",
+    ["-q", "-F", "-L", "irc-root", "-O", "^has_journal", "-m", "0", "-d", stageDir, file, `${sizeKiB}k`],
+    600_000,
+  );
+  if (!mkfs.ok) throw new Error(`mkfs.ext4 failed: ${mkfs.stderr.trim()}`);
 }
 
 async function requireTool(name: string, candidates: string[], hint: string): Promise<string> {

@@ -6,9 +6,10 @@ import { loadWordTable } from "../../memory/index.js";
 import { runProgram } from "../host-probe.js";
 import { GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
 import { type CellInitOptions, cellInit } from "./init-scripts.js";
+import { microvmSnapshotPath } from "./microvm-snapshot.js";
 import { HOST_ONLY_PACKAGES } from "./runtime-closure.js";
 
-export interface StageOptions extends CellInitOptions {
+export interface StageOptions extends Omit<CellInitOptions, "snapshotBlob"> {
   stageDir: string;
   /** Where the host keeps (or builds) the built-in embedder's word table; default IRONCLAW_HOME. */
   embeddingsHome?: string;
@@ -65,8 +66,8 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
   const bundleDir = join(options.packageRoot, GUEST_BUNDLE_DIR);
   const bundle = await readGuestBundle(bundleDir);
   if (!bundle) throw new Error(`no inmate bundle in ${bundleDir}: run npm run build first`);
-  // Source maps stay on the host: a stack trace from a cell is read there. So do the startup snapshots, made
-  // for bwrap cells' flags: the image's node starts through the loader and its code cache.
+  // Source maps stay on the host: a stack trace from a cell is read there. So do the host's startup snapshots,
+  // made for bwrap cells' flags on the host's CPU: the image's own is made in its VM (microvm-snapshot.ts).
   await cp(bundleDir, join(app, GUEST_BUNDLE_DIR), {
     recursive: true,
     filter: (f) => !f.endsWith(".map") && !f.endsWith(".blob"),
@@ -90,7 +91,13 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
     "root:x:0:0:root:/root:/bin/sh\ncell:x:1000:1000:cell:/tmp/workspace:/bin/sh\n",
   );
   await writeFile(join(root, "etc/group"), "root:x:0:\ncell:x:1000:\n");
-  await writeFile(join(root, "sbin/cell-init"), cellInit(options), { mode: 0o755 });
+  await writeFile(
+    join(root, "sbin/cell-init"),
+    cellInit({ ...options, snapshotBlob: microvmSnapshotPath() }),
+    {
+      mode: 0o755,
+    },
+  );
   return packages;
 }
 

@@ -52,8 +52,7 @@ export async function makeStartupSnapshots(
   const results: SnapshotResult[] = [];
   try {
     const entry = join(work, "snapshot-entry.cjs");
-    const source = (await readFile(join(bundleDir, RUNTIME_FILE), "utf8")).replace(/^#!.*/, "");
-    await writeFile(entry, snapshotEntry(source, join(PACKAGE_IN_CELL, dir)));
+    await writeSnapshotEntry(bundleDir, join(PACKAGE_IN_CELL, dir), entry);
     for (const options of nodeOptions) {
       const blob = join(bundleDir, startupSnapshotName(options));
       try {
@@ -71,6 +70,12 @@ export async function makeStartupSnapshots(
     await rm(work, { recursive: true, force: true });
   }
   return results;
+}
+
+/** Writes the script `node --build-snapshot` runs for the runtime in `bundleDir`, mounted at `dirInCell`. */
+export async function writeSnapshotEntry(bundleDir: string, dirInCell: string, file: string): Promise<void> {
+  const source = (await readFile(join(bundleDir, RUNTIME_FILE), "utf8")).replace(/^#!.*/, "");
+  await writeFile(file, snapshotEntry(source, dirInCell));
 }
 
 function run(file: string, args: string[], nodeOptions: string, cwd: string): Promise<void> {

@@ -11,12 +11,19 @@ const DIR = {
   description: "the image directory (default: $IRONCLAW_HOME/images)",
 } as const;
 
+/** What the image's cells start from: the snapshot made in its VM, or why they go through the loader. */
+function snapshotLine(snapshot: string | undefined): string {
+  if (snapshot === "made") return "cells start from a startup snapshot made in the image's own VM";
+  return `cells start through the loader and its code cache (no startup snapshot${snapshot ? `: ${snapshot}` : ", built before they had one"})`;
+}
+
 const build = defineCommand({
   name: "build",
   summary: "build the microVM cell image",
   description: `Builds the microVM cell image (kernel from Debian's linux-image-cloud-amd64, an initramfs with busybox and
-the virtio modules, a read-only ext4 rootfs with node and the compiled runtime) into IRONCLAW_HOME/images.
-Needs apt-get, dpkg-deb, busybox-static and e2fsprogs.`,
+the virtio modules, a read-only ext4 rootfs with node and the compiled runtime) into IRONCLAW_HOME/images,
+then boots it once to make the runtime's startup snapshot inside it (a snapshot from the host's CPU would not
+load in the VM). Needs apt-get, dpkg-deb, busybox-static, e2fsprogs and qemu-system-x86.`,
   options: [
     DIR,
     {
@@ -47,6 +54,7 @@ Needs apt-get, dpkg-deb, busybox-static and e2fsprogs.`,
       io.stdout,
       `  kernel ${manifest.kernel_version}, rootfs ${(manifest.rootfs_bytes / 1048576).toFixed(0)} MiB`,
     );
+    println(io.stdout, `  ${snapshotLine(manifest.startup_snapshot)}`);
     return 0;
   },
 });
@@ -77,6 +85,7 @@ const status = defineCommand({
           io.stdout,
           `  rootfs ${(m.rootfs_bytes / 1048576).toFixed(0)} MiB, initramfs ${(m.initramfs_bytes / 1024).toFixed(0)} KiB`,
         );
+        println(io.stdout, `  ${snapshotLine(m.startup_snapshot)}`);
       }
     }
     return found.ready ? 0 : 1;
