@@ -1,14 +1,37 @@
-import { describe, expect, it } from "vitest";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { runIronclaw } from "./run-cli.js";
+
+interface Report {
+  checks: Array<{ name: string; status: string; detail: string; disables?: string }>;
+  cellBackend: { backend: string | null; reason: string };
+}
+
+let home = "";
+afterEach(async () => {
+  if (home) await rm(home, { recursive: true, force: true });
+  home = "";
+});
+
+/** A home whose images/ holds a complete image (its parts empty) with this manifest. */
+async function homeWithImage(manifest: Record<string, unknown>): Promise<string> {
+  home = await mkdtemp(join(tmpdir(), "ironclaw-doctor-"));
+  const images = join(home, "images");
+  await mkdir(images);
+  for (const part of ["vmlinuz", "initramfs.cpio.gz", "rootfs.ext4"]) await writeFile(join(images, part), "");
+  await writeFile(join(images, "manifest.json"), JSON.stringify(manifest));
+  return home;
+}
 
 describe("ironclaw doctor", () => {
   it("reports every probe and the chosen cell backend as JSON", async () => {
-    const { code, stdout } = await runIronclaw(["doctor", "--json"]);
+    // A home without a cell image: the microVM start check appears only with one.
+    home = await mkdtemp(join(tmpdir(), "ironclaw-doctor-"));
+    const { code, stdout } = await runIronclaw(["doctor", "--json"], { env: { IRONCLAW_HOME: home } });
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as {
-      checks: Array<{ name: string; status: string; detail: string; disables?: string }>;
-      cellBackend: { backend: string | null; reason: string };
-    };
+    const report = JSON.parse(stdout) as Report;
     const names = report.checks.map((c) => c.name);
     expect(names).toEqual([
       "node",
@@ -45,6 +68,33 @@ describe("ironclaw doctor", () => {
       detail: expect.stringContaining("its sources"),
     });
     expect(report.cellBackend.reason.length).toBeGreaterThan(0);
+  });
+
+  it("says whether microVM cells start from the snapshot their image's build made", async () => {
+    const manifest = {
+      built_at: new Date().toISOString(),
+      kernel_package: "linux-image-cloud-amd64",
+      kernel_version: "6.1.0",
+      modules: [],
+      node_version: process.version,
+      runtime_packages: 0,
+      rootfs_bytes: 0,
+      initramfs_bytes: 0,
+    };
+    const check = async (extra: Record<string, unknown>) => {
+      const env = { IRONCLAW_HOME: await homeWithImage({ ...manifest, ...extra }) };
+      const { stdout } = await runIronclaw(["doctor", "--json"], { env });
+      await rm(home, { recursive: true, force: true });
+      return (JSON.parse(stdout) as Report).checks.find((c) => c.name === "microvm start");
+    };
+    expect(await check({ startup_snapshot: "made" })).toMatchObject({ status: "ok" });
+    expect(
+      await check({ startup_snapshot: "the snapshot VM did not power off within 300000 ms" }),
+    ).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining("did not power off"),
+    });
+    expect(await check({})).toMatchObject({ status: "warn", detail: expect.stringContaining("predates") });
   });
 
   it("prints a readable table with the backend choice", async () => {

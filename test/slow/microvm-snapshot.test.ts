@@ -61,6 +61,8 @@ describe("the microVM's startup snapshot", () => {
   it("is made by the image build in the image's own VM, and cells start from it", async () => {
     const status = await readImageStatus(paths);
     expect(status.manifest?.startup_snapshot).toBe("made");
+    // The same boot asked whether tools can nest a sandbox there; bwrap is in the image wherever the host has it.
+    expect(status.manifest?.tool_sandbox).toBe(existsSync("/usr/bin/bwrap") ? "bwrap" : "none");
     const boot = await bootTraced(paths, "snap");
     expect(boot.listed).toBe(true);
     expect(boot.console).toContain("starting irowclaw from its startup snapshot");

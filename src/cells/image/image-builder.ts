@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { chooseMicrovmAccel } from "../boot-probe.js";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
 import { runProgram } from "../host-probe.js";
@@ -8,7 +8,7 @@ import { warmCompileCache } from "./compile-cache.js";
 import { buildInitramfs, type CpioEntry } from "./cpio-archive.js";
 import { bundleGuest, GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
 import { type ImagePaths, imagePaths } from "./image-paths.js";
-import { INITRAMFS_APPLETS, initramfsInit } from "./init-scripts.js";
+import { INITRAMFS_APPLETS, initramfsInit, TOOL_SANDBOX_FILE } from "./init-scripts.js";
 import { unpackKernel } from "./kernel-extract.js";
 import { GUEST_MODULES, resolveModules } from "./kernel-modules.js";
 import { fetchKernel, resolveKernelPackage } from "./kernel-package.js";
@@ -33,6 +33,8 @@ export interface ImageManifest {
   initramfs_bytes: number;
   /** `made` when cells start from a snapshot made in the image's own VM, else why there is none. */
   startup_snapshot?: string;
+  /** What the image's own boot found tools can run in (`bwrap` or `none`); absent: each boot probes. */
+  tool_sandbox?: "bwrap" | "none";
 }
 
 export interface BuildProgress {
@@ -180,11 +182,16 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       accel: await chooseMicrovmAccel(options.accel ?? "auto", true, building),
       out: blob,
     });
-    if (snapshot.ok) {
-      await chmod(blob, 0o644);
-      await makeRootfs(stageDir, `${paths.rootfs}.tmp`);
+    if (snapshot.ok) await chmod(blob, 0o644);
+    if (snapshot.toolSandbox) {
+      const file = join(stageDir, TOOL_SANDBOX_FILE);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, `${snapshot.toolSandbox}\n`, { mode: 0o644 });
     }
-    progress(`${snapshot.ok ? "" : "none: "}${snapshot.detail} (${(snapshot.ms / 1000).toFixed(1)} s)`);
+    if (snapshot.ok || snapshot.toolSandbox) await makeRootfs(stageDir, `${paths.rootfs}.tmp`);
+    progress(
+      `${snapshot.ok ? "" : "none: "}${snapshot.detail}; tool sandbox: ${snapshot.toolSandbox ?? "probed at each boot"} (${(snapshot.ms / 1000).toFixed(1)} s)`,
+    );
 
     next();
     for (const part of [paths.kernel, paths.initramfs, paths.rootfs]) await rename(`${part}.tmp`, part);
@@ -199,6 +206,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       rootfs_bytes: (await stat(paths.rootfs)).size,
       initramfs_bytes: (await stat(paths.initramfs)).size,
       startup_snapshot: snapshot.ok ? "made" : snapshot.detail,
+      ...(snapshot.toolSandbox ? { tool_sandbox: snapshot.toolSandbox } : {}),
     };
     await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;

@@ -86,7 +86,11 @@ export const SNAPSHOT_BUILD_FILES = {
   blob: "runtime.blob",
   status: "status",
   log: "build.log",
+  toolSandbox: "tool-sandbox",
 };
+
+/** In the rootfs: `bwrap` or `none`, what the image build's boot found the cell user's tools can run in. */
+export const TOOL_SANDBOX_FILE = "/etc/ironclaw/tool-sandbox";
 
 /**
  * /sbin/cell-init in the rootfs: runs irowclaw as an unprivileged user with the settings the host put on the
@@ -111,10 +115,15 @@ done
 trace() { [ -z "$tracing" ] || { read -r up _ < /proc/uptime; echo "cell init: $up $*"; }; }
 trace "rootfs mounted"
 # Tools run in a sandbox of their own (user and pid namespace, config/ and db/ read-only) where the kernel
-# lets the cell user nest one; the runtime reads this from its environment. Probed while the mounts below
-# are made: its programs load from disk meanwhile.
-( [ -x /usr/bin/bwrap ] && su -s /bin/sh cell -c "/usr/bin/bwrap --unshare-user --unshare-pid --disable-userns --dev-bind / / -- /bin/true" ) >/dev/null 2>&1 &
-probe=$!
+# lets the cell user nest one; the runtime reads this from its environment. Whether it can depends on the
+# image alone (its kernel and bwrap), so the image build's own boot asks once and the answer is in the rootfs.
+# An image without it probes at every boot, while the mounts below are made.
+sandbox=""; probe=""
+[ "$build" = "" ] && [ -r ${TOOL_SANDBOX_FILE} ] && read -r sandbox < ${TOOL_SANDBOX_FILE}
+if [ -z "$sandbox" ]; then
+  ( [ -x /usr/bin/bwrap ] && su -s /bin/sh cell -c "/usr/bin/bwrap --unshare-user --unshare-pid --disable-userns --dev-bind / / -- /bin/true" ) >/dev/null 2>&1 &
+  probe=$!
+fi
 mount -t tmpfs -o size=${options.workspaceMiB}m,mode=1777,nosuid,nodev tmpfs /tmp
 mkdir -p /tmp/workspace && chown 1000:1000 /tmp/workspace
 mkdir -p /dev/shm && mount -t tmpfs -o size=16m,mode=1777,nosuid,nodev tmpfs /dev/shm
@@ -124,19 +133,23 @@ mkdir -p /dev/shm && mount -t tmpfs -o size=16m,mode=1777,nosuid,nodev tmpfs /de
 # link itself, never its target (a link to the channel device would otherwise hand the device to the cell user).
 find /mnt/brain \\( ! -user 1000 -o ! -group 1000 \\) -exec chown -h 1000:1000 {} +
 trace "brain owned"
-if wait $probe; then
+if [ -n "$probe" ]; then
+  if wait $probe; then sandbox=bwrap; else sandbox=none; fi
+fi
+if [ "$sandbox" = bwrap ]; then
   export IRONCLAW_TOOL_SANDBOX=bwrap IRONCLAW_TOOL_READONLY=/mnt/brain/config:/mnt/brain/db
 else
   echo "cell init: tools run without their own sandbox (no bwrap, or no user namespaces)"
 fi
-trace "tool sandbox probed"
+trace "tool sandbox known"
 ulimit -u ${options.maxProcesses}
 ulimit -c 0
 cd /tmp/workspace
 snapshot=${options.snapshotBlob}
 if [ "$build" = snapshot ]; then
   # The image build's own boot: make the startup snapshot on this kernel and emulated CPU, check that node
-  # starts from it, and leave both on the scratch disk for the host to read. No channel, no user.
+  # starts from it, and leave it on the scratch disk for the host to read with the tool sandbox's answer.
+  # No channel, no user.
   out=/mnt/brain
   if node --snapshot-blob $out/${SNAPSHOT_BUILD_FILES.blob} --build-snapshot $out/${SNAPSHOT_BUILD_FILES.entry} >$out/${SNAPSHOT_BUILD_FILES.log} 2>&1 &&
     [ "$(node --snapshot-blob $out/${SNAPSHOT_BUILD_FILES.blob} -- --snapshot-probe 2>>$out/${SNAPSHOT_BUILD_FILES.log})" = "${SNAPSHOT_PROBE_ANSWER}" ]; then
@@ -144,6 +157,7 @@ if [ "$build" = snapshot ]; then
   else
     echo failed >$out/${SNAPSHOT_BUILD_FILES.status}
   fi
+  echo $sandbox >$out/${SNAPSHOT_BUILD_FILES.toolSandbox}
   sync
   umount /mnt/brain
   poweroff -f

@@ -38,12 +38,23 @@ export interface MicrovmSnapshotResult {
   ok: boolean;
   detail: string;
   ms: number;
+  /** What the boot found the cell user's tools can run in, when it got that far (see TOOL_SANDBOX_FILE). */
+  toolSandbox?: "bwrap" | "none";
 }
 
-/** Boots the image to make its startup snapshot; never throws: a snapshot that cannot be made costs speed only. */
+/**
+ * Boots the image to make its startup snapshot, and asks the same boot whether tools can nest a sandbox there.
+ * Never throws: what cannot be made or found out costs speed only (cells then load, and probe, at each start).
+ */
 export async function makeMicrovmSnapshot(options: MicrovmSnapshotOptions): Promise<MicrovmSnapshotResult> {
   const started = Date.now();
-  const done = (ok: boolean, detail: string) => ({ ok, detail, ms: Date.now() - started });
+  let toolSandbox: "bwrap" | "none" | undefined;
+  const done = (ok: boolean, detail: string): MicrovmSnapshotResult => ({
+    ok,
+    detail,
+    ms: Date.now() - started,
+    ...(toolSandbox ? { toolSandbox } : {}),
+  });
   const work = await mkdtemp(join(options.paths.cache, "snapshot-"));
   try {
     const seed = join(work, "seed");
@@ -76,6 +87,8 @@ export async function makeMicrovmSnapshot(options: MicrovmSnapshotOptions): Prom
     );
     if (boot.timedOut)
       return done(false, `the snapshot VM did not power off within ${options.timeoutMs ?? 300_000} ms`);
+    const sandbox = (await debugfs(disk, `cat /${SNAPSHOT_BUILD_FILES.toolSandbox}`)).stdout.trim();
+    if (sandbox === "bwrap" || sandbox === "none") toolSandbox = sandbox;
     const status = await debugfs(disk, `cat /${SNAPSHOT_BUILD_FILES.status}`);
     if (status.stdout.trim() !== "made") {
       const log = await debugfs(disk, `cat /${SNAPSHOT_BUILD_FILES.log}`);

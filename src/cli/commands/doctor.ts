@@ -96,6 +96,7 @@ export async function runDoctor(): Promise<{
       : { name: "vhost-vsock", status: "warn", detail: "absent: microVMs talk over virtio-serial instead" },
     await checkCellLimits(bwrap.usable),
     await checkCellStart(),
+    ...(imageReady ? [microvmStartCheck(image.manifest?.startup_snapshot)] : []),
   ];
   const cellBackend = chooseCellBackend({
     // A vCPU probe can pass where a real kernel still hangs (nested PVM): when an image exists, its kernel
@@ -307,6 +308,22 @@ async function checkCellStart(): Promise<DoctorCheck> {
         "no startup snapshot this node loads: bwrap cells start through the bundle's loader and code cache (npm run build makes one for this node)",
         "~30 ms of each bwrap cell start",
       );
+}
+
+/** Whether the microVM image's cells start from the snapshot its build made in the image's own VM. */
+function microvmStartCheck(snapshot: string | undefined): DoctorCheck {
+  if (snapshot === "made")
+    return {
+      name: "microvm start",
+      status: "ok",
+      detail: "microVM cells start from the startup snapshot made in the image's own VM",
+    };
+  return {
+    name: "microvm start",
+    status: "warn",
+    detail: `microVM cells start through the loader: ${snapshot ? `the image build could not make a startup snapshot (${snapshot})` : "the image predates startup snapshots (ironclaw image build makes one)"}`,
+    disables: "~0.9 s of each microVM start under TCG",
+  };
 }
 
 function printReport(out: NodeJS.WritableStream, report: Awaited<ReturnType<typeof runDoctor>>): void {
