@@ -56,6 +56,8 @@ export async function makeStartupSnapshots(
     for (const options of nodeOptions) {
       const blob = join(bundleDir, startupSnapshotName(options));
       try {
+        // Lazily: on the host's CPU compiling a handler's functions when they first run costs less than
+        // deserializing their bytecode with the rest (the microVM's snapshot, under emulation, is the other way).
         await run(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", entry], options, work);
         // The same check a warden makes before its first cell starts from it.
         if (!(await probeStartupSnapshot(blob, process.execPath, options)))
@@ -110,6 +112,10 @@ function run(file: string, args: string[], nodeOptions: string, cwd: string): Pr
 function snapshotEntry(runtimeSource: string, dirInCell: string): string {
   const file = join(dirInCell, RUNTIME_FILE);
   return `"use strict";
+// Built with --no-lazy (the microVM's), this script, the runtime inside it included, was compiled whole before
+// it ran, so the snapshot holds every function's bytecode. Lazy compilation is back on before node takes the
+// snapshot and tags it with V8's flags, so cells start from it without the flag. Without it, this is a no-op.
+require("node:v8").setFlagsFromString("--lazy");
 const v8 = require("node:v8");
 const crypto = require("node:crypto");
 const { createRequire, isBuiltin } = require("node:module");
