@@ -85,6 +85,7 @@ export async function makeMicrovmSnapshot(options: MicrovmSnapshotOptions): Prom
       }),
       options.timeoutMs ?? 300_000,
     );
+    if (boot.error) return done(false, `${QEMU_BINARY} could not run: ${boot.error}`);
     if (boot.timedOut)
       return done(false, `the snapshot VM did not power off within ${options.timeoutMs ?? 300_000} ms`);
     const sandbox = (await debugfs(disk, `cat /${SNAPSHOT_BUILD_FILES.toolSandbox}`)).stdout.trim();
