@@ -40,21 +40,26 @@ describe("init scripts", () => {
       entry,
       `require("node:v8").startupSnapshot.setDeserializeMainFunction(() => process.stdout.write("ran"));\n`,
     );
-    // Made with a heap limit: V8 counts its flags in the snapshot's tag, so a node without the flag refuses it.
+    // Made with a heap limit. Node 20 counts V8's flags in the snapshot's tag, so without the flag it refuses
+    // the snapshot; later nodes (24) leave flags out of the check and load it.
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
     execFileSync(
       process.execPath,
       ["--max-old-space-size=100", "--snapshot-blob", blob, "--build-snapshot", entry],
-      {
-        cwd: dir,
-        env,
-      },
+      { cwd: dir, env },
     );
     const same = spawnSync(process.execPath, ["--max-old-space-size=100", "--snapshot-blob", blob], { env });
     expect(same.status).toBe(0);
     expect(same.stdout.toString()).toBe("ran");
     const other = spawnSync(process.execPath, ["--snapshot-blob", blob], { env });
-    expect(other.stdout.toString()).toBe("");
-    expect(other.status).toBe(SNAPSHOT_REFUSED_STATUS);
+    if (other.status === 0) {
+      console.log(`node ${process.version} does not count V8's flags in a snapshot's tag: it loads this one`);
+      // Node 20, which the image build and CI run, does count them.
+      expect(Number(process.versions.node.split(".")[0])).toBeGreaterThan(20);
+      expect(other.stdout.toString()).toBe("ran");
+    } else {
+      expect(other.stdout.toString()).toBe("");
+      expect(other.status).toBe(SNAPSHOT_REFUSED_STATUS);
+    }
   });
 });
