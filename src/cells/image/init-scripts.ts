@@ -77,7 +77,10 @@ export interface CellInitOptions {
   snapshotBlob: string;
 }
 
-/** Node's exit status when it refuses a startup snapshot (made by another V8, other flags or another CPU). */
+/**
+ * Node's exit status when it refuses a startup snapshot: one made by another node, and on Node 20 also one made
+ * with other V8 flags or on another CPU.
+ */
 export const SNAPSHOT_REFUSED_STATUS = 14;
 
 /** The build VM's files on its scratch disk: the entry it runs, the blob it makes, and how that went. */

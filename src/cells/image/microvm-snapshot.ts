@@ -48,6 +48,7 @@ export interface MicrovmSnapshotResult {
  */
 export async function makeMicrovmSnapshot(options: MicrovmSnapshotOptions): Promise<MicrovmSnapshotResult> {
   const started = Date.now();
+  const timeoutMs = options.timeoutMs ?? 300_000;
   let toolSandbox: "bwrap" | "none" | undefined;
   const done = (ok: boolean, detail: string): MicrovmSnapshotResult => ({
     ok,
@@ -83,11 +84,10 @@ export async function makeMicrovmSnapshot(options: MicrovmSnapshotOptions): Prom
         brainFile: disk,
         build: "snapshot",
       }),
-      options.timeoutMs ?? 300_000,
+      timeoutMs,
     );
     if (boot.error) return done(false, `${QEMU_BINARY} could not run: ${boot.error}`);
-    if (boot.timedOut)
-      return done(false, `the snapshot VM did not power off within ${options.timeoutMs ?? 300_000} ms`);
+    if (boot.timedOut) return done(false, `the snapshot VM did not power off within ${timeoutMs} ms`);
     const sandbox = (await debugfs(disk, `cat /${SNAPSHOT_BUILD_FILES.toolSandbox}`)).stdout.trim();
     if (sandbox === "bwrap" || sandbox === "none") toolSandbox = sandbox;
     const status = await debugfs(disk, `cat /${SNAPSHOT_BUILD_FILES.status}`);
