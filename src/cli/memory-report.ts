@@ -48,7 +48,8 @@ export function printReport(report: IndexReport, json: boolean, io: CliIo): void
   const files = `${report.files} files (${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed)`;
   const chunks = `+${report.chunksAdded} −${report.chunksRemoved} chunks, ${report.chunksMoved} moved`;
   const vectors = `${report.embedded} embedded, ${report.cacheHits} from cache`;
-  println(io.stdout, `indexed ${files}: ${chunks}; ${vectors}; ${report.durationMs} ms`);
+  const threads = report.worker ? " (files read and embedded on a second thread)" : "";
+  println(io.stdout, `indexed ${files}: ${chunks}; ${vectors}; ${report.durationMs} ms${threads}`);
   if (report.reembedded)
     println(io.stdout, "the embedder changed since the last pass: every chunk was embedded again");
   if (report.listsRebuilt) println(io.stdout, "vector lists retrained");

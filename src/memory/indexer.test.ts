@@ -1,4 +1,5 @@
 import { symlink, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,6 +14,7 @@ import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 import { HybridSearch } from "./hybrid-search.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer } from "./indexer.js";
+import { vectorFromBlob } from "./vector-blob.js";
 
 let base: BuiltinEmbedder;
 beforeAll(async () => {
@@ -353,5 +355,114 @@ describe("indexer", () => {
     await new Indexer(temp.brain, store, embedder).indexAll();
     expect(stored()).toBe(5);
     expect(store.chunkCount()).toBe(5);
+  });
+});
+
+/** Markdown notes enough to cross the worker's read slices (64 files) and several commits. */
+function manyNotes(count: number): Record<string, string> {
+  const notes: Record<string, string> = {};
+  for (let i = 0; i < count; i++)
+    notes[`notes/${String(i).padStart(3, "0")}.md`] =
+      `# Note ${i}\n\nWritten on day ${i}.\n\n## Plants\n\nBasil ${i} and tomato ${i % 7}.\n\n## Travel\n\nTrain to city ${i % 11}, ${i} km.\n`;
+  return notes;
+}
+
+/** Every chunk with its vector, through a second connection, keyed by chunk id. */
+function storedChunks(file: string) {
+  const db = openInspector(file);
+  try {
+    const rows = db
+      .prepare(
+        `SELECT c.id, c.path, c.content, c.start_line, c.end_line, c.embed_hash, v.embedding
+           FROM chunks c JOIN chunk_vectors v ON v.rowid = c.rowid ORDER BY c.id`,
+      )
+      .all() as { embedding: Buffer }[];
+    return rows.map((r) => ({ ...r, embedding: [...vectorFromBlob(r.embedding)] }));
+  } finally {
+    db.close();
+  }
+}
+
+// The worker reads and embeds while the indexer's thread writes; it needs a second core to start at all.
+const twoCores = availableParallelism() >= 2;
+if (!twoCores) console.warn("indexer worker tests skipped: this machine has one core, so no worker starts");
+
+describe.skipIf(!twoCores)("indexer with its worker thread", () => {
+  it("stores exactly what the single-threaded pass stores, over many files and commits", async () => {
+    const notes = manyNotes(150);
+    const alone = await makeTempBrain(notes);
+    const aloneStore = IndexStore.open(alone.brain.databaseFile);
+    try {
+      const single = await new Indexer(alone.brain, aloneStore, base, {
+        worker: "never",
+        commitBatch: 40,
+      }).indexAll();
+      expect(single.worker).toBe(false);
+      temp = await makeTempBrain(notes);
+      store = IndexStore.open(temp.brain.databaseFile);
+      const progress: string[] = [];
+      const threaded = await new Indexer(temp.brain, store, base, {
+        worker: "always",
+        commitBatch: 40,
+      }).indexAll({
+        onProgress: (p) => progress.push(p.path ?? ""),
+      });
+      expect(threaded.worker).toBe(true);
+      const { durationMs: _a, worker: _b, ...same } = single;
+      expect(threaded).toMatchObject(same);
+      expect(threaded).toMatchObject({ updated: 150, chunksAdded: 450, embedded: 450 });
+      // Files are written in the order they were listed, whichever thread read them.
+      expect(progress).toEqual(Object.keys(notes).sort());
+      const expected = storedChunks(alone.brain.databaseFile);
+      expect(expected).toHaveLength(450);
+      expect(storedChunks(temp.brain.databaseFile)).toEqual(expected);
+      expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'basil'")).toBe(150);
+    } finally {
+      aloneStore.close();
+      await alone.cleanup();
+    }
+  });
+
+  it("skips what the worker refused, and re-reads a touched file without re-embedding it", async () => {
+    const { embedder } = await setup({ ...manyNotes(10), "big.md": `# Big\n\n${"word ".repeat(400)}\n` });
+    await writeFile(join(temp.dir, "secret.md"), "# Secret\n\nlaunch codes\n");
+    await symlink(join(temp.dir, "secret.md"), join(temp.brain.root, "leak.md"));
+    const indexer = new Indexer(temp.brain, store, embedder, { worker: "always", maxFileBytes: 1000 });
+    const report = await indexer.indexAll();
+    expect(report.worker).toBe(true);
+    // The link is refused while listing, the large file when the worker reads it.
+    expect(report.skipped).toEqual([
+      { path: "leak.md", reason: expect.any(String) },
+      { path: "big.md", reason: "is larger than 1000 bytes" },
+    ]);
+    expect(report).toMatchObject({ updated: 10, chunksAdded: 30 });
+    expect(count("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'launch'")).toBe(0);
+    // A new mtime, the same bytes: the worker sees the hash it was given and sends no chunks.
+    await temp.write("notes/003.md", manyNotes(10)["notes/003.md"] as string);
+    embedder.reset();
+    expect(await indexer.indexAll()).toMatchObject({ updated: 0, unchanged: 10, embedded: 0 });
+    expect(embedder.calls).toBe(0);
+  });
+
+  it("keeps the files written before an abort, stops its worker, and finishes on the next pass", async () => {
+    temp = await makeTempBrain(manyNotes(120));
+    store = IndexStore.open(temp.brain.databaseFile);
+    const indexer = new Indexer(temp.brain, store, base, { worker: "always", commitBatch: 30 });
+    const abort = new AbortController();
+    const pass = indexer.indexAll({
+      signal: abort.signal,
+      onProgress: (p) => {
+        if (p.done === 10) abort.abort(new Error("stopped by the user"));
+      },
+    });
+    await expect(pass).rejects.toThrow("stopped by the user");
+    // Commits are whole: the first one (ten files of three chunks) and perhaps the one being written.
+    const written = store.fileRecords().length;
+    expect(written % 10).toBe(0);
+    expect(written).toBeGreaterThanOrEqual(10);
+    expect(written).toBeLessThan(120);
+    const rest = await indexer.indexAll();
+    expect(rest).toMatchObject({ worker: true, updated: 120 - written, unchanged: written });
+    expect(count("SELECT count(*) AS n FROM chunks")).toBe(360);
   });
 });

@@ -1,12 +1,13 @@
 import { closeSync } from "node:fs";
-import { sha256Hex } from "../core/index.js";
-import { BrainFileRefusal, openBrainFile, readBrainFile } from "./brain-file-access.js";
-import { type BrainFile, listBrainFiles, type SkippedFile } from "./brain-files.js";
+import { BrainFileRefusal, openBrainFile } from "./brain-file-access.js";
+import { listBrainFiles, type SkippedFile } from "./brain-files.js";
 import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
-import { chunkMarkdown, DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
-import type { Embedder } from "./embedders/embedder.js";
+import { DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
+import { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
+import { type Embedder, embedderKey } from "./embedders/embedder.js";
+import { type FileRead, type FileToRead, readFileForIndex } from "./file-read.js";
 import { type FileUpdate, type IndexStore, StalePlanError } from "./index-store.js";
-import { embeddingInput } from "./stored-chunk.js";
+import { IndexWorker } from "./index-worker-client.js";
 
 export interface IndexProgress {
   done: number;
@@ -28,6 +29,8 @@ export interface IndexReport {
   /** The embedder changed since the last pass, so every chunk was embedded again. */
   reembedded: boolean;
   listsRebuilt: boolean;
+  /** A worker thread read (and, with the built-in embedder, embedded) while this one wrote. */
+  worker: boolean;
   skipped: SkippedFile[];
   durationMs: number;
 }
@@ -48,7 +51,15 @@ export interface IndexerOptions {
    * checkpoint: at 100k chunks, 8192 a commit took ~2 s less than 2048 over a ~22 s pass.
    */
   commitBatch?: number;
+  /**
+   * Whether a pass reads, chunks and embeds (built-in embedder) in a worker thread while this thread writes.
+   * "auto" (default): for passes with at least WORKER_MIN_BYTES to read, where a second core exists.
+   */
+  worker?: "auto" | "always" | "never";
 }
+
+/** A pass smaller than this reads on the indexer's thread: a worker takes ~0.1 s to start and load its table. */
+export const WORKER_MIN_BYTES = 1024 * 1024;
 
 export interface PassOptions {
   onProgress?: (progress: IndexProgress) => void;
@@ -56,6 +67,21 @@ export interface PassOptions {
 }
 
 type Plan = Omit<FileUpdate, "vectors"> & { needed: Map<string, string> };
+
+/** A commit's plans whose vectors arrived, and the error that stopped the rest, if any. */
+interface EmbeddedGroup {
+  plans: Plan[];
+  vectors: Map<string, Float32Array>;
+  error?: unknown;
+}
+
+/** Where a pass reads and embeds: a worker thread, or the indexer's own. */
+interface PassThreads {
+  worker: boolean;
+  read(files: FileToRead[]): Promise<FileRead[]>;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}
 
 /**
  * Keeps the index in step with the markdown. A pass reads only files whose mtime or size changed, re-chunks a
@@ -68,6 +94,7 @@ export class Indexer {
   private readonly maxFileBytes: number;
   private readonly embedBatch: number;
   private readonly commitBatch: number;
+  private readonly workerMode: "auto" | "always" | "never";
 
   constructor(
     readonly brain: BrainLayout,
@@ -79,6 +106,7 @@ export class Indexer {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.embedBatch = options.embedBatch ?? 256;
     this.commitBatch = options.commitBatch ?? 8192;
+    this.workerMode = options.worker ?? "auto";
   }
 
   /** Indexes the whole brain incrementally. */
@@ -87,17 +115,14 @@ export class Indexer {
     const { files, skipped } = await listBrainFiles(this.brain);
     report.skipped = skipped;
     report.files = files.length;
-    const stale = files.filter((f) => {
+    const stale: FileToRead[] = [];
+    for (const f of files) {
       const record = this.store.fileRecord(f.path);
       // A file chunked with another chunk size is re-read too; chunk ids keep its unchanged sections in place.
-      const same =
-        record !== undefined &&
-        record.mtimeMs === f.mtimeMs &&
-        record.size === f.size &&
-        record.chunkMaxBytes === this.maxBytes;
-      if (same) report.unchanged++;
-      return !same;
-    });
+      const sameSize = record?.chunkMaxBytes === this.maxBytes;
+      if (sameSize && record.mtimeMs === f.mtimeMs && record.size === f.size) report.unchanged++;
+      else stale.push(sameSize ? { ...f, indexedHash: record.hash } : f);
+    }
     await this.syncFiles(stale, report, options);
     const present = new Set(files.map((f) => f.path));
     for (const record of this.store.fileRecords()) {
@@ -117,13 +142,20 @@ export class Indexer {
   /** Indexes specific brain-relative paths (from the watcher or `remember`); a path that is gone is removed. */
   async indexPaths(paths: readonly string[], options: PassOptions = {}): Promise<IndexReport> {
     const report = this.startReport();
-    const present: BrainFile[] = [];
+    const present: FileToRead[] = [];
     for (const path of new Set(paths)) {
       // Refuses absolute paths, `..` and links out with an error naming the path; the open below re-checks.
       this.brain.resolve(path);
       if (!isIndexablePath(path)) continue;
       const info = this.describe(path, report);
-      if (info) present.push({ path, mtimeMs: Math.trunc(info.mtimeMs), size: info.size });
+      const record = info && this.store.fileRecord(path);
+      if (info)
+        present.push({
+          path,
+          mtimeMs: Math.trunc(info.mtimeMs),
+          size: info.size,
+          ...(record?.chunkMaxBytes === this.maxBytes ? { indexedHash: record.hash } : {}),
+        });
       else if (this.store.fileRecord(path) || this.store.chunkKeys(path).size > 0) {
         report.chunksRemoved += this.store.removeFile(path, this.embedder);
         report.removed++;
@@ -134,41 +166,151 @@ export class Indexer {
     return this.finish(report);
   }
 
-  private async syncFiles(files: BrainFile[], report: IndexReport, options: PassOptions): Promise<void> {
-    let done = 0;
-    for (let start = 0; start < files.length; ) {
-      const plans: Plan[] = [];
-      const vectors = new Map<string, Float32Array>();
-      try {
-        let chunks = 0;
-        while (start < files.length && chunks < this.commitBatch) {
-          const embedding: Plan[] = [];
-          let pending = 0;
-          while (start < files.length && pending < this.embedBatch && chunks < this.commitBatch) {
-            options.signal?.throwIfAborted();
-            const plan = this.plan(files[start++] as BrainFile, report);
-            if (!plan) continue;
-            embedding.push(plan);
-            pending += plan.needed.size;
-            chunks += plan.chunks.length;
+  /**
+   * Reads, embeds and writes `files` as a pipeline: while this thread writes one commit (SQLite), the next one's
+   * files are read, chunked and embedded, by the worker thread where there is one. A failure (or an abort)
+   * still writes every file whose vectors had arrived, then ends the pass with it.
+   */
+  private async syncFiles(files: FileToRead[], report: IndexReport, options: PassOptions): Promise<void> {
+    const threads = await this.passThreads(files);
+    report.worker = threads.worker;
+    const reads = new FileReads(files, threads);
+    const progress = { done: 0, total: files.length };
+    try {
+      const first = await this.nextGroup(reads, report, options.signal);
+      let embedding = first && this.embedGroup(first, threads, options.signal);
+      while (embedding) {
+        const embedded = await embedding;
+        embedding = undefined;
+        let failure = embedded.error;
+        if (failure === undefined) {
+          try {
+            const following = await this.nextGroup(reads, report, options.signal);
+            embedding = following && this.embedGroup(following, threads, options.signal);
+          } catch (error) {
+            failure = error;
           }
-          for (const [hash, vector] of await this.embedNeeded(embedding, options.signal))
-            vectors.set(hash, vector);
-          plans.push(...embedding);
         }
-      } finally {
-        // Written also when the embedder fails partway (or the pass is aborted): the files whose vectors it
-        // already gave are kept. One commit for all of them; a file with a stale plan is refused before it writes.
-        report.embedded += vectors.size;
-        if (plans.length > 0)
-          this.store.writeBatch(() => {
-            for (const plan of plans) {
-              this.apply(plan, vectors, report);
-              options.onProgress?.({ done: ++done, total: files.length, path: plan.path });
-            }
-          });
+        this.writeGroup(embedded, report, progress, options);
+        if (failure !== undefined) throw failure;
+      }
+    } finally {
+      await threads.close();
+    }
+  }
+
+  /** The next commit's plans: files read until they hold `commitBatch` chunks; undefined when none are left. */
+  private async nextGroup(
+    reads: FileReads,
+    report: IndexReport,
+    signal?: AbortSignal,
+  ): Promise<Plan[] | undefined> {
+    const plans: Plan[] = [];
+    let chunks = 0;
+    while (chunks < this.commitBatch) {
+      signal?.throwIfAborted();
+      const read = await reads.take();
+      if (!read) break;
+      const plan = this.plan(read, report);
+      if (!plan) continue;
+      plans.push(plan);
+      chunks += plan.chunks.length;
+    }
+    return plans.length > 0 ? plans : undefined;
+  }
+
+  /**
+   * Vectors for a commit's plans, in batches of about `embedBatch` texts. A worker gets every batch at once
+   * (they run while this thread writes); another embedder gets them one after the other, as a remote one
+   * expects. Never rejects: a failure comes back with the plans whose vectors had all arrived.
+   */
+  private async embedGroup(
+    plans: Plan[],
+    threads: PassThreads,
+    signal?: AbortSignal,
+  ): Promise<EmbeddedGroup> {
+    const vectors = new Map<string, Float32Array>();
+    const batches: { plans: Plan[]; texts: Map<string, string> }[] = [];
+    const queued = new Set<string>();
+    for (const plan of plans) {
+      let batch = batches.at(-1);
+      if (!batch || batch.texts.size >= this.embedBatch) {
+        batch = { plans: [], texts: new Map() };
+        batches.push(batch);
+      }
+      batch.plans.push(plan);
+      for (const [hash, input] of plan.needed) {
+        if (queued.has(hash)) continue;
+        queued.add(hash);
+        batch.texts.set(hash, input);
       }
     }
+    const embed = (batch: (typeof batches)[number]) => threads.embed([...batch.texts.values()], signal);
+    const started = threads.worker ? batches.map(embed) : [];
+    for (const promise of started) promise.catch(() => {});
+    const done: Plan[] = [];
+    try {
+      for (const [i, batch] of batches.entries()) {
+        if (batch.texts.size > 0) {
+          signal?.throwIfAborted();
+          const out = await (started[i] ?? embed(batch));
+          const hashes = [...batch.texts.keys()];
+          for (const [j, vector] of out.entries()) vectors.set(hashes[j] as string, vector);
+        }
+        done.push(...batch.plans);
+      }
+      return { plans: done, vectors };
+    } catch (error) {
+      return { plans: done, vectors, error };
+    }
+  }
+
+  /** One commit for the group's files; a file with a stale plan is refused before it writes. */
+  private writeGroup(
+    group: EmbeddedGroup,
+    report: IndexReport,
+    progress: { done: number; total: number },
+    options: PassOptions,
+  ): void {
+    report.embedded += group.vectors.size;
+    if (group.plans.length === 0) return;
+    this.store.writeBatch(() => {
+      for (const plan of group.plans) {
+        this.apply(plan, group.vectors, report);
+        options.onProgress?.({ done: ++progress.done, total: progress.total, path: plan.path });
+      }
+    });
+  }
+
+  /**
+   * A worker thread for a pass with at least WORKER_MIN_BYTES to read (starting one costs more than a few
+   * files take), reading and, for the built-in embedder, embedding; otherwise this thread does both.
+   */
+  private async passThreads(files: readonly FileToRead[]): Promise<PassThreads> {
+    const limits = { maxFileBytes: this.maxFileBytes, maxBytes: this.maxBytes };
+    const here = (signal?: AbortSignal) => ({
+      worker: false,
+      read: async (batch: FileToRead[]) => batch.map((f) => readFileForIndex(this.brain.root, f, limits)),
+      embed: (texts: string[]) => this.embedder.embed(texts, signal ? { signal } : {}),
+      close: async () => {},
+    });
+    const bytes = files.reduce((sum, f) => sum + f.size, 0);
+    const wanted = this.workerMode === "always" || (this.workerMode === "auto" && bytes >= WORKER_MIN_BYTES);
+    const builtin = this.embedder instanceof BuiltinEmbedder ? this.embedder : undefined;
+    const worker = wanted
+      ? await IndexWorker.start({
+          root: this.brain.root,
+          limits,
+          ...(builtin ? { embedder: { source: builtin.source, key: embedderKey(builtin) } } : {}),
+        })
+      : undefined;
+    if (!worker) return here();
+    return {
+      worker: true,
+      read: (batch) => worker.read(batch),
+      embed: (texts, signal) => (builtin ? worker.embed(texts) : here(signal).embed(texts)),
+      close: () => worker.close(),
+    };
   }
 
   /** The fstat of a file present and readable at `path`; a refused one is reported as skipped. */
@@ -185,56 +327,49 @@ export class Indexer {
   }
 
   /**
-   * Reads and chunks one file; undefined when its content is what the index already has, or when the file
-   * vanished or was refused since it was listed (a guest may swap it for a link at any moment).
+   * What to write for a file as read: undefined when its content is what the index already has (checked again
+   * here: the hash the read was given may be older), or when the file vanished or was refused since it was
+   * listed.
    */
-  private plan(listed: BrainFile, report: IndexReport): Plan | undefined {
-    let read: ReturnType<typeof readBrainFile>;
-    try {
-      read = readBrainFile(this.brain.root, listed.path, this.maxFileBytes);
-    } catch (error) {
-      if (!(error instanceof BrainFileRefusal)) throw error;
-      report.skipped.push({ path: listed.path, reason: error.rule });
+  private plan(read: FileRead, report: IndexReport): Plan | undefined {
+    if (read.kind === "refused") {
+      report.skipped.push({ path: read.path, reason: read.rule });
       return undefined;
     }
-    if (!read) return undefined;
-    // What was read is described by the descriptor it was read from, not by the earlier listing.
-    const file = { path: listed.path, mtimeMs: Math.trunc(read.info.mtimeMs), size: read.info.size };
-    const text = read.bytes.toString("utf8");
-    const hash = sha256Hex(text);
-    const record = this.store.fileRecord(file.path);
-    if (record?.hash === hash && record.chunkMaxBytes === this.maxBytes) {
-      this.store.touchFile(file.path, file.mtimeMs, file.size);
+    if (read.kind === "gone") return undefined;
+    const record = this.store.fileRecord(read.path);
+    if (record?.hash === read.hash && record.chunkMaxBytes === this.maxBytes) {
+      this.store.touchFile(read.path, read.mtimeMs, read.size);
       report.unchanged++;
       return undefined;
     }
-    const chunks = chunkMarkdown(file.path, text, { maxBytes: this.maxBytes }).map((c) => {
-      const input = embeddingInput(c.headings, c.text);
-      return { ...c, embedHash: sha256Hex(input), input };
-    });
-    const existing = this.store.chunkKeys(file.path);
+    if (read.kind === "same") {
+      // The index changed since the read was asked for: chunk it after all.
+      const limits = { maxFileBytes: this.maxFileBytes, maxBytes: this.maxBytes };
+      return this.plan(
+        readFileForIndex(
+          this.brain.root,
+          { path: read.path, mtimeMs: read.mtimeMs, size: read.size },
+          limits,
+        ),
+        report,
+      );
+    }
+    const { chunks } = read;
+    const existing = this.store.chunkKeys(read.path);
     const fresh = chunks.filter((c) => !existing.has(c.id));
     const cached = this.store.cache(this.embedder).get(fresh.map((c) => c.embedHash));
     report.cacheHits += fresh.filter((c) => cached.has(c.embedHash)).length;
     const needed = new Map(fresh.filter((c) => !cached.has(c.embedHash)).map((c) => [c.embedHash, c.input]));
     return {
-      path: file.path,
-      hash,
-      mtimeMs: file.mtimeMs,
-      size: file.size,
+      path: read.path,
+      hash: read.hash,
+      mtimeMs: read.mtimeMs,
+      size: read.size,
       chunkMaxBytes: this.maxBytes,
       chunks,
       needed,
     };
-  }
-
-  private async embedNeeded(plans: Plan[], signal?: AbortSignal): Promise<Map<string, Float32Array>> {
-    const texts = new Map<string, string>();
-    for (const plan of plans) for (const [hash, input] of plan.needed) texts.set(hash, input);
-    if (texts.size === 0) return new Map();
-    const vectors = await this.embedder.embed([...texts.values()], signal ? { signal } : {});
-    const hashes = [...texts.keys()];
-    return new Map(vectors.map((v, i) => [hashes[i] as string, v]));
   }
 
   private apply(plan: Plan, vectors: Map<string, Float32Array>, report: IndexReport): void {
@@ -269,6 +404,7 @@ export class Indexer {
       cacheHits: 0,
       reembedded: this.store.useEmbedder(this.embedder),
       listsRebuilt: false,
+      worker: false,
       skipped: [],
       durationMs: performance.now(),
     };
@@ -280,3 +416,56 @@ export class Indexer {
     return report;
   }
 }
+
+/**
+ * A pass's files as read, in order. Reads are asked for in slices ahead of the indexer, up to a byte budget when
+ * a worker reads (so it reads the next commit while this thread writes), one slice at a time otherwise.
+ */
+class FileReads {
+  private nextFile = 0;
+  private readonly asked: { reads: Promise<FileRead[]>; bytes: number }[] = [];
+  private askedBytes = 0;
+  private ready: FileRead[] = [];
+  private readyAt = 0;
+  private readonly budget: number;
+
+  constructor(
+    private readonly files: readonly FileToRead[],
+    private readonly threads: PassThreads,
+  ) {
+    this.budget = threads.worker ? READ_AHEAD_BYTES : 0;
+  }
+
+  async take(): Promise<FileRead | undefined> {
+    this.ask();
+    while (this.readyAt >= this.ready.length) {
+      const slice = this.asked.shift();
+      if (!slice) return undefined;
+      this.askedBytes -= slice.bytes;
+      this.ready = await slice.reads;
+      this.readyAt = 0;
+      this.ask();
+    }
+    return this.ready[this.readyAt++];
+  }
+
+  private ask(): void {
+    while (this.nextFile < this.files.length && (this.asked.length === 0 || this.askedBytes < this.budget)) {
+      const slice: FileToRead[] = [];
+      let bytes = 0;
+      while (this.nextFile < this.files.length && slice.length < 64 && bytes < 256 * 1024) {
+        const file = this.files[this.nextFile++] as FileToRead;
+        slice.push(file);
+        bytes += file.size;
+      }
+      const reads = this.threads.read(slice);
+      // Awaited in order by take(); one that fails after the pass has stopped must not go unhandled.
+      reads.catch(() => {});
+      this.asked.push({ reads, bytes });
+      this.askedBytes += bytes;
+    }
+  }
+}
+
+/** How far a worker reads ahead of the writes: about two default commits of typical notes. */
+const READ_AHEAD_BYTES = 16 * 1024 * 1024;

@@ -27,8 +27,10 @@ export class BuiltinEmbedder implements Embedder {
 
   private constructor(
     private readonly table: WordTable,
-    recipe: WordTableRecipe,
+    /** Where its table came from: an indexer's worker thread loads the same table from there. */
+    readonly source: { dataDir: string; recipe: WordTableRecipe },
   ) {
+    const { recipe } = source;
     this.model = `wink-sg100d-sif-abtt${recipe.removedComponents}-${recipe.maxWords}w+ngram${NGRAM_DIMENSIONS}`;
     this.dimensions = table.dimensions + NGRAM_DIMENSIONS;
     this.counts = new Uint32Array(table.count);
@@ -37,8 +39,9 @@ export class BuiltinEmbedder implements Embedder {
   /** Loads the cached word table from `<dataDir>/embeddings/`, converting the package JSON on first use. */
   static async load(options: { dataDir?: string; recipe?: WordTableRecipe } = {}): Promise<BuiltinEmbedder> {
     const recipe = options.recipe ?? DEFAULT_RECIPE;
-    const { table } = await loadWordTable(options.dataDir ?? ironclawHome(), recipe);
-    return new BuiltinEmbedder(table, recipe);
+    const dataDir = options.dataDir ?? ironclawHome();
+    const { table } = await loadWordTable(dataDir, recipe);
+    return new BuiltinEmbedder(table, { dataDir, recipe });
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
