@@ -78,6 +78,7 @@ export class AgentRuntime {
       env,
       logger,
       ...(options.embedder ? { embedder: options.embedder } : {}),
+      ...(options.indexWorker ? { indexWorker: options.indexWorker } : {}),
     });
     let db: AgentDatabase;
     try {

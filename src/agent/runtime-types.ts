@@ -29,6 +29,8 @@ export interface AgentRuntimeOptions {
   indexOnOpen?: boolean;
   /** Keep the index fresh while the runtime is open (long sessions, the scheduler daemon). */
   watchBrain?: boolean;
+  /** Whether large indexing passes read and embed on a worker thread (IndexerOptions.worker); default "auto". */
+  indexWorker?: "auto" | "always" | "never";
   logger?: Logger;
   /** The runtime's clock (transcript times, memory entries, the prompt's current time); default the system's. */
   now?: () => Date;

@@ -38,6 +38,8 @@ export interface BrainMemoryOptions {
   agent?: string;
   tuning?: Partial<VectorIndexTuning>;
   logger?: Logger;
+  /** Whether large indexing passes read and embed on a worker thread (IndexerOptions.worker); default "auto". */
+  indexWorker?: "auto" | "always" | "never";
 }
 
 export interface MemoryStatus {
@@ -76,8 +78,12 @@ export class BrainMemory {
     readonly embedder: Embedder,
     readonly settings: MemorySettings,
     private readonly logger: Logger,
+    indexWorker: "auto" | "always" | "never",
   ) {
-    this.indexer = new Indexer(brain, store, embedder, { maxBytes: settings.indexing.chunk_max_bytes });
+    this.indexer = new Indexer(brain, store, embedder, {
+      maxBytes: settings.indexing.chunk_max_bytes,
+      worker: indexWorker,
+    });
     this.searcher = new HybridSearch(store, embedder, settings.retrieval);
     this.compactions = store.compactions;
     this.queue = new IndexQueue(
@@ -100,7 +106,7 @@ export class BrainMemory {
     await mkdir(dirname(brain.databaseFile), { recursive: true });
     const store = IndexStore.open(brain.databaseFile, options.tuning ? { tuning: options.tuning } : {});
     const logger = options.logger ?? createLogger("memory");
-    return new BrainMemory(brain, store, embedder, settings, logger);
+    return new BrainMemory(brain, store, embedder, settings, logger, options.indexWorker ?? "auto");
   }
 
   /** Indexes the brain now (incrementally) and returns what changed. */

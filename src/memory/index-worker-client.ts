@@ -54,7 +54,13 @@ export class IndexWorker {
   static async start(data: IndexWorkerData): Promise<IndexWorker | undefined> {
     if (availableParallelism() < 2) return undefined;
     const file = await workerEntry();
-    return file === undefined ? undefined : new IndexWorker(new Worker(file, { workerData: data }));
+    if (file === undefined) return undefined;
+    try {
+      return new IndexWorker(new Worker(file, { workerData: data }));
+    } catch {
+      // No thread to be had (a task limit, memory): the pass runs on one thread, as it would on one core.
+      return undefined;
+    }
   }
 
   async read(files: FileToRead[]): Promise<FileRead[]> {

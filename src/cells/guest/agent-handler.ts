@@ -48,6 +48,9 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),
     ...(embedder ? { embedder } : {}),
+    // A cell's tasks are capped (16 by default) and a microVM cell has one vCPU: a worker thread would spend
+    // the cap and gain nothing there. The cell's bundle has no worker module either.
+    indexWorker: "never",
   });
   // The warden labels each model call with its agent, session and job, for usage reports and per-job caps.
   const jobTurns = labelJobTurns(runtime);
