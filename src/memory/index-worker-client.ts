@@ -121,7 +121,9 @@ function workerEntry(): Promise<string | undefined> {
 let sourceBundle: Promise<string | undefined> | undefined;
 
 async function bundleFromSource(entry: string): Promise<string> {
-  const { build } = await import("esbuild");
+  // Named through a variable so that no bundler follows it: the package's cell bundle must not carry esbuild.
+  const bundler = "esbuild";
+  const { build } = (await import(bundler)) as typeof import("esbuild");
   const result = await build({
     entryPoints: [entry],
     bundle: true,
