@@ -1,7 +1,7 @@
 /**
  * Ledger benchmark: durable single appends and batched appends (100 per transaction) against a raw INSERT into
- * a bare table with the same durability settings, measured in the same run; projection rebuild; subscription
- * lag under a steady write load. Prints a table per store and writes JSON to bench/results/.
+ * a bare table with the same durability settings, measured in the same run; the floor under both (the ledger's
+ * own stored rows inserted with no ledger code); projection rebuild; subscription lag under a steady write load. Prints a table per store and writes JSON to bench/results/.
  *
  *   node --import tsx bench/ledger/run.ts [--postgres <url>] [--sqlite-only] [--quick]
  *   npm run bench:ledger           SQLite and a throwaway PostgreSQL cluster (scripts/postgres-test-cluster.sh)
@@ -14,7 +14,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { RebuildReport } from "../../src/ledger/index.js";
 import { percentile } from "../percentile.js";
-import { describeGoal, GOALS } from "./goals.js";
+import { describeGoal, GOALS, type Goal } from "./goals.js";
 import { chunks, fmt, perSecond, timed } from "./measure.js";
 import { type LagResult, measureLag } from "./subscription-lag.js";
 import { postgresTarget, sqliteTarget, type Target } from "./targets.js";
@@ -46,6 +46,8 @@ interface Result {
   loadAverage: [before: number, after: number];
   single: Comparison;
   batched: Comparison & { batchSize: number };
+  /** The ledger's stored rows inserted with no ledger code: the most an append could reach. */
+  floor: { single: Comparison; batched: Comparison };
   rebuild: { events: number; perSec: number; byteIdentical: boolean };
   lag: LagResult;
 }
@@ -117,6 +119,34 @@ async function bench(target: Target): Promise<Result> {
       for (const chunk of batched[round] ?? []) await store.appendBatch(chunk);
     },
   );
+  // The floor: the same events' stored rows put straight into a fresh ledger's events table (its indexes and
+  // triggers), with no ledger code, no snapshots, against the same raw baseline. No append can beat it.
+  const { columns, rows } = await target.eventRows("appends");
+  const singleRows = chunks(rows.slice(0, SINGLE), SINGLE / ROUNDS);
+  const batchedRows = chunks(chunks(rows.slice(SINGLE, SINGLE + BATCHED), BATCH), BATCHED / BATCH / ROUNDS);
+  const floor = await target.openRowFloor("floor", columns);
+  const floorSingle = await compare(
+    ROUNDS,
+    SINGLE / ROUNDS,
+    async (round) => {
+      for (const e of single[round] ?? []) await baseline.insertOne(JSON.stringify(e));
+    },
+    async (round) => {
+      for (const row of singleRows[round] ?? []) await floor.insertOne(row);
+    },
+  );
+  const floorBatched = await compare(
+    ROUNDS,
+    BATCHED / ROUNDS,
+    async (round) => {
+      for (const chunk of batched[round] ?? [])
+        await baseline.insertBatch(chunk.map((e) => JSON.stringify(e)));
+    },
+    async (round) => {
+      for (const chunk of batchedRows[round] ?? []) await floor.insertBatch(chunk);
+    },
+  );
+  await floor.close();
   await baseline.close();
 
   const before = await store.dumpSnapshots();
@@ -136,6 +166,7 @@ async function bench(target: Target): Promise<Result> {
     loadAverage: [loadBefore, loadavg()[0] ?? Number.NaN],
     single: singleResult,
     batched: { ...batchedResult, batchSize: BATCH },
+    floor: { single: floorSingle, batched: floorBatched },
     rebuild: {
       events: rebuilds[0]?.events ?? 0,
       perSec: percentile(
@@ -174,6 +205,16 @@ function print(r: Result): void {
     fmt(r.batched.ratio, 2),
     describeGoal(goals.batched, { rate: r.batched.ledgerPerSec, ratio: r.batched.ratio }),
   );
+  const floorRow = (label: string, c: Comparison, goal: Goal) =>
+    row(
+      label,
+      `${fmt(c.ledgerPerSec)}/s`,
+      `${fmt(c.baselinePerSec)}/s`,
+      fmt(c.ratio, 2),
+      goal.ratio === undefined ? "" : `no append can beat this (goal ≥ ${fmt(goal.ratio, 2)}× raw)`,
+    );
+  floorRow("  floor: its rows alone, single", r.floor.single, goals.single);
+  floorRow("  floor: its rows alone, batched", r.floor.batched, goals.batched);
   row(
     `projection rebuild (${fmt(r.rebuild.events)} events)`,
     `${fmt(r.rebuild.perSec)}/s`,

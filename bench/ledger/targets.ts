@@ -12,12 +12,29 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
+/** Stored event rows as the database returns them: column names, and each row's values in that order. */
+export interface EventRows {
+  columns: string[];
+  rows: unknown[][];
+}
+
+/** Inserts stored event rows, as they are, into a fresh ledger's events table: the ledger's work minus its code. */
+export interface RowFloor {
+  insertOne(row: unknown[]): Promise<void>;
+  insertBatch(rows: unknown[][]): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** One store under benchmark, with its baseline, a way to open fresh ledgers, and child-process arguments. */
 export interface Target {
   name: "sqlite" | "postgres";
   durability: string;
   openLedger(label: string): Promise<{ store: EventStore; args: string[] }>;
   openBaseline(): Promise<Baseline>;
+  /** The events table of the ledger opened as `label`, in position order. */
+  eventRows(label: string): Promise<EventRows>;
+  /** A fresh ledger (`label`) whose events table takes rows with these columns directly. */
+  openRowFloor(label: string, columns: string[]): Promise<RowFloor>;
   cleanup(): Promise<void>;
 }
 
@@ -48,6 +65,38 @@ export function sqliteTarget(): Target {
         },
         async insertBatch(bodies) {
           batch(bodies);
+        },
+        async close() {
+          db.close();
+        },
+      };
+    },
+    async eventRows(label) {
+      const db = new Database(join(dir, `${label}.db`), { readonly: true });
+      try {
+        const read = db.prepare("SELECT * FROM events ORDER BY position").raw();
+        return { columns: read.columns().map((c) => c.name), rows: read.all() as unknown[][] };
+      } finally {
+        db.close();
+      }
+    },
+    async openRowFloor(label, columns) {
+      const path = join(dir, `${label}.db`);
+      await (await SqliteEventStore.open({ path, synchronous: "FULL" })).close();
+      const db = new Database(path);
+      pragmas(db);
+      const insert = db.prepare(
+        `INSERT INTO events (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      );
+      const batch = db.transaction((rows: unknown[][]) => {
+        for (const row of rows) insert.run(row);
+      });
+      return {
+        async insertOne(row) {
+          insert.run(row);
+        },
+        async insertBatch(rows) {
+          batch(rows);
         },
         async close() {
           db.close();
@@ -87,6 +136,38 @@ export function postgresTarget(url: string): Target {
         async insertBatch(bodies) {
           const rows = bodies.map((_, i) => `($${i + 1})`).join(", ");
           await pool.query(`INSERT INTO bench_raw.raw (body) VALUES ${rows}`, bodies);
+        },
+        async close() {
+          await pool.end();
+        },
+      };
+    },
+    async eventRows(label) {
+      const read = await admin.query({
+        text: `SELECT * FROM bench_${label}.events ORDER BY position`,
+        rowMode: "array",
+      });
+      return { columns: read.fields.map((f) => f.name), rows: read.rows as unknown[][] };
+    },
+    async openRowFloor(label, columns) {
+      await (await this.openLedger(label)).store.close();
+      const pool = new pg.Pool({ connectionString: url, max: 1, options: "-c synchronous_commit=on" });
+      const insert = (rows: unknown[][]) => {
+        const values = rows.map(
+          (_, i) => `(${columns.map((_c, j) => `$${i * columns.length + j + 1}`).join(", ")})`,
+        );
+        return pool.query(
+          `INSERT INTO bench_${label}.events (${columns.join(", ")}) VALUES ${values.join(", ")}`,
+          rows.flat(),
+        );
+      };
+      return {
+        async insertOne(row) {
+          await insert([row]);
+        },
+        // One multi-row INSERT, as the ledger's own write sends its events.
+        async insertBatch(rows) {
+          await insert(rows);
         },
         async close() {
           await pool.end();
