@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -86,5 +86,39 @@ describe("ironclaw brain / memory", () => {
     const missing = await cli("memory", "status", "--brain", join(dir, "nope"));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("not found");
+  });
+
+  it("indexes a brain of over a mebibyte on two threads, and finds what it holds", async () => {
+    const big = join(dir, "big");
+    expect((await cli("brain", "init", big)).code).toBe(0);
+    const chunksOf = async () =>
+      JSON.parse((await cli("memory", "status", "--brain", big, "--json")).stdout).chunks;
+    expect((await cli("memory", "index", "--brain", big)).code).toBe(0);
+    const starter = await chunksOf();
+    await mkdir(join(big, "notes"), { recursive: true });
+    const topics = ["harbour", "orchard", "glacier", "bakery", "lighthouse", "vineyard", "quarry", "meadow"];
+    let bytes = 0;
+    for (let i = 0; i < 450; i++) {
+      const sections = [0, 1, 2].map((s) => {
+        const topic = topics[(i + s) % topics.length] as string;
+        return `## ${topic} ${i}-${s}\n\n${`The ${topic} visit number ${i} went well. `.repeat(20)}\n`;
+      });
+      const text = `# Trip ${i}\n\n${sections.join("\n")}`;
+      bytes += Buffer.byteLength(text);
+      await writeFile(join(big, "notes", `trip-${i}.md`), text);
+    }
+    await writeFile(join(big, "notes", "kettle.md"), "# Kettle\n\nThe red kettle whistles at dawn.\n");
+    expect(bytes).toBeGreaterThan(1024 * 1024);
+    const index = await cli("memory", "index", "--brain", big);
+    expect(index.code).toBe(0);
+    // 450 trips and the kettle; the starter files are unchanged.
+    expect(index.stdout).toMatch(/indexed 455 files \(451 updated, 4 unchanged/);
+    // The worker starts only where a second core exists; with one, the pass says nothing of threads.
+    if (availableParallelism() >= 2) expect(index.stdout).toContain("read and embedded on a second thread");
+    else expect(index.stdout).not.toContain("second thread");
+    expect(await chunksOf()).toBe(starter + 450 * 3 + 1);
+    const hit = await cli("memory", "search", "--brain", big, "--json", "red kettle whistles");
+    expect(hit.code).toBe(0);
+    expect(JSON.parse(hit.stdout).results[0]).toMatchObject({ path: "notes/kettle.md" });
   });
 });
