@@ -11,6 +11,7 @@ import {
   type TempBrain,
 } from "../../test/support/memory-fixtures.js";
 import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
+import type { Embedder } from "./embedders/embedder.js";
 import { HybridSearch } from "./hybrid-search.js";
 import { IndexStore } from "./index-store.js";
 import { Indexer } from "./indexer.js";
@@ -442,6 +443,47 @@ describe.skipIf(!twoCores)("indexer with its worker thread", () => {
     embedder.reset();
     expect(await indexer.indexAll()).toMatchObject({ updated: 0, unchanged: 10, embedded: 0 });
     expect(embedder.calls).toBe(0);
+  });
+
+  it("with another embedder, reads in the worker but embeds here, one batch at a time", async () => {
+    const { embedder } = await setup(manyNotes(30));
+    let inFlight = 0;
+    let most = 0;
+    const signals = new Set<AbortSignal | undefined>();
+    const pass = new AbortController();
+    const oneAtATime: Embedder = {
+      id: embedder.id,
+      model: embedder.model,
+      dimensions: embedder.dimensions,
+      async embed(texts, options) {
+        signals.add(options?.signal);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight--;
+        return embedder.embed(texts);
+      },
+    };
+    const report = await new Indexer(temp.brain, store, oneAtATime, {
+      worker: "always",
+      embedBatch: 8,
+      commitBatch: 30,
+    }).indexAll({ signal: pass.signal });
+    expect(report).toMatchObject({ worker: true, updated: 30, chunksAdded: 90, embedded: 90 });
+    // A remote embedder is handed the pass's signal, to cancel its request.
+    expect([...signals]).toEqual([pass.signal]);
+    expect(embedder.calls).toBeGreaterThanOrEqual(12);
+    expect(most).toBe(1);
+  });
+
+  it("keeps completed files when another embedder fails partway, with the worker reading", async () => {
+    const { embedder } = await setup({});
+    for (let i = 0; i < 6; i++) await temp.write(`notes/${i}.md`, `# Note ${i}\n\nBody ${i}.\n`);
+    embedder.failWhen = (t) => t.includes("Body 4");
+    const indexer = new Indexer(temp.brain, store, embedder, { worker: "always", embedBatch: 2 });
+    await expect(indexer.indexAll()).rejects.toThrow(/embedder failed/);
+    expect(store.fileRecords().map((f) => f.path)).toEqual([0, 1, 2, 3].map((i) => `notes/${i}.md`));
+    embedder.failWhen = undefined;
+    expect(await indexer.indexAll()).toMatchObject({ worker: true, updated: 2, unchanged: 4 });
   });
 
   it("keeps the files written before an abort, stops its worker, and finishes on the next pass", async () => {

@@ -78,6 +78,8 @@ interface EmbeddedGroup {
 /** Where a pass reads and embeds: a worker thread, or the indexer's own. */
 interface PassThreads {
   worker: boolean;
+  /** The worker embeds: a commit's batches can all be asked for at once. */
+  embedsInWorker: boolean;
   read(files: FileToRead[]): Promise<FileRead[]>;
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   close(): Promise<void>;
@@ -119,9 +121,9 @@ export class Indexer {
     for (const f of files) {
       const record = this.store.fileRecord(f.path);
       // A file chunked with another chunk size is re-read too; chunk ids keep its unchanged sections in place.
-      const sameSize = record?.chunkMaxBytes === this.maxBytes;
-      if (sameSize && record.mtimeMs === f.mtimeMs && record.size === f.size) report.unchanged++;
-      else stale.push(sameSize ? { ...f, indexedHash: record.hash } : f);
+      const sameChunking = record?.chunkMaxBytes === this.maxBytes;
+      if (sameChunking && record.mtimeMs === f.mtimeMs && record.size === f.size) report.unchanged++;
+      else stale.push(sameChunking ? { ...f, indexedHash: record.hash } : f);
     }
     await this.syncFiles(stale, report, options);
     const present = new Set(files.map((f) => f.path));
@@ -148,15 +150,15 @@ export class Indexer {
       this.brain.resolve(path);
       if (!isIndexablePath(path)) continue;
       const info = this.describe(path, report);
-      const record = info && this.store.fileRecord(path);
-      if (info)
+      if (info) {
+        const record = this.store.fileRecord(path);
         present.push({
           path,
           mtimeMs: Math.trunc(info.mtimeMs),
           size: info.size,
           ...(record?.chunkMaxBytes === this.maxBytes ? { indexedHash: record.hash } : {}),
         });
-      else if (this.store.fileRecord(path) || this.store.chunkKeys(path).size > 0) {
+      } else if (this.store.fileRecord(path) || this.store.chunkKeys(path).size > 0) {
         report.chunksRemoved += this.store.removeFile(path, this.embedder);
         report.removed++;
       }
@@ -246,7 +248,7 @@ export class Indexer {
       }
     }
     const embed = (batch: (typeof batches)[number]) => threads.embed([...batch.texts.values()], signal);
-    const started = threads.worker ? batches.map(embed) : [];
+    const started = threads.embedsInWorker ? batches.map(embed) : [];
     for (const promise of started) promise.catch(() => {});
     const done: Plan[] = [];
     try {
@@ -288,12 +290,15 @@ export class Indexer {
    */
   private async passThreads(files: readonly FileToRead[]): Promise<PassThreads> {
     const limits = { maxFileBytes: this.maxFileBytes, maxBytes: this.maxBytes };
-    const here = (signal?: AbortSignal) => ({
+    const embedHere = (texts: string[], signal?: AbortSignal) =>
+      this.embedder.embed(texts, signal ? { signal } : {});
+    const here: PassThreads = {
       worker: false,
-      read: async (batch: FileToRead[]) => batch.map((f) => readFileForIndex(this.brain.root, f, limits)),
-      embed: (texts: string[]) => this.embedder.embed(texts, signal ? { signal } : {}),
+      embedsInWorker: false,
+      read: async (batch) => batch.map((f) => readFileForIndex(this.brain.root, f, limits)),
+      embed: embedHere,
       close: async () => {},
-    });
+    };
     const bytes = files.reduce((sum, f) => sum + f.size, 0);
     const wanted = this.workerMode === "always" || (this.workerMode === "auto" && bytes >= WORKER_MIN_BYTES);
     const builtin = this.embedder instanceof BuiltinEmbedder ? this.embedder : undefined;
@@ -304,11 +309,12 @@ export class Indexer {
           ...(builtin ? { embedder: { source: builtin.source, key: embedderKey(builtin) } } : {}),
         })
       : undefined;
-    if (!worker) return here();
+    if (!worker) return here;
     return {
       worker: true,
+      embedsInWorker: builtin !== undefined,
       read: (batch) => worker.read(batch),
-      embed: (texts, signal) => (builtin ? worker.embed(texts) : here(signal).embed(texts)),
+      embed: builtin ? (texts) => worker.embed(texts) : embedHere,
       close: () => worker.close(),
     };
   }
