@@ -48,8 +48,8 @@ function schedule(): void {
   setImmediate(runNext);
 }
 
+/** One request at a time, to its end (an embed may wait for the table to load), then the next. */
 async function runNext(): Promise<void> {
-  scheduled = false;
   const embed = queue.findIndex((r) => r.op === "embed");
   const request = queue.splice(Math.max(embed, 0), 1)[0];
   if (request) {
@@ -64,8 +64,12 @@ async function runNext(): Promise<void> {
       } satisfies WorkerReply);
     }
   }
+  scheduled = false;
   schedule();
 }
+
+// The table loads while the first files are read; a failure is answered to the first embed.
+if (data.embedder) embedder().catch(() => {});
 
 port.on("message", (request: WorkerRequest) => {
   queue.push(request);
