@@ -96,56 +96,32 @@ async function bench(target: Target): Promise<Result> {
 
   const { store } = await target.openLedger("appends");
   const single = chunks(take(lifecycleEvents("single"), SINGLE), SINGLE / ROUNDS);
-  const singleResult = await compare(
-    ROUNDS,
-    SINGLE / ROUNDS,
-    async (round) => {
-      for (const e of single[round] ?? []) await baseline.insertOne(JSON.stringify(e));
-    },
-    async (round) => {
-      for (const e of single[round] ?? []) await store.append(e);
-    },
-  );
+  const rawSingle = async (round: number) => {
+    for (const e of single[round] ?? []) await baseline.insertOne(JSON.stringify(e));
+  };
+  const singleResult = await compare(ROUNDS, SINGLE / ROUNDS, rawSingle, async (round) => {
+    for (const e of single[round] ?? []) await store.append(e);
+  });
 
   const batched = chunks(chunks(take(lifecycleEvents("batched"), BATCHED), BATCH), BATCHED / BATCH / ROUNDS);
-  const batchedResult = await compare(
-    ROUNDS,
-    BATCHED / ROUNDS,
-    async (round) => {
-      for (const chunk of batched[round] ?? [])
-        await baseline.insertBatch(chunk.map((e) => JSON.stringify(e)));
-    },
-    async (round) => {
-      for (const chunk of batched[round] ?? []) await store.appendBatch(chunk);
-    },
-  );
+  const rawBatched = async (round: number) => {
+    for (const chunk of batched[round] ?? []) await baseline.insertBatch(chunk.map((e) => JSON.stringify(e)));
+  };
+  const batchedResult = await compare(ROUNDS, BATCHED / ROUNDS, rawBatched, async (round) => {
+    for (const chunk of batched[round] ?? []) await store.appendBatch(chunk);
+  });
   // The floor: the same events' stored rows put straight into a fresh ledger's events table (its indexes and
   // triggers), with no ledger code, no snapshots, against the same raw baseline. No append can beat it.
   const { columns, rows } = await target.eventRows("appends");
   const singleRows = chunks(rows.slice(0, SINGLE), SINGLE / ROUNDS);
   const batchedRows = chunks(chunks(rows.slice(SINGLE, SINGLE + BATCHED), BATCH), BATCHED / BATCH / ROUNDS);
   const floor = await target.openRowFloor("floor", columns);
-  const floorSingle = await compare(
-    ROUNDS,
-    SINGLE / ROUNDS,
-    async (round) => {
-      for (const e of single[round] ?? []) await baseline.insertOne(JSON.stringify(e));
-    },
-    async (round) => {
-      for (const row of singleRows[round] ?? []) await floor.insertOne(row);
-    },
-  );
-  const floorBatched = await compare(
-    ROUNDS,
-    BATCHED / ROUNDS,
-    async (round) => {
-      for (const chunk of batched[round] ?? [])
-        await baseline.insertBatch(chunk.map((e) => JSON.stringify(e)));
-    },
-    async (round) => {
-      for (const chunk of batchedRows[round] ?? []) await floor.insertBatch(chunk);
-    },
-  );
+  const floorSingle = await compare(ROUNDS, SINGLE / ROUNDS, rawSingle, async (round) => {
+    for (const row of singleRows[round] ?? []) await floor.insertOne(row);
+  });
+  const floorBatched = await compare(ROUNDS, BATCHED / ROUNDS, rawBatched, async (round) => {
+    for (const chunk of batchedRows[round] ?? []) await floor.insertBatch(chunk);
+  });
   await floor.close();
   await baseline.close();
 

@@ -55,21 +55,7 @@ export function sqliteTarget(): Target {
       const db = new Database(join(dir, "raw.db"));
       pragmas(db);
       db.exec("CREATE TABLE raw (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
-      const insert = db.prepare("INSERT INTO raw (body) VALUES (?)");
-      const batch = db.transaction((bodies: string[]) => {
-        for (const body of bodies) insert.run(body);
-      });
-      return {
-        async insertOne(body) {
-          insert.run(body);
-        },
-        async insertBatch(bodies) {
-          batch(bodies);
-        },
-        async close() {
-          db.close();
-        },
-      };
+      return inserter<string>(db, "INSERT INTO raw (body) VALUES (?)");
     },
     async eventRows(label) {
       const db = new Database(join(dir, `${label}.db`), { readonly: true });
@@ -85,26 +71,30 @@ export function sqliteTarget(): Target {
       await (await SqliteEventStore.open({ path, synchronous: "FULL" })).close();
       const db = new Database(path);
       pragmas(db);
-      const insert = db.prepare(
-        `INSERT INTO events (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
-      );
-      const batch = db.transaction((rows: unknown[][]) => {
-        for (const row of rows) insert.run(row);
-      });
-      return {
-        async insertOne(row) {
-          insert.run(row);
-        },
-        async insertBatch(rows) {
-          batch(rows);
-        },
-        async close() {
-          db.close();
-        },
-      };
+      const places = columns.map(() => "?").join(", ");
+      return inserter<unknown[]>(db, `INSERT INTO events (${columns.join(", ")}) VALUES (${places})`);
     },
     async cleanup() {
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One prepared INSERT on `db`: a value a statement, or many in one transaction; closing closes `db`. */
+function inserter<T>(db: Database.Database, sql: string) {
+  const insert = db.prepare(sql);
+  const batch = db.transaction((values: T[]) => {
+    for (const value of values) insert.run(value);
+  });
+  return {
+    async insertOne(value: T) {
+      insert.run(value);
+    },
+    async insertBatch(values: T[]) {
+      batch(values);
+    },
+    async close() {
+      db.close();
     },
   };
 }
