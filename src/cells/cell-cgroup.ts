@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rmdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /**
@@ -88,6 +88,45 @@ export async function createCellCgroup(
       }
     },
   };
+}
+
+/**
+ * Removes cell groups that a warden which died (a kill -9, a crash, a power cut) left behind: groups with no
+ * task left, older than `minAgeMs`, whose names start with `prefix`. A live cell's group holds its processes,
+ * and a group another warden has just made is younger than the age, so neither is touched; a group that is not
+ * empty refuses rmdir anyway. Returns how many were removed; no cgroups here (or not root) removes none.
+ */
+export async function sweepStaleCellCgroups(
+  options: { minAgeMs?: number; prefix?: string } = {},
+  root = CGROUP_ROOT,
+): Promise<number> {
+  if (process.getuid?.() !== 0) return 0;
+  const minAgeMs = options.minAgeMs ?? 60_000;
+  const parents = existsSync(join(root, "cgroup.controllers"))
+    ? [join(root, "ironclaw")]
+    : [
+        join(root, "pids", "ironclaw"),
+        join(root, "memory", await ownV1Group("memory").catch(() => "."), "ironclaw"),
+      ];
+  let removed = 0;
+  for (const parent of parents) {
+    const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory() || !entry.name.startsWith(options.prefix ?? "")) continue;
+      const dir = join(parent, entry.name);
+      const procs = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => undefined);
+      const made = await stat(dir).catch(() => undefined);
+      if (procs !== "" || !made || Date.now() - made.mtimeMs < minAgeMs) continue;
+      if (
+        await rmdir(dir).then(
+          () => true,
+          () => false,
+        )
+      )
+        removed++;
+    }
+  }
+  return removed;
 }
 
 /** The warden's own group in a v1 hierarchy, from /proc/self/cgroup ("4:memory:/some/path"). */

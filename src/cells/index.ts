@@ -28,7 +28,12 @@ export {
   type CellStartSpec,
   type CellStats,
 } from "./cell.js";
-export { type CellCgroup, type CellCgroupLimits, createCellCgroup } from "./cell-cgroup.js";
+export {
+  type CellCgroup,
+  type CellCgroupLimits,
+  createCellCgroup,
+  sweepStaleCellCgroups,
+} from "./cell-cgroup.js";
 export { type KeptCell, keeperFiles, listKeptCells, runCellKeeper } from "./cell-keeper.js";
 export { type CellLimitReport, probeBrainImages, probeToolSandbox, reportCellLimits } from "./cell-limits.js";
 export { type CellEvent, type CellInfo, CellManager, type CellManagerOptions } from "./cell-manager.js";

@@ -1,9 +1,17 @@
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CellHandle, createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import {
+  type CellHandle,
+  createBwrapBackend,
+  createCellCgroup,
+  sourceRuntime,
+  sweepStaleCellCgroups,
+} from "../../src/cells/index.js";
 import { shellIn } from "./cell-shell.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
@@ -89,4 +97,27 @@ describe.skipIf(!asRoot || unavailable !== undefined)("per-cell cgroups of bwrap
     // And the bounded cell still answers once its processes are gone.
     expect((await shellIn(bounded, "echo alive")).stdout).toBe("alive\n");
   }, 120_000);
+
+  it("sweeps the empty groups a killed warden left behind, never a group with a task or a young one", async () => {
+    // A prefix of this test's own: other wardens of the suite make and fill groups meanwhile.
+    const prefix = `sweep${randomBytes(3).toString("hex")}`;
+    const limits = { memoryMiB: 64, maxTasks: 8 };
+    const left = await createCellCgroup(`${prefix}-left`, limits);
+    const busy = await createCellCgroup(`${prefix}-busy`, limits);
+    if ("unavailable" in left || "unavailable" in busy) throw new Error("cgroups unavailable as root");
+    const sleeper = spawn("sleep", ["60"]);
+    try {
+      for (const procs of busy.procsFiles) writeFileSync(procs, String(sleeper.pid));
+      // Both are younger than a minute: a warden may have made them a moment ago.
+      expect(await sweepStaleCellCgroups({ prefix })).toBe(0);
+      expect(await sweepStaleCellCgroups({ prefix, minAgeMs: 0 })).toBe(left.dirs.length);
+      for (const dir of left.dirs) expect(existsSync(dir)).toBe(false);
+      for (const dir of busy.dirs) expect(existsSync(dir)).toBe(true);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await busy.remove();
+      await left.remove();
+    }
+    for (const dir of busy.dirs) expect(existsSync(dir)).toBe(false);
+  });
 });

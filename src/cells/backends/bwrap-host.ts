@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
 import { createLogger, ironclawHome, type Logger } from "../../core/index.js";
 import { type CellHandle, CellStartError, type CellStartSpec } from "../cell.js";
-import { type CellCgroup, createCellCgroup } from "../cell-cgroup.js";
+import { type CellCgroup, createCellCgroup, sweepStaleCellCgroups } from "../cell-cgroup.js";
 import { probeBrainImages, probeToolSandbox } from "../cell-limits.js";
 import { duplexOf, launchChildCell } from "../child-cell.js";
 import { defaultRuntime, type GuestRuntime } from "../guest-runtime.js";
@@ -110,6 +110,7 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
   const limits = { ...DEFAULT_BWRAP_LIMITS, ...options.limits };
   const runtime = options.runtime ?? defaultRuntime();
   let hostFeatures: Promise<HostFeatures> | undefined;
+  let swept: Promise<number> | undefined;
   const features = () => {
     hostFeatures ??= probeFeatures(options, asRoot, warnOnce, () =>
       runtime.startupSnapshot?.(options.nodePath ?? process.execPath, bwrapNodeOptions(limits)),
@@ -142,6 +143,9 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
     },
     async cgroup(name) {
       if (!asRoot || options.cgroups === false) return undefined;
+      // Once per backend: groups left by a warden that was killed before it could remove its cells' groups.
+      swept ??= sweepStaleCellCgroups().catch(() => 0);
+      await swept;
       const made = await createCellCgroup(`${name}-${randomBytes(4).toString("hex")}`, {
         memoryMiB: limits.cellMemoryMiB,
         maxTasks: limits.cellTasks,
