@@ -1,5 +1,5 @@
 import type { Logger } from "../core/index.js";
-import type { Embedder, SearchHit } from "../memory/index.js";
+import type { Embedder, IndexWorkerMode, SearchHit } from "../memory/index.js";
 import type { ChatMessage, ProviderRegistry, ProviderTuning } from "../providers/index.js";
 import type { AgentEvent, AgentRunResult } from "./agent-event.js";
 import type { PageFetcher } from "./tools/browser-tool.js";
@@ -30,7 +30,7 @@ export interface AgentRuntimeOptions {
   /** Keep the index fresh while the runtime is open (long sessions, the scheduler daemon). */
   watchBrain?: boolean;
   /** Whether large indexing passes read and embed on a worker thread (IndexerOptions.worker); default "auto". */
-  indexWorker?: "auto" | "always" | "never";
+  indexWorker?: IndexWorkerMode;
   logger?: Logger;
   /** The runtime's clock (transcript times, memory entries, the prompt's current time); default the system's. */
   now?: () => Date;

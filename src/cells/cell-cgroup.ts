@@ -56,11 +56,12 @@ export async function createCellCgroup(
       await writeFile(join(dir, "memory.max"), String(limits.memoryMiB * MIB));
       if (existsSync(join(dir, "memory.swap.max"))) await writeFile(join(dir, "memory.swap.max"), "0");
     } else {
-      const pids = join(root, "pids", "ironclaw", name);
+      const [pidsParent, memoryParent] = await v1Parents(root);
+      const pids = join(pidsParent, name);
       await mkdir(pids, { recursive: true });
       dirs.push(pids);
       await writeFile(join(pids, "pids.max"), String(limits.maxTasks));
-      const memory = join(root, "memory", await ownV1Group("memory"), "ironclaw", name);
+      const memory = join(memoryParent, name);
       await mkdir(memory, { recursive: true });
       dirs.push(memory);
       await writeFile(join(memory, "memory.limit_in_bytes"), String(limits.memoryMiB * MIB));
@@ -104,10 +105,7 @@ export async function sweepStaleCellCgroups(
   const minAgeMs = options.minAgeMs ?? 60_000;
   const parents = existsSync(join(root, "cgroup.controllers"))
     ? [join(root, "ironclaw")]
-    : [
-        join(root, "pids", "ironclaw"),
-        join(root, "memory", await ownV1Group("memory").catch(() => "."), "ironclaw"),
-      ];
+    : await v1Parents(root).catch(() => []);
   let removed = 0;
   for (const parent of parents) {
     const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
@@ -127,6 +125,11 @@ export async function sweepStaleCellCgroups(
     }
   }
   return removed;
+}
+
+/** Where cell groups go in v1: pids under pids/ironclaw/, memory under the warden's own memory group. */
+async function v1Parents(root: string): Promise<[pids: string, memory: string]> {
+  return [join(root, "pids", "ironclaw"), join(root, "memory", await ownV1Group("memory"), "ironclaw")];
 }
 
 /** The warden's own group in a v1 hierarchy, from /proc/self/cgroup ("4:memory:/some/path"). */

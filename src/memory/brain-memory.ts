@@ -20,7 +20,7 @@ import { type Correction, type CorrectionResult, correctFact } from "./forget-re
 import { HybridSearch, type SearchHit, type SearchOptions } from "./hybrid-search.js";
 import { IndexQueue, type IndexRequest } from "./index-queue.js";
 import { IndexStore } from "./index-store.js";
-import { Indexer, type IndexReport, type PassOptions } from "./indexer.js";
+import { Indexer, type IndexReport, type IndexWorkerMode, type PassOptions } from "./indexer.js";
 import { appendEntry, type Remembered, type RememberOptions } from "./remember.js";
 import { appendTranscriptTurn, type TranscriptTurn } from "./transcript-file.js";
 import type { VectorIndexTuning } from "./vector-index.js";
@@ -39,7 +39,7 @@ export interface BrainMemoryOptions {
   tuning?: Partial<VectorIndexTuning>;
   logger?: Logger;
   /** Whether large indexing passes read and embed on a worker thread (IndexerOptions.worker); default "auto". */
-  indexWorker?: "auto" | "always" | "never";
+  indexWorker?: IndexWorkerMode;
 }
 
 export interface MemoryStatus {
@@ -78,7 +78,7 @@ export class BrainMemory {
     readonly embedder: Embedder,
     readonly settings: MemorySettings,
     private readonly logger: Logger,
-    indexWorker: "auto" | "always" | "never",
+    indexWorker: IndexWorkerMode,
   ) {
     this.indexer = new Indexer(brain, store, embedder, {
       maxBytes: settings.indexing.chunk_max_bytes,

@@ -79,6 +79,7 @@ export {
   type IndexerOptions,
   type IndexProgress,
   type IndexReport,
+  type IndexWorkerMode,
   type PassOptions,
 } from "./indexer.js";
 export { seededRandom } from "./kmeans.js";

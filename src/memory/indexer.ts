@@ -5,7 +5,7 @@ import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
 import { DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
 import { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 import { type Embedder, embedderKey } from "./embedders/embedder.js";
-import { type FileRead, type FileToRead, readFileForIndex } from "./file-read.js";
+import { type FileRead, type FileToRead, type ReadLimits, readFileForIndex } from "./file-read.js";
 import { type FileUpdate, type IndexStore, StalePlanError } from "./index-store.js";
 import { IndexWorker } from "./index-worker-client.js";
 
@@ -55,8 +55,11 @@ export interface IndexerOptions {
    * Whether a pass reads, chunks and embeds (built-in embedder) in a worker thread while this thread writes.
    * "auto" (default): for passes with at least WORKER_MIN_BYTES to read, where a second core exists.
    */
-  worker?: "auto" | "always" | "never";
+  worker?: IndexWorkerMode;
 }
+
+/** Where a pass reads and embeds: see IndexerOptions.worker. */
+export type IndexWorkerMode = "auto" | "always" | "never";
 
 /** A pass smaller than this reads on the indexer's thread: a worker takes ~0.1 s to start and load its table. */
 export const WORKER_MIN_BYTES = 1024 * 1024;
@@ -93,10 +96,11 @@ interface PassThreads {
  */
 export class Indexer {
   private readonly maxBytes: number;
-  private readonly maxFileBytes: number;
+  /** What a read of one file is bounded by: the largest file, and the chunker's chunk size. */
+  private readonly limits: ReadLimits;
   private readonly embedBatch: number;
   private readonly commitBatch: number;
-  private readonly workerMode: "auto" | "always" | "never";
+  private readonly workerMode: IndexWorkerMode;
 
   constructor(
     readonly brain: BrainLayout,
@@ -105,7 +109,7 @@ export class Indexer {
     options: IndexerOptions = {},
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_CHUNK_MAX_BYTES;
-    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.limits = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxBytes: this.maxBytes };
     this.embedBatch = options.embedBatch ?? 256;
     this.commitBatch = options.commitBatch ?? 8192;
     this.workerMode = options.worker ?? "auto";
@@ -289,7 +293,7 @@ export class Indexer {
    * files take), reading and, for the built-in embedder, embedding; otherwise this thread does both.
    */
   private async passThreads(files: readonly FileToRead[]): Promise<PassThreads> {
-    const limits = { maxFileBytes: this.maxFileBytes, maxBytes: this.maxBytes };
+    const { limits } = this;
     const embedHere = (texts: string[], signal?: AbortSignal) =>
       this.embedder.embed(texts, signal ? { signal } : {});
     const here: PassThreads = {
@@ -351,12 +355,11 @@ export class Indexer {
     }
     if (read.kind === "same") {
       // The index changed since the read was asked for: chunk it after all.
-      const limits = { maxFileBytes: this.maxFileBytes, maxBytes: this.maxBytes };
       return this.plan(
         readFileForIndex(
           this.brain.root,
           { path: read.path, mtimeMs: read.mtimeMs, size: read.size },
-          limits,
+          this.limits,
         ),
         report,
       );
