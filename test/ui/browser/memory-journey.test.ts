@@ -117,7 +117,8 @@ describe("memory in the web UI", () => {
       .getByRole("status")
       .filter({ hasText: /^Forgot 1 passage\(s\) in notes\/garage\.md\./ })
       .waitFor();
-    await expect(page.locator("li.hit", { hasText: "7781" }).count()).resolves.toBe(0);
+    // The status comes first; the hit list is redrawn after it.
+    await expect.poll(() => page.locator("li.hit", { hasText: "7781" }).count()).toBe(0);
     const after = (await (await call("GET", "/api/brain/file?path=notes%2Fgarage.md")).json()) as {
       data: { content: string };
     };
