@@ -102,7 +102,9 @@ export class CellManager {
     if (!entry) return undefined;
     entry.stopping = true;
     if (entry.idle) clearTimeout(entry.idle);
-    const exit = await entry.cell.stop();
+    // An idle cell that can be saved is: the user's next message resumes it instead of starting it afresh.
+    const suspended = why === "idle" ? await entry.cell.suspend?.() : undefined;
+    const exit = suspended ?? (await entry.cell.stop());
     if (this.entries.get(userId) === entry) this.entries.delete(userId);
     this.emit({ kind: "stopped", userId, why });
     return exit;

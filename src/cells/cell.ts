@@ -62,6 +62,8 @@ export interface CellHandle {
   readonly peer: ProtocolPeer;
   /** The host process the backend started (bwrap's outer process, QEMU), when it started one. */
   readonly pid?: number | undefined;
+  /** Restored from the memory it was suspended with (see suspend), not started afresh. */
+  readonly resumed?: boolean | undefined;
   /** Resolves once the cell has exited, for whatever reason. */
   readonly exited: Promise<CellExit>;
   send(body: MessageBody): ProtocolMessage;
@@ -73,6 +75,12 @@ export interface CellHandle {
    * reason (default "stopped") is what the exit reports and what the guest is told.
    */
   stop(options?: { timeoutMs?: number; reason?: string }): Promise<CellExit>;
+  /**
+   * Where the backend can (microVM): saves the running cell to its user's directory and ends it, so that its
+   * next start resumes it where it was instead of starting it afresh. Undefined when it could not; the cell
+   * then runs on, and a stop is the way to end it.
+   */
+  suspend?(): Promise<CellExit | undefined>;
   stats(): Promise<CellStats>;
 }
 

@@ -25,6 +25,18 @@ export interface ChildCellInit {
   consoleOnStdout?: boolean;
   /** Grace before a stop turns forceful; a booted VM also has to sync and power off. */
   stopTimeoutMs?: number;
+  /**
+   * The guest was restored from its saved memory, runtime running: it announced itself before it was saved,
+   * so it is ready as it is, without a Heartbeat of its own first.
+   */
+  resumed?: boolean;
+  /** The first msg_id the warden sends: a resumed guest has seen the ids its last warden peer sent. */
+  firstMsgId?: number;
+  /**
+   * Saves the running guest so that its next start resumes it; false when it could not (it then runs on). It
+   * is given the msg_id the resumed cell's peer must start from.
+   */
+  suspend?: (nextMsgId: () => number) => Promise<boolean>;
 }
 
 const TAIL_BYTES = 8 * 1024;
@@ -81,8 +93,10 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     sessionId: "warden",
     ...(spec.maxFrameBytes === undefined ? {} : { maxFrameBytes: spec.maxFrameBytes }),
     heartbeatMs: spec.heartbeatMs ?? 5_000,
+    ...(init.firstMsgId === undefined ? {} : { firstMsgId: init.firstMsgId }),
   });
   const ready = new Promise<"ready">((resolve) => {
+    if (init.resumed) return resolve("ready");
     const off = peer.onMessage(() => {
       off();
       resolve("ready");
@@ -116,6 +130,7 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     isolated: init.isolated,
     peer,
     pid: child.pid,
+    ...(init.resumed ? { resumed: true } : {}),
     exited,
     send: (body) => peer.send(body),
     request: (body, options) => peer.request(body, options),
@@ -136,6 +151,24 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
       kill();
       return exited;
     },
+    ...(init.suspend
+      ? {
+          async suspend(): Promise<CellExit | undefined> {
+            if (requested || !init.suspend) return undefined;
+            // Nothing the channel does while the guest is stopped and saved counts as its loss.
+            requested = true;
+            stopReason = "suspended";
+            if (!(await init.suspend(() => peer.nextSentMsgId))) {
+              requested = false;
+              stopReason = "stopped";
+              return undefined;
+            }
+            peer.close("suspended");
+            kill();
+            return exited;
+          },
+        }
+      : {}),
     async stats(): Promise<CellStats> {
       return {
         backend: init.backend,

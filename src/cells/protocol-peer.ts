@@ -38,7 +38,7 @@ export class ProtocolPeer {
   private readonly maxFrameBytes: number;
   private readonly maxQueuedBytes: number;
   private readonly badFrames: BadFrameWindow;
-  private nextMsgId = 0;
+  private nextMsgId: number;
   private readonly inbound = new InboundCheck();
   private readonly identity: PeerIdentity;
   /** Undefined until the first frame: a guest that is still booting is the start timeout's business. */
@@ -60,6 +60,7 @@ export class ProtocolPeer {
       options.userId,
       options.userFromHello ? "await-hello" : options.enforceUserId ? "enforce" : "any",
     );
+    this.nextMsgId = options.firstMsgId ?? 0;
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxQueuedBytes = options.maxQueuedBytes ?? Math.max(4 * this.maxFrameBytes, 32 * 1024 * 1024);
     this.badFrames = new BadFrameWindow(options.maxBadFrames ?? 64, options.badFrameWindowMs ?? 10_000);
@@ -102,6 +103,11 @@ export class ProtocolPeer {
   /** Speak for another user from now on: the warden's side of a blank cell it hands to that user. */
   adoptUser(userId: string): void {
     this.identity.adopt(userId);
+  }
+
+  /** The msg_id the next message this side sends will carry. */
+  get nextSentMsgId(): number {
+    return this.nextMsgId;
   }
 
   /** Sends one message with a fresh msg_id; returns it as sent. Dropped silently once closed. */

@@ -16,6 +16,11 @@ export interface PeerOptions {
   heartbeatMs?: number;
   /** The peer is declared dead after this many heartbeat periods without any frame from it. */
   missedHeartbeats?: number;
+  /**
+   * The first msg_id this side sends (default 0): a peer that takes over a channel the other side has already
+   * seen numbered (a cell resumed from its saved memory) goes on from where the last one stopped.
+   */
+  firstMsgId?: number;
   /** Refuse inbound messages addressed to another user (the guest side sets this). */
   enforceUserId?: boolean;
   /** A blank cell: take the user from the first Hello, and no work before it (see PeerIdentity). */

@@ -1,7 +1,12 @@
 import { join } from "node:path";
 import { tcgClockParams } from "../guest-clock.js";
 import type { ImagePaths } from "../image/image-paths.js";
-import { BRAIN_DISK_SERIAL, CHANNEL_PORT_NAME, ROOT_DISK_SERIAL } from "../image/init-scripts.js";
+import {
+  BRAIN_DISK_SERIAL,
+  CHANNEL_PORT_NAME,
+  CONTROL_PORT_NAME,
+  ROOT_DISK_SERIAL,
+} from "../image/init-scripts.js";
 
 export interface MicrovmCommand {
   paths: ImagePaths;
@@ -17,6 +22,12 @@ export interface MicrovmCommand {
    * image build's snapshot boot has none: its port leads nowhere.
    */
   socketPath?: string;
+  /** The unix socket of the control port (root's in the guest: sync before a save, clock after a restore). */
+  controlSocketPath?: string;
+  /** QEMU's human monitor listens here: the warden stops and saves the VM through it. */
+  monitorPath?: string;
+  /** Restore the VM saved in this file instead of booting it (QEMU `-incoming`); it runs once loaded. */
+  incomingFile?: string;
   /** `snapshot`: the image build's boot that makes the startup snapshot on the brain disk, then powers off. */
   build?: "snapshot";
   /** Write the kernel console there, with the init's timings, instead of stdout. */
@@ -60,5 +71,16 @@ export function microvmArgs(c: MicrovmCommand): string[] {
     ...["-device", "virtio-serial-device"],
     ...["-chardev", c.socketPath ? `socket,id=chan,path=${c.socketPath}` : "null,id=chan"],
     ...["-device", `virtserialport,chardev=chan,name=${CHANNEL_PORT_NAME}`],
+    ...["-chardev", c.controlSocketPath ? `socket,id=ctl,path=${c.controlSocketPath}` : "null,id=ctl"],
+    ...["-device", `virtserialport,chardev=ctl,name=${CONTROL_PORT_NAME}`],
+    ...(c.monitorPath ? ["-monitor", `unix:${c.monitorPath},server,nowait`] : []),
+    // A VM is saved stopped; without the run state in the stream, the VM restored from it runs once loaded.
+    ...["-global", "migration.store-global-state=off"],
+    ...(c.incomingFile ? ["-incoming", `exec:cat ${shellQuote(c.incomingFile)}`] : []),
   ];
+}
+
+/** QEMU runs an `exec:` migration URI through /bin/sh. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

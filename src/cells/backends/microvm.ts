@@ -19,7 +19,9 @@ import {
 import { launchChildCell } from "../child-cell.js";
 import { QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
-import { microvmArgs } from "./microvm-command.js";
+import { readImageStatus } from "../image/image-status.js";
+import { type MicrovmCommand, microvmArgs } from "./microvm-command.js";
+import { ControlLine, dropTakenVm, saveVm, takeSavedVm } from "./microvm-save.js";
 
 export interface MicrovmBackendOptions {
   paths?: ImagePaths;
@@ -35,6 +37,11 @@ export interface MicrovmBackendOptions {
   consoleDir?: string;
   /** Where the channel sockets live; unix socket paths are limited to 107 bytes. */
   runDir?: string;
+  /**
+   * Idle cells are saved to disk and resumed on their user's next message (default), where the image has the
+   * resume helper; false stops them instead.
+   */
+  suspend?: boolean;
   logger?: Logger;
   onWarning?: (warning: string) => void;
 }
@@ -79,51 +86,162 @@ export function createMicrovmBackend(
       // One VM per brain disk: two writers would corrupt the ext4 file system.
       const lockFile = join(spec.userDir, "brain.lock");
       await takeBrainLock(lockFile, spec.userId);
-      const socketPath = join(runDir, `${spec.userId.slice(0, 32)}-${randomBytes(4).toString("hex")}.sock`);
-      const server = createServer();
-      let connection: Socket | undefined;
-      const channel = new Promise<Socket>((resolve) => {
-        server.once("connection", (socket) => {
-          connection = socket;
-          server.close();
-          resolve(socket);
-        });
+      const config = {
+        paths,
+        accel: mode,
+        memoryMiB: options.memoryMiB ?? 256,
+        cpus: options.cpus ?? 1,
+        userId: spec.userId,
+        handler: spec.handler ?? "agent",
+        ...(spec.maxFrameBytes ? { maxFrameBytes: spec.maxFrameBytes } : {}),
+        brainFile: brain.file,
+        ...(consoleDir ? { consoleDir } : {}),
+      };
+      // The guest's memory depends on the image and on everything its kernel was booted with.
+      const manifest = (await readImageStatus(paths)).manifest;
+      const resumable = options.suspend !== false && manifest?.resume === "ready";
+      const key = JSON.stringify({
+        image: manifest?.built_at,
+        ...config,
+        paths: undefined,
+        consoleDir: undefined,
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(socketPath, resolve);
-      });
-      const child = spawn(
-        QEMU_BINARY,
-        microvmArgs({
-          paths,
-          accel: mode,
-          memoryMiB: options.memoryMiB ?? 256,
-          cpus: options.cpus ?? 1,
-          userId: spec.userId,
-          handler: spec.handler ?? "agent",
-          ...(spec.maxFrameBytes ? { maxFrameBytes: spec.maxFrameBytes } : {}),
-          brainFile: brain.file,
-          socketPath,
-          ...(consoleDir ? { consoleDir } : {}),
-        }),
-        { stdio: ["ignore", "pipe", "pipe"] },
+      let released = false;
+      const release = async () => {
+        if (released) return;
+        released = true;
+        await releaseBrainLock(lockFile);
+      };
+      try {
+        const saved = resumable ? await takeSavedVm(spec.userDir, key, brain.file) : undefined;
+        if (saved?.file) {
+          const resumed = await launchVm(spec, config, mode, key, resumable, release, saved).catch(
+            (error: Error) => {
+              logger.warn(
+                { user: spec.userId, err: error.message },
+                "the saved cell did not resume; booting it",
+              );
+              return undefined;
+            },
+          );
+          await dropTakenVm(spec.userDir);
+          if (resumed) return resumed;
+        }
+        return await launchVm(spec, config, mode, key, resumable, release);
+      } catch (error) {
+        await release();
+        throw error;
+      }
+    },
+  };
+
+  /** Boots (or, given a saved VM, restores) one VM and hands it to the shared child-cell lifecycle. */
+  async function launchVm(
+    spec: CellStartSpec,
+    config: Omit<MicrovmCommand, "socketPath" | "controlSocketPath" | "monitorPath" | "incomingFile">,
+    mode: "kvm" | "tcg",
+    key: string,
+    resumable: boolean,
+    release: () => Promise<void>,
+    saved?: { file: string; nextMsgId: number },
+  ): Promise<CellHandle> {
+    const incomingFile = saved?.file;
+    const base = join(runDir, `${spec.userId.slice(0, 32)}-${randomBytes(4).toString("hex")}`);
+    const socketPath = `${base}.sock`;
+    const controlPath = `${base}.ctl`;
+    const monitorPath = `${base}.mon`;
+    const channel = await listenOnce(socketPath);
+    const controlSocket = await listenOnce(controlPath);
+    const child = spawn(
+      QEMU_BINARY,
+      microvmArgs({
+        ...config,
+        socketPath,
+        controlSocketPath: controlPath,
+        monitorPath,
+        ...(incomingFile ? { incomingFile } : {}),
+      }),
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const removeSockets = async () => {
+      channel.close();
+      controlSocket.close();
+      await Promise.all([socketPath, controlPath, monitorPath].map((p) => rm(p, { force: true })));
+    };
+    const control = controlSocket.connection.then((socket) => new ControlLine(socket));
+    if (incomingFile) {
+      // The restored guest runs on as soon as QEMU has read it; its first act is to take the clock and entropy.
+      const exited = new Promise<never>((_, reject) =>
+        child.once("exit", (code, signal) =>
+          reject(new Error(`QEMU exited (${code ?? signal}) while restoring`)),
+        ),
       );
-      return launchChildCell({
-        backend: "microvm",
-        isolated: true,
-        spec: { ...spec, startTimeoutMs: spec.startTimeoutMs ?? (mode === "tcg" ? 90_000 : 30_000) },
-        child,
-        channel,
-        consoleOnStdout: true,
-        stopTimeoutMs: 20_000,
-        cleanup: async () => {
-          connection?.destroy();
-          server.close();
-          await rm(socketPath, { force: true });
-          await releaseBrainLock(lockFile);
-        },
-      });
+      try {
+        const answer = await Promise.race([
+          control.then((c) => c.ask(c.resumeLine(), mode === "tcg" ? 30_000 : 10_000)),
+          exited,
+        ]);
+        if (answer !== "resumed") throw new Error(`the guest answered ${answer} to resume`);
+      } catch (error) {
+        child.kill("SIGKILL");
+        await removeSockets();
+        throw error;
+      }
+    }
+    return launchChildCell({
+      backend: "microvm",
+      isolated: true,
+      spec: { ...spec, startTimeoutMs: spec.startTimeoutMs ?? (mode === "tcg" ? 90_000 : 30_000) },
+      child,
+      channel: channel.connection,
+      ...(saved ? { resumed: true, firstMsgId: saved.nextMsgId } : {}),
+      consoleOnStdout: true,
+      stopTimeoutMs: 20_000,
+      ...(resumable
+        ? {
+            suspend: async (nextMsgId: () => number) => {
+              const result = await saveVm({
+                control: await control,
+                monitorPath,
+                userDir: spec.userDir,
+                key,
+                brainFile: config.brainFile,
+                nextMsgId,
+              });
+              if (!result.saved) logger.warn({ user: spec.userId, why: result.why }, "cell not suspended");
+              return result.saved;
+            },
+          }
+        : {}),
+      cleanup: async () => {
+        void control.then((c) => c.close());
+        await removeSockets();
+        await release();
+      },
+    });
+  }
+}
+
+/** A unix socket for QEMU to connect to, closed for others once it has. */
+async function listenOnce(path: string): Promise<{ connection: Promise<Socket>; close: () => void }> {
+  const server = createServer();
+  let connected: Socket | undefined;
+  const connection = new Promise<Socket>((resolve) => {
+    server.once("connection", (socket) => {
+      connected = socket;
+      server.close();
+      resolve(socket);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, resolve);
+  });
+  return {
+    connection,
+    close: () => {
+      connected?.destroy();
+      server.close();
     },
   };
 }

@@ -35,6 +35,11 @@ export interface ImageManifest {
   startup_snapshot?: string;
   /** What the image's own boot found tools can run in (`bwrap` or `none`); absent: each boot probes. */
   tool_sandbox?: "bwrap" | "none";
+  /**
+   * `ready` when the rootfs has the helper a cell resumed from its saved memory needs (the clock, the kernel's
+   * random state), else why not: its idle cells are then stopped rather than suspended.
+   */
+  resume?: string;
 }
 
 export interface BuildProgress {
@@ -151,7 +156,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
   next();
   const stageDir = await mkdtemp(join(paths.cache, "stage-"));
   try {
-    const packages = await stageRootfs({
+    const { packages, resumeHelper } = await stageRootfs({
       stageDir,
       packageRoot,
       nodeBinary: process.execPath,
@@ -207,6 +212,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       initramfs_bytes: (await stat(paths.initramfs)).size,
       startup_snapshot: snapshot.ok ? "made" : snapshot.detail,
       ...(snapshot.toolSandbox ? { tool_sandbox: snapshot.toolSandbox } : {}),
+      resume: resumeHelper.ok ? "ready" : resumeHelper.reason,
     };
     await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;

@@ -5,6 +5,14 @@ export const ROOT_DISK_SERIAL = "ironclaw-root";
 export const BRAIN_DISK_SERIAL = "ironclaw-brain";
 /** The virtio-serial port name of the protocol channel. */
 export const CHANNEL_PORT_NAME = "ironclaw.0";
+/**
+ * The virtio-serial port of the host's control lines, which root's loop in cell-init answers (the cell user
+ * cannot open it): \`sync\` before the host saves the VM to disk, \`resume <unix ms> <hex entropy>\` after it
+ * restored one (see cellInit).
+ */
+export const CONTROL_PORT_NAME = "ironclaw.ctl";
+/** In the rootfs: the helper that sets the clock and reseeds the kernel's random generator on a resume. */
+export const RESUME_HELPER = "/usr/sbin/cell-resume";
 /** Printed by the initramfs when booted with `ironclaw.probe=1`: the kernel ran and loaded its modules. */
 export const BOOT_PROBE_MARK = "IRONCLAW-BOOT-PROBE-OK";
 
@@ -153,6 +161,26 @@ else
   echo "cell init: tools run without their own sandbox (no bwrap, or no user namespaces)"
 fi
 trace "tool sandbox known"
+# The host's control port, root's alone. Before the host saves this VM to disk (an idle cell is suspended rather
+# than stopped) it asks for a sync, so the brain on disk is whole whatever becomes of the saved memory. After it
+# restored the VM it sends the time and fresh entropy: the clock stood still while the VM was saved, and the
+# kernel's random state must not continue from the saved one. The runtime sees none of this.
+ctl=""
+for p in /sys/class/virtio-ports/*; do
+  [ -r $p/name ] && read -r n < $p/name && [ "$n" = ${CONTROL_PORT_NAME} ] && ctl=/dev/\${p##*/}
+done
+if [ -n "$ctl" ] && [ "$build" = "" ]; then
+  (
+    exec 3<>$ctl
+    while read -r cmd arg seed <&3; do
+      case "$cmd" in
+        sync) sync; echo synced >&3;;
+        resume) if echo "$seed" | ${RESUME_HELPER} "$arg"; then echo resumed >&3; else echo "resume failed" >&3; fi;;
+        *) echo "unknown $cmd" >&3;;
+      esac
+    done
+  ) &
+fi
 ulimit -u ${options.maxProcesses}
 ulimit -c 0
 cd /tmp/workspace

@@ -5,8 +5,9 @@ import { ironclawHome } from "../../core/index.js";
 import { loadWordTable } from "../../memory/index.js";
 import { runProgram } from "../host-probe.js";
 import { GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
-import { type CellInitOptions, cellInit } from "./init-scripts.js";
+import { type CellInitOptions, cellInit, RESUME_HELPER } from "./init-scripts.js";
 import { microvmSnapshotPath } from "./microvm-snapshot.js";
+import { buildResumeHelper, type ResumeHelperResult } from "./resume-helper.js";
 import { HOST_ONLY_PACKAGES } from "./runtime-closure.js";
 
 export interface StageOptions extends Omit<CellInitOptions, "snapshotBlob"> {
@@ -22,9 +23,12 @@ export interface StageOptions extends Omit<CellInitOptions, "snapshotBlob"> {
  * Lays out the cell's root file system in a directory (mkfs.ext4 -d turns it into the image): merged /usr,
  * node with the shared libraries ldd names, busybox as the shell and tools, the bundled runtime (dist/cell,
  * its code cache included) with only the packages it still loads (native SQLite and sqlite-vec), the built-in
- * embedder's word table, and the cell init. Returns the packages it copied.
+ * embedder's word table, the cell init and its resume helper. Returns the packages it copied and whether the
+ * helper was built (without it, idle cells of this image are stopped rather than suspended).
  */
-export async function stageRootfs(options: StageOptions): Promise<string[]> {
+export async function stageRootfs(
+  options: StageOptions,
+): Promise<{ packages: string[]; resumeHelper: ResumeHelperResult }> {
   const root = options.stageDir;
   for (const dir of [
     "usr/bin",
@@ -98,7 +102,8 @@ export async function stageRootfs(options: StageOptions): Promise<string[]> {
       mode: 0o755,
     },
   );
-  return packages;
+  const resumeHelper = await buildResumeHelper(join(root, RESUME_HELPER));
+  return { packages, resumeHelper };
 }
 
 /** What a native package keeps after its build and never loads: sources, objects, make files (~27 MB). */

@@ -17,6 +17,11 @@ function snapshotLine(snapshot: string | undefined): string {
   return `cells start through the loader and its code cache (no startup snapshot${snapshot ? `: ${snapshot}` : ", built before they had one"})`;
 }
 
+function resumeLine(resume: string | undefined): string {
+  if (resume === "ready") return "idle cells are suspended to disk and resume where they were";
+  return `idle cells are stopped, not suspended (${resume ?? "the image was built before cells could be suspended"})`;
+}
+
 const build = defineCommand({
   name: "build",
   summary: "build the microVM cell image",
@@ -55,6 +60,7 @@ load in the VM). Needs apt-get, dpkg-deb, busybox-static, e2fsprogs and qemu-sys
       `  kernel ${manifest.kernel_version}, rootfs ${(manifest.rootfs_bytes / 1048576).toFixed(0)} MiB`,
     );
     println(io.stdout, `  ${snapshotLine(manifest.startup_snapshot)}`);
+    println(io.stdout, `  ${resumeLine(manifest.resume)}`);
     return 0;
   },
 });
@@ -86,6 +92,7 @@ const status = defineCommand({
           `  rootfs ${(m.rootfs_bytes / 1048576).toFixed(0)} MiB, initramfs ${(m.initramfs_bytes / 1024).toFixed(0)} KiB`,
         );
         println(io.stdout, `  ${snapshotLine(m.startup_snapshot)}`);
+        println(io.stdout, `  ${resumeLine(m.resume)}`);
       }
     }
     return found.ready ? 0 : 1;
