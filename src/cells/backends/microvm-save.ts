@@ -48,18 +48,15 @@ export async function takeSavedVm(
   const paths = savedVmPaths(userDir);
   // Left by a resume that never finished: its state may have run already, so it is never used.
   await rm(paths.taken, { force: true });
-  const meta = await readFile(paths.meta, "utf8").then(
-    (text) => JSON.parse(text) as SavedVmMeta,
-    () => undefined,
-  );
+  const meta = await readFile(paths.meta, "utf8").then(parseMeta, () => undefined);
   const discard = async (why: string) => {
     await rm(paths.state, { force: true });
     await rm(paths.meta, { force: true });
     return { why };
   };
   if (!meta) return discard("no saved VM");
+  if (meta === "damaged") return discard("its record is damaged");
   if (meta.key !== key) return discard("saved with another image or other cell limits");
-  if (!Number.isSafeInteger(meta.nextMsgId) || meta.nextMsgId < 0) return discard("its record is damaged");
   const now = await brainIdentity(brainFile).catch(() => undefined);
   const then = meta.brain;
   if (!now || now.size !== then.size || now.mtimeMs !== then.mtimeMs || now.ino !== then.ino)
@@ -70,6 +67,25 @@ export async function takeSavedVm(
   );
   await rm(paths.meta, { force: true });
   return taken ? { file: paths.taken, nextMsgId: meta.nextMsgId } : { why: "no saved VM" };
+}
+
+function parseMeta(text: string): SavedVmMeta | "damaged" {
+  try {
+    const meta = JSON.parse(text) as Partial<SavedVmMeta>;
+    const brain = meta.brain;
+    const counts = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0;
+    if (
+      typeof meta.key === "string" &&
+      brain &&
+      counts(brain.size) &&
+      counts(brain.mtimeMs) &&
+      counts(brain.ino) &&
+      Number.isSafeInteger(meta.nextMsgId) &&
+      counts(meta.nextMsgId)
+    )
+      return meta as SavedVmMeta;
+  } catch {}
+  return "damaged";
 }
 
 /** After a resume: the saved state was read, or is of no more use. */

@@ -1,0 +1,85 @@
+import { mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { savedVmPaths, takeSavedVm } from "./microvm-save.js";
+
+let dir = "";
+let brain = "";
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ironclaw-saved-vm-"));
+  brain = join(dir, "brain.ext4");
+  await writeFile(brain, "disk");
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A saved VM as saveVm leaves it, recorded against the brain disk as it is now. */
+async function save(key: string, meta: Record<string, unknown> = {}): Promise<void> {
+  const s = await stat(brain);
+  const paths = savedVmPaths(dir);
+  await writeFile(paths.state, "saved memory");
+  await writeFile(
+    paths.meta,
+    JSON.stringify({
+      key,
+      brain: { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino },
+      nextMsgId: 7,
+      savedAt: new Date().toISOString(),
+      ...meta,
+    }),
+  );
+}
+
+const files = async () => (await readdir(dir)).filter((n) => n !== "brain.ext4").sort();
+
+describe("taking a saved VM", () => {
+  it("hands it out once, renamed, with the msg_id its warden peer goes on from", async () => {
+    await save("k");
+    const taken = await takeSavedVm(dir, "k", brain);
+    expect(taken).toEqual({ file: savedVmPaths(dir).taken, nextMsgId: 7 });
+    expect(await files()).toEqual(["cell.state.resuming"]);
+    // A second start (or a warden that died mid-resume) never gets the same memory again.
+    expect(await takeSavedVm(dir, "k", brain)).toEqual({ why: "no saved VM" });
+    expect(await files()).toEqual([]);
+  });
+
+  it("discards one saved with another image or other limits", async () => {
+    await save("image A");
+    expect(await takeSavedVm(dir, "image B", brain)).toEqual({
+      why: "saved with another image or other cell limits",
+    });
+    expect(await files()).toEqual([]);
+  });
+
+  it("discards one whose brain disk was written since", async () => {
+    await save("k");
+    await utimes(brain, new Date(), new Date(Date.now() + 5_000));
+    expect(await takeSavedVm(dir, "k", brain)).toEqual({
+      why: "the brain disk changed since the VM was saved",
+    });
+    expect(await files()).toEqual([]);
+  });
+
+  it("discards one whose brain disk was replaced by another file", async () => {
+    await save("k");
+    await rm(brain);
+    await writeFile(brain, "disk");
+    const result = await takeSavedVm(dir, "k", brain);
+    expect(result.file).toBeUndefined();
+    expect(await files()).toEqual([]);
+  });
+
+  it("discards a damaged record, and memory saved without one", async () => {
+    await save("k", { nextMsgId: -1 });
+    expect(await takeSavedVm(dir, "k", brain)).toEqual({ why: "its record is damaged" });
+    await writeFile(savedVmPaths(dir).state, "saved memory");
+    await writeFile(savedVmPaths(dir).meta, "{not json");
+    expect(await takeSavedVm(dir, "k", brain)).toEqual({ why: "its record is damaged" });
+    await writeFile(savedVmPaths(dir).state, "saved memory");
+    expect(await takeSavedVm(dir, "k", brain)).toEqual({ why: "no saved VM" });
+    expect(await files()).toEqual([]);
+  });
+});
