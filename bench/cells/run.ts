@@ -28,7 +28,7 @@ import { percentile } from "../percentile.js";
 import { type HandOutFigures, measureBlankHandOut } from "./blank-handout.js";
 import { measureBwrapVariants, measureCgroupSetup, type VariantFigures } from "./bwrap-variants.js";
 import { formatLoad } from "./goals.js";
-import { measureMicrovmRestore, type RestoreFigures } from "./microvm-restore.js";
+import { measureMicrovmResume, type ResumeFigures } from "./microvm-resume.js";
 import { compareRuntimes, type RuntimeFigures } from "./runtime-compare.js";
 import { printStartupReport } from "./startup-report.js";
 
@@ -181,11 +181,12 @@ try {
     process.stderr.write("measuring blank pool hand-outs…\n");
     handOuts = await measureBlankHandOut(makeBackend("bwrap"), join(home, "blank"));
   }
-  let restore: RestoreFigures | undefined;
+  const resumes: ResumeFigures[] = [];
   if (wanted.includes("microvm")) {
-    process.stderr.write("measuring a microVM's save and warm restore…\n");
-    const accel = await createMicrovmBackend({ paths: imagePaths(imageDir), allowTcg: true }).accel();
-    restore = await measureMicrovmRestore(imagePaths(imageDir), accel, home);
+    process.stderr.write("measuring microVM cells suspended and resumed…\n");
+    const backend = makeBackend("microvm");
+    for (const handler of ["echo", "agent"] as const)
+      resumes.push(await measureMicrovmResume(backend, join(home, "resume"), handler));
   }
   let runtimes: RuntimeFigures[] = [];
   if (wanted.includes("bwrap") && bundled) {
@@ -242,14 +243,14 @@ try {
     coldStartMs: (backend) => results.find((r) => r.backend === backend)?.coldStartMs,
     runtimes,
     handOuts,
-    restore,
+    resumes,
   });
   const out = join(PACKAGE_ROOT, "bench/results");
   await mkdir(out, { recursive: true });
   const file = join(out, `cells-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   await writeFile(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, load: { before: loadBefore, after: formatLoad() }, baseline, results, handOuts, restore, runtimes, variants, cgroupSetup }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), runtime: runtime.kind, load: { before: loadBefore, after: formatLoad() }, baseline, results, handOuts, resumes, runtimes, variants, cgroupSetup }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 } finally {

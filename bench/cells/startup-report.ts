@@ -1,8 +1,8 @@
 // The start-up tables of the cell benchmark: the guest runtimes compared, blank pool hand-outs, the microVM's
-// warm restore, and the goals with this run's figures.
+// suspend and resume, and the goals with this run's figures.
 import type { HandOutFigures } from "./blank-handout.js";
 import { printGoals } from "./goals.js";
-import type { RestoreFigures } from "./microvm-restore.js";
+import type { ResumeFigures } from "./microvm-resume.js";
 import type { RuntimeFigures } from "./runtime-compare.js";
 
 export interface StartupReport {
@@ -10,7 +10,7 @@ export interface StartupReport {
   coldStartMs(backend: string): number | undefined;
   runtimes: RuntimeFigures[];
   handOuts: HandOutFigures[] | undefined;
-  restore: RestoreFigures | undefined;
+  resumes: ResumeFigures[];
 }
 
 export function printStartupReport(r: StartupReport): void {
@@ -30,13 +30,14 @@ export function printStartupReport(r: StartupReport): void {
         `${h.kind.padEnd(15)} | hand-out ${f(h.handOutMs, 2).padStart(8)} ms | first reply ${f(h.firstReplyMs).padStart(7)} ms`,
       );
   }
-  const { restore } = r;
-  if (restore) {
-    console.log(
-      `\nmicroVM save and warm restore (measured, not used to start cells: restored VMs share their random state)\n` +
-        `boot to heartbeat ${f(restore.bootToHeartbeatMs)} ms; save ${f(restore.saveMs)} ms (${f(restore.stateMiB)} MiB); ` +
-        `restore to first reply ${f(restore.restoreToFirstReplyMs)} ms (median of ${restore.runs})`,
-    );
+  if (r.resumes.length > 0) {
+    console.log("\nmicroVM cell suspended to disk and resumed (new user; resume median of its runs)");
+    console.log(`${"handler".padEnd(8)} | cold → 1st reply | suspend          | resume → 1st reply`);
+    for (const x of r.resumes)
+      console.log(
+        `${x.handler.padEnd(8)} | ${f(x.coldToFirstReplyMs).padStart(11)} ms | ${f(x.suspendMs).padStart(7)} ms ${f(x.stateMiB, 0).padStart(4)} MiB | ` +
+          `${f(x.resumeToFirstReplyMs).padStart(8)} ms (${f(x.resumeToFirstReplyMs / x.coldToFirstReplyMs, 2)}× cold, ${x.runs} runs)`,
+      );
   }
   printGoals(
     [
@@ -48,9 +49,14 @@ export function printStartupReport(r: StartupReport): void {
       },
       { what: "microVM cold start to first reply", underMs: 3000, figureMs: r.coldStartMs("microvm") },
       {
-        what: "microVM warm restore to first reply (experiment)",
+        what: "microVM warm restore (resume) to first reply, echo",
         underMs: 1000,
-        figureMs: restore?.restoreToFirstReplyMs,
+        figureMs: r.resumes.find((x) => x.handler === "echo")?.resumeToFirstReplyMs,
+      },
+      {
+        what: "microVM warm restore (resume) to first reply, agent",
+        underMs: 1000,
+        figureMs: r.resumes.find((x) => x.handler === "agent")?.resumeToFirstReplyMs,
       },
       {
         what: "bwrap blank hand-out to a returning user",

@@ -73,6 +73,7 @@ export async function createConfiguredBackend(
         paths: configuredImage(config, options.home),
         accel,
         allowTcg: config.cells.allow_tcg || setting === "microvm",
+        suspend: config.cells.suspend_idle,
         ...common,
       });
       // Where [cells] backend names microvm, KVM is probed now rather than during the first user's first start

@@ -6,8 +6,9 @@ import type { MessageBody } from "./protocol-peer.js";
 import type { WarmPool } from "./warm-pool.js";
 
 export type CellEvent =
-  | { kind: "started"; userId: string; warm: boolean }
-  | { kind: "stopped"; userId: string; why: "requested" | "idle" }
+  | { kind: "started"; userId: string; warm: boolean; resumed: boolean }
+  /** `suspended`: saved to disk rather than stopped; its next start resumes it (CellHandle.suspend). */
+  | { kind: "stopped"; userId: string; why: "requested" | "idle"; suspended: boolean }
   | { kind: "crashed"; userId: string; exit: CellExit }
   | { kind: "restarted"; userId: string; attempt: number }
   | { kind: "gave_up"; userId: string; error: string };
@@ -106,7 +107,7 @@ export class CellManager {
     const suspended = why === "idle" ? await entry.cell.suspend?.() : undefined;
     const exit = suspended ?? (await entry.cell.stop());
     if (this.entries.get(userId) === entry) this.entries.delete(userId);
-    this.emit({ kind: "stopped", userId, why });
+    this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
     return exit;
   }
 
@@ -134,7 +135,7 @@ export class CellManager {
     this.touch(userId);
     cell.onEvent(() => this.touch(userId));
     void cell.exited.then((exit) => this.exited(userId, entry, exit));
-    this.emit({ kind: "started", userId, warm: warm !== undefined });
+    this.emit({ kind: "started", userId, warm: warm !== undefined, resumed: cell.resumed === true });
     return cell;
   }
 

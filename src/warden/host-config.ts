@@ -17,6 +17,8 @@ const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10
 [cells]
 # backend = "auto"            # auto | microvm | bwrap | process
 # idle_stop_minutes = 15
+# suspend_idle = true         # microVM cells: an idle cell is saved to disk and resumes in under a second
+#                             # (its memory, ~130-180 MiB, beside the brain) instead of being stopped
 # pool_size = 1               # blank cells kept started, so a user's first message skips the cell's start
 #                             # (bwrap under a root warden; each waiting cell holds ~90 MiB; 0 = off)
 

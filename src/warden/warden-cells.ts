@@ -198,6 +198,13 @@ export class WardenCells {
     if (event.kind === "crashed") log.warn({ user: event.userId, exit: event.exit }, "a cell crashed");
     else if (event.kind === "gave_up")
       log.error({ user: event.userId, error: event.error }, "a cell keeps crashing; not restarting it");
+    else if (event.kind === "stopped" && event.suspended)
+      log.info(
+        { user: event.userId, event: "suspended" },
+        "an idle cell was saved to disk; its next use resumes it",
+      );
+    else if (event.kind === "started" && event.resumed)
+      log.info({ user: event.userId, event: "resumed" }, "a cell resumed where it was suspended");
     else log.info({ user: event.userId, event: event.kind }, "cell");
   }
 }

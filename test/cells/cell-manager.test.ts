@@ -67,7 +67,7 @@ describe("cell manager", () => {
     manager = new CellManager({ backend, usersDir, warmPool, spec: { handler: "echo" } });
     const started = waitFor(manager, "started");
     const cell = await manager.get("ada");
-    expect(await started).toEqual({ kind: "started", userId: "ada", warm: true });
+    expect(await started).toEqual({ kind: "started", userId: "ada", warm: true, resumed: false });
     expect(backend.starts).toBe(2);
     const reply = await cell.call({ type: "UserMessage", text: "warm hello" });
     expect(reply).toMatchObject({ type: "TurnComplete", text: "warm hello" });
@@ -82,7 +82,7 @@ describe("cell manager", () => {
     });
     const stopped = waitFor(manager, "stopped");
     const cell = await manager.get("ada");
-    expect(await stopped).toEqual({ kind: "stopped", userId: "ada", why: "idle" });
+    expect(await stopped).toEqual({ kind: "stopped", userId: "ada", why: "idle", suspended: false });
     expect((await cell.exited).requested).toBe(true);
     expect(manager.list()).toEqual([]);
   });

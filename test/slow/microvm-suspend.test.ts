@@ -124,10 +124,15 @@ describe("suspending a microVM cell", () => {
       const deadline = Date.now() + 120_000;
       while (!events.some((e) => e.kind === "stopped") && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 200));
-      expect(events.find((e) => e.kind === "stopped")).toMatchObject({ userId: "idler", why: "idle" });
+      expect(events.find((e) => e.kind === "stopped")).toMatchObject({
+        userId: "idler",
+        why: "idle",
+        suspended: true,
+      });
       expect((await saved(join(home, "idler"))).sort()).toEqual(["cell.state", "cell.state.json"]);
       const back = await manager.get("idler");
       expect(back.resumed).toBe(true);
+      expect(events.flatMap((e) => (e.kind === "started" ? [e.resumed] : []))).toEqual([false, true]);
       expect((await list(back, "notes")).map((e) => e.path)).toEqual(["notes/idle.md"]);
     } finally {
       await manager.stopAll();

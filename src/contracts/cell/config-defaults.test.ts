@@ -19,7 +19,14 @@ describe("config defaults", () => {
   it("reads an empty ironclawd.toml as the complete default config", () => {
     expect(parseTomlConfig("", ironclawdConfigSchema)).toEqual({
       server: { port: 7410, bind: "127.0.0.1", body_limit: 1_048_576 },
-      cells: { backend: "auto", allow_tcg: false, allow_process: false, idle_stop_minutes: 15, pool_size: 1 },
+      cells: {
+        backend: "auto",
+        allow_tcg: false,
+        allow_process: false,
+        idle_stop_minutes: 15,
+        suspend_idle: true,
+        pool_size: 1,
+      },
       storage: { users_dir: "users" },
       integrations: {},
       ui: { enabled: true, path: "/ui" },

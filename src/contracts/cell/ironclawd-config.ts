@@ -47,6 +47,9 @@ const cellsSchema = z
     allow_process: aBoolean().default(false),
     // Stop a user's cell after this long without traffic (0 = keep running); it starts again on the next use.
     idle_stop_minutes: aNumber().min(0, "must be at least 0").default(15),
+    // microVM cells whose image can resume them are suspended to disk when idle (their memory, beside the brain:
+    // about what the guest used) and resume where they were on the next use, instead of booting again.
+    suspend_idle: aBoolean().default(true),
     // Blank cells kept started for users who have no cell running: a user's first message (or the first after
     // an idle stop) gets one with their brain attached instead of waiting for a start. Where cells cannot be
     // started blank (microvm, process, a warden that is not root) nothing is pooled and cells start cold.

@@ -1,0 +1,64 @@
+// A microVM cell suspended to disk and resumed, beside its cold start in the same run: each handler's cell
+// starts cold (new user) to its first reply, then is suspended and resumed a few times, each resume timed from
+// the start call to its first reply, the way a user's message after an idle suspend meets it.
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { CellBackend, CellHandle, CellStartSpec } from "../../src/cells/index.js";
+import { percentile } from "../percentile.js";
+
+type GuestHandlerName = NonNullable<CellStartSpec["handler"]>;
+
+export interface ResumeFigures {
+  handler: GuestHandlerName;
+  coldToFirstReplyMs: number;
+  suspendMs: number;
+  stateMiB: number;
+  resumeToFirstReplyMs: number;
+  runs: number;
+}
+
+async function firstReply(cell: CellHandle): Promise<void> {
+  const reply = await cell.call({ type: "FileOpRequest", op: "list", path: "." }, { timeoutMs: 120_000 });
+  if (reply.type !== "FileOpResult") throw new Error(`the cell answered ${reply.type}`);
+}
+
+export async function measureMicrovmResume(
+  backend: CellBackend,
+  usersDir: string,
+  handler: GuestHandlerName,
+  runs = 3,
+): Promise<ResumeFigures> {
+  const spec = { userId: `resume-${handler}`, userDir: join(usersDir, `resume-${handler}`), handler };
+  let started = performance.now();
+  let cell = await backend.start({ ...spec, startTimeoutMs: 180_000 });
+  await firstReply(cell);
+  const coldToFirstReplyMs = performance.now() - started;
+  const suspends: number[] = [];
+  const resumes: number[] = [];
+  let stateMiB = 0;
+  try {
+    for (let i = 0; i < runs; i++) {
+      started = performance.now();
+      const exit = await cell.suspend?.();
+      if (exit?.reason !== "suspended")
+        throw new Error("the cell was not suspended (does the image have its resume helper?)");
+      suspends.push(performance.now() - started);
+      stateMiB = (await stat(join(spec.userDir, "cell.state"))).size / 1048576;
+      started = performance.now();
+      cell = await backend.start(spec);
+      await firstReply(cell);
+      resumes.push(performance.now() - started);
+      if (!cell.resumed) throw new Error("the cell booted instead of resuming");
+    }
+  } finally {
+    await cell.stop();
+  }
+  return {
+    handler,
+    coldToFirstReplyMs,
+    suspendMs: percentile(suspends, 50),
+    stateMiB,
+    resumeToFirstReplyMs: percentile(resumes, 50),
+    runs,
+  };
+}
