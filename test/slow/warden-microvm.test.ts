@@ -67,4 +67,28 @@ describe("the warden with microVM cells", () => {
     const sent = (h.model.chatRequests().at(-1)?.messages ?? []).map((m) => String(m.content ?? ""));
     expect(sent).toContain("remember: the gate code is 2580");
   }, 300_000);
+
+  it("suspends an idle cell to disk and resumes it for the next message, tools and history included", async () => {
+    h.model.enqueue(reply.text("Noted the locker."));
+    const first = (await (await call("POST", "/api/chat", { text: "remember: locker 41" })).json()) as {
+      data: { session_id: string };
+    };
+    // What the idle timer does, without waiting for it.
+    await h.warden.context.cells.manager.stop("vera", "idle");
+    expect(h.warden.context.cells.running("vera")).toBeUndefined();
+    h.model.enqueue(
+      reply.toolCalls([{ name: "bash", arguments: { command: "echo resumed-tool-ran" } }]),
+      reply.text("Locker 41."),
+    );
+    const response = await call("POST", `/api/sessions/${first.data.session_id}/messages`, {
+      text: "which locker?",
+      stream: true,
+    });
+    const events = (await readSse(response)).map((e) => e.data as Record<string, unknown>);
+    expect(String(events.find((e) => e.type === "tool")?.content)).toContain("resumed-tool-ran");
+    expect(events.at(-1)).toMatchObject({ type: "done", text: "Locker 41." });
+    expect(h.warden.context.cells.running("vera")?.resumed).toBe(true);
+    const sent = (h.model.chatRequests().at(-1)?.messages ?? []).map((m) => String(m.content ?? ""));
+    expect(sent).toContain("remember: locker 41");
+  }, 300_000);
 });
