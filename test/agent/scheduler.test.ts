@@ -15,6 +15,7 @@ import { createTestBrain, type TestBrain } from "../support/test-brain.js";
 import { WordHashEmbedder } from "../support/word-hash-embedder.js";
 
 const silent = createLogger("test", { level: "silent" });
+const SECOND = 1_000;
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
@@ -137,6 +138,35 @@ describe("a cron job", () => {
     expect(store().get("brief")?.nextRun).toBe("2025-03-07T07:00:00.000Z");
     expect(server.chatRequests()).toHaveLength(1);
     expect(second.notes.at(-1)).toMatchObject({ status: "succeeded", reason: "catch_up" });
+  });
+
+  it("catches up when the wall clock jumps while it runs (a cell resumed from disk), then keeps its ticks", async () => {
+    jobs(BRIEF);
+    const clock = new ManualClock(Date.parse("2025-03-03T06:00:00Z"));
+    const { s, notes } = scheduler(clock);
+    s.start();
+    // Saved at 06:00, resumed at 09:30: the process ran on, its timers still waiting for 07:00 in its own time.
+    clock.set(Date.parse("2025-03-03T09:30:00Z"));
+    server.enqueue(reply.text("Late brief."), reply.text("Next brief."));
+    clock.advance(10 * SECOND);
+    await s.idle();
+    expect(store().runs("brief")).toEqual([
+      expect.objectContaining({
+        reason: "catch_up",
+        scheduledFor: "2025-03-03T07:00:00.000Z",
+        status: "succeeded",
+      }),
+    ]);
+    expect(notes.at(-1)).toMatchObject({ status: "succeeded", reason: "catch_up" });
+    expect(store().get("brief")?.nextRun).toBe("2025-03-04T07:00:00.000Z");
+    // The timer armed for the old 07:00 does not fire a second run; the next day's does.
+    clock.advance(DAY);
+    await s.idle();
+    expect(
+      store()
+        .runs("brief")
+        .map((r) => r.scheduledFor),
+    ).toEqual(["2025-03-03T07:00:00.000Z", "2025-03-04T07:00:00.000Z"]);
   });
 
   it("does not catch up when nothing was missed", async () => {

@@ -6,10 +6,14 @@ interface Timer {
   fn: () => void;
 }
 
-/** A clock that moves only when told: timers fire in order as `advance` passes their time. */
+/**
+ * A clock that moves only when told: timers fire in order as `advance` passes their time. Like real timers they
+ * wait in the monotonic clock, which `advance` moves with the wall clock and `set` leaves where it is.
+ */
 export class ManualClock implements Clock {
   private timers: Timer[] = [];
   private nextId = 1;
+  private elapsed = 0;
 
   constructor(private current: number) {}
 
@@ -17,8 +21,12 @@ export class ManualClock implements Clock {
     return this.current;
   }
 
+  monotonic(): number {
+    return this.elapsed;
+  }
+
   setTimer(fn: () => void, ms: number): unknown {
-    const timer = { id: this.nextId++, at: this.current + ms, fn };
+    const timer = { id: this.nextId++, at: this.elapsed + ms, fn };
     this.timers.push(timer);
     return timer.id;
   }
@@ -27,22 +35,27 @@ export class ManualClock implements Clock {
     this.timers = this.timers.filter((t) => t.id !== handle);
   }
 
-  /** Jumps to a time without firing anything in between, as a machine that was switched off would. */
+  /**
+   * Sets the wall clock without firing anything or moving the monotonic clock: a machine that was switched
+   * off, or a VM resumed from disk whose clock is then set.
+   */
   set(time: number): void {
     this.current = time;
   }
 
-  /** Moves forward, firing each due timer at its own time. */
+  /** Moves both clocks forward, firing each due timer at its own time. */
   advance(ms: number): void {
-    const end = this.current + ms;
+    const end = this.elapsed + ms;
     for (;;) {
       const due = this.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (!due) break;
       this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
+      this.current += due.at - this.elapsed;
+      this.elapsed = due.at;
       due.fn();
     }
-    this.current = end;
+    this.current += end - this.elapsed;
+    this.elapsed = end;
   }
 
   pendingTimers(): number {

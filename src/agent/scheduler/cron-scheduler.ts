@@ -58,6 +58,9 @@ export interface CronSchedulerOptions {
 
 // setTimeout holds at most 2^31 - 1 ms (~24.8 days); longer waits re-arm on the way.
 const MAX_TIMER_MS = 2 ** 31 - 1;
+// How often the wall clock is compared with the monotonic one, and the gap between them that counts as a jump.
+const CLOCK_CHECK_MS = 10_000;
+const CLOCK_JUMP_MS = 5_000;
 // memory.remember takes at most 32 KiB; 8000 characters fit even at four bytes each.
 const MAX_RESULT_CHARS = 8_000;
 
@@ -75,6 +78,7 @@ export class CronScheduler extends EventEmitter<SchedulerEvents> {
   private readonly stopController = new AbortController();
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
+  private clockCheck: unknown;
   private started = false;
   lastError: Error | undefined;
 
@@ -103,6 +107,7 @@ export class CronScheduler extends EventEmitter<SchedulerEvents> {
       this.arm(job);
     }
     this.startWatching();
+    this.watchClock();
   }
 
   /** Re-reads jobs.toml; returns false (and keeps the current schedule) when it does not load. */
@@ -154,6 +159,8 @@ export class CronScheduler extends EventEmitter<SchedulerEvents> {
     this.watcher?.close();
     this.watcher = undefined;
     clearTimeout(this.debounce);
+    if (this.clockCheck !== undefined) this.clock.clearTimer(this.clockCheck);
+    this.clockCheck = undefined;
     for (const id of [...this.timers.keys()]) this.disarm(id);
     this.stopController.abort();
     await this.idle();
@@ -202,6 +209,44 @@ export class CronScheduler extends EventEmitter<SchedulerEvents> {
       Math.min(Math.max(0, wait), MAX_TIMER_MS),
     );
     this.timers.set(job.id, handle);
+  }
+
+  /**
+   * Timers wait in the monotonic clock, schedules are in wall time. When the wall clock jumps against it (a cell
+   * resumed from disk: its clock stood still while it was saved, then is set to the host's; a clock set by
+   * hand), every armed timer still waits for the old time and a job that fell due is late by the whole jump.
+   * So the two are compared every CLOCK_CHECK_MS; after a jump each job whose run passed runs once, as after
+   * downtime, and every job is armed again.
+   */
+  private watchClock(): void {
+    const monotonic = this.clock.monotonic?.bind(this.clock);
+    if (!monotonic) return;
+    let wall = this.clock.now();
+    let mono = monotonic();
+    const check = () => {
+      this.clockCheck = undefined;
+      if (this.stopController.signal.aborted) return;
+      const nowWall = this.clock.now();
+      const nowMono = monotonic();
+      const jump = nowWall - wall - (nowMono - mono);
+      wall = nowWall;
+      mono = nowMono;
+      if (Math.abs(jump) > CLOCK_JUMP_MS) this.clockJumped(jump);
+      this.clockCheck = this.clock.setTimer(check, CLOCK_CHECK_MS);
+      (this.clockCheck as { unref?: () => void }).unref?.();
+    };
+    this.clockCheck = this.clock.setTimer(check, CLOCK_CHECK_MS);
+    (this.clockCheck as { unref?: () => void }).unref?.();
+  }
+
+  private clockJumped(jumpMs: number): void {
+    this.logger.info({ jumpMs: Math.round(jumpMs) }, "the wall clock jumped; the schedule is armed again");
+    const now = this.clock.now();
+    for (const job of this.jobs.values()) {
+      const previous = this.options.store.get(job.id)?.nextRun;
+      if (job.enabled && previous && Date.parse(previous) <= now) this.launch(job, "catch_up", previous);
+      this.arm(job);
+    }
   }
 
   private disarm(jobId: string): void {
