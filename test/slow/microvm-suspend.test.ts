@@ -59,6 +59,8 @@ describe("suspending a microVM cell", () => {
     const exit = await cell.suspend?.();
     expect(exit?.reason).toBe("suspended");
     expect((await saved(spec.userDir)).sort()).toEqual(["cell.state", "cell.state.json"]);
+    // The guest's whole memory: the warden's alone.
+    expect((await stat(join(spec.userDir, "cell.state"))).mode & 0o777).toBe(0o600);
     // Long enough that a guest clock left where it stood would be visibly behind.
     await new Promise((r) => setTimeout(r, 6_000));
 

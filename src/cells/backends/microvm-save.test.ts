@@ -46,6 +46,12 @@ describe("taking a saved VM", () => {
     expect(await files()).toEqual([]);
   });
 
+  it("clears what a save the warden did not finish left behind", async () => {
+    await writeFile(`${savedVmPaths(dir).state}.partial`, "half of a memory");
+    expect(await takeSavedVm(dir, "k", brain)).toEqual({ why: "no saved VM" });
+    expect(await files()).toEqual([]);
+  });
+
   it("discards one saved with another image or other limits", async () => {
     await save("image A");
     expect(await takeSavedVm(dir, "image B", brain)).toEqual({

@@ -8,7 +8,7 @@
 // discards it, and the cell boots as before. The brain on disk is synced before every save, so a discarded
 // save loses nothing written before it.
 import { randomBytes } from "node:crypto";
-import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 
@@ -46,8 +46,10 @@ export async function takeSavedVm(
   brainFile: string,
 ): Promise<{ file: string; nextMsgId: number } | { file?: undefined; why: string }> {
   const paths = savedVmPaths(userDir);
-  // Left by a resume that never finished: its state may have run already, so it is never used.
+  // Left by a resume that never finished (its state may have run already, so it is never used), and by a save
+  // the warden did not live to finish.
   await rm(paths.taken, { force: true });
+  await rm(`${paths.state}.partial`, { force: true });
   const meta = await readFile(paths.meta, "utf8").then(parseMeta, () => undefined);
   const discard = async (why: string) => {
     await rm(paths.state, { force: true });
@@ -219,6 +221,8 @@ export async function saveVm(options: {
       savedAt: new Date().toISOString(),
     };
     await writeFile(paths.meta, `${JSON.stringify(meta)}\n`, { mode: 0o600 });
+    // The guest's whole memory: the warden's alone, as the brain disk is.
+    await chmod(partial, 0o600);
     await rename(partial, paths.state);
     return { saved: true };
   } catch (error) {
