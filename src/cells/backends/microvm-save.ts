@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { shellQuote } from "./microvm-command.js";
 
 /** Where a user's saved VM and what it was saved with live, beside their brain disk. */
 export function savedVmPaths(userDir: string): { state: string; meta: string; taken: string } {
@@ -203,7 +204,7 @@ export async function saveVm(options: {
     // QEMU's default cap (32 MiB/s) would make a save of a 256 MiB guest take seconds.
     await mon("migrate_set_parameter max-bandwidth 4G");
     await rm(partial, { force: true });
-    await mon(`migrate "exec:cat > '${partial.replaceAll("'", `'\\''`)}'"`);
+    await mon(`migrate "exec:cat > ${shellQuote(partial)}"`);
     for (let polls = 0; ; polls++) {
       const info = await mon("info migrate");
       if (/Migration status: completed/.test(info)) break;
