@@ -39,6 +39,8 @@ interface Entry {
   idle: NodeJS.Timeout | undefined;
   crashes: number[];
   stopping: boolean;
+  /** Settles once a stop (or suspend) of this cell has ended and the entry is gone. */
+  stopped?: Promise<void>;
 }
 
 /**
@@ -60,7 +62,13 @@ export class CellManager {
 
   /** The user's running cell, starting it when there is none. Concurrent callers share one start. */
   async get(userId: string): Promise<CellHandle> {
-    const entry = this.entries.get(userId);
+    let entry = this.entries.get(userId);
+    // A cell being stopped or suspended still holds its brain: its successor starts once it has let go,
+    // instead of failing on the brain's lock (or, for a suspend, booting beside the save being written).
+    while (entry?.stopping && entry.stopped) {
+      await entry.stopped;
+      entry = this.entries.get(userId);
+    }
     if (entry && !entry.stopping) {
       this.touch(userId);
       return entry.cell;
@@ -101,14 +109,27 @@ export class CellManager {
   async stop(userId: string, why: "requested" | "idle" = "requested"): Promise<CellExit | undefined> {
     const entry = this.entries.get(userId);
     if (!entry) return undefined;
+    if (entry.stopping && entry.stopped) {
+      await entry.stopped;
+      return undefined;
+    }
     entry.stopping = true;
+    let settle = () => {};
+    entry.stopped = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
     if (entry.idle) clearTimeout(entry.idle);
-    // An idle cell that can be saved is: the user's next message resumes it instead of starting it afresh.
-    const suspended = why === "idle" ? await entry.cell.suspend?.() : undefined;
-    const exit = suspended ?? (await entry.cell.stop());
-    if (this.entries.get(userId) === entry) this.entries.delete(userId);
-    this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
-    return exit;
+    try {
+      // An idle cell that can be saved is: the user's next message resumes it instead of starting it afresh.
+      const suspended = why === "idle" ? await entry.cell.suspend?.() : undefined;
+      const exit = suspended ?? (await entry.cell.stop());
+      if (this.entries.get(userId) === entry) this.entries.delete(userId);
+      this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
+      return exit;
+    } finally {
+      if (this.entries.get(userId) === entry) this.entries.delete(userId);
+      settle();
+    }
   }
 
   async stopAll(): Promise<void> {

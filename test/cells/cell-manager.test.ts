@@ -49,6 +49,34 @@ afterEach(async () => {
 });
 
 describe("cell manager", () => {
+  it("starts the next cell for a user only once the one being stopped has let go of the brain", async () => {
+    const backend = countingBackend();
+    manager = new CellManager({ backend, usersDir, spec: { handler: "echo" } });
+    const first = await manager.get("ada");
+    let firstGone = false;
+    void first.exited.then(() => {
+      firstGone = true;
+    });
+    const starts: boolean[] = [];
+    const start = backend.start;
+    backend.start = (spec) => {
+      starts.push(firstGone);
+      return start(spec);
+    };
+    const stopping = manager.stop("ada", "idle");
+    // A message arriving while the idle stop runs.
+    const next = await manager.get("ada");
+    const exit = await stopping;
+    expect(exit?.requested).toBe(true);
+    expect(next).not.toBe(first);
+    expect(backend.starts).toBe(2);
+    // The first had exited before the second was started.
+    expect(starts).toEqual([true]);
+    const reply = await next.call({ type: "FileOpRequest", op: "list", path: "." });
+    expect(reply.type).toBe("FileOpResult");
+    expect(manager.cell("ada")).toBe(next);
+  });
+
   it("starts a user's cell on first use and reuses it, sharing one start between concurrent callers", async () => {
     const backend = countingBackend();
     manager = new CellManager({ backend, usersDir, spec: { handler: "echo" } });
