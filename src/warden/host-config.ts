@@ -19,6 +19,7 @@ const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10
 # idle_stop_minutes = 15
 # suspend_idle = true         # microVM cells: an idle cell is saved to disk and resumes in under a second
 #                             # (its memory, ~130-180 MiB, beside the brain) instead of being stopped
+# suspended_keep_days = 7      # a save older than this is deleted; that cell boots next time
 # pool_size = 1               # blank cells kept started, so a user's first message skips the cell's start
 #                             # (bwrap under a root warden; each waiting cell holds ~90 MiB; 0 = off)
 

@@ -5,6 +5,7 @@ import {
   type CellHandle,
   CellManager,
   type CellStartSpec,
+  sweepSavedVms,
   WarmPool,
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, MemoryForgotten, Ready } from "../contracts/index.js";
@@ -48,6 +49,7 @@ export class WardenCells {
   private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
   private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
   private readonly forgetListeners = new Set<(userId: string, notice: MemoryForgotten) => void>();
+  private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly options: WardenCellsOptions) {
     const idleMinutes = options.config.cells.idle_stop_minutes;
@@ -79,6 +81,18 @@ export class WardenCells {
       },
     });
     this.manager.onEvent((event) => this.logEvent(event));
+    // Saves of suspended cells whose users did not come back: now, then hourly.
+    const sweep = () =>
+      void sweepSavedVms(options.usersDir, options.config.cells.suspended_keep_days * 86_400_000).then(
+        (users) => {
+          if (users.length > 0)
+            options.logger.info({ users }, "deleted suspended cells' saves past their keep");
+        },
+        (error: Error) => options.logger.warn({ error: error.message }, "suspended cells' saves not swept"),
+      );
+    sweep();
+    this.sweep = setInterval(sweep, 3_600_000);
+    this.sweep.unref();
   }
 
   /** The user's cell, started and greeted if need be. Throws when the cell cannot start (the message says why). */
@@ -124,6 +138,7 @@ export class WardenCells {
   }
 
   async stopAll(): Promise<void> {
+    clearInterval(this.sweep);
     await this.manager.stopAll();
   }
 

@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { savedVmPaths, takeSavedVm } from "./microvm-save.js";
+import { savedVmPaths, sweepSavedVms, takeSavedVm } from "./microvm-save.js";
 
 let dir = "";
 let brain = "";
@@ -87,5 +87,23 @@ describe("taking a saved VM", () => {
     await writeFile(savedVmPaths(dir).state, "saved memory");
     expect(await takeSavedVm(dir, "k", brain)).toEqual({ why: "no saved VM" });
     expect(await files()).toEqual([]);
+  });
+});
+
+describe("sweeping saved VMs", () => {
+  it("deletes the saves older than the keep, and only those", async () => {
+    const day = 86_400_000;
+    for (const user of ["gone", "recent", "none"]) await mkdir(join(dir, user));
+    for (const user of ["gone", "recent"]) {
+      await writeFile(savedVmPaths(join(dir, user)).state, "saved memory");
+      await writeFile(savedVmPaths(join(dir, user)).meta, "{}");
+    }
+    const old = new Date(Date.now() - 8 * day);
+    await utimes(savedVmPaths(join(dir, "gone")).state, old, old);
+    expect(await sweepSavedVms(dir, 7 * day)).toEqual(["gone"]);
+    expect(await readdir(join(dir, "gone"))).toEqual([]);
+    expect((await readdir(join(dir, "recent"))).sort()).toEqual(["cell.state", "cell.state.json"]);
+    // A users directory that is not there yet is nothing to sweep.
+    expect(await sweepSavedVms(join(dir, "missing"), day)).toEqual([]);
   });
 });

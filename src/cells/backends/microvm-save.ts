@@ -8,7 +8,7 @@
 // discards it, and the cell boots as before. The brain on disk is synced before every save, so a discarded
 // save loses nothing written before it.
 import { randomBytes } from "node:crypto";
-import { chmod, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { shellQuote } from "./microvm-command.js";
@@ -89,6 +89,24 @@ function parseMeta(text: string): SavedVmMeta | "damaged" {
       return meta as SavedVmMeta;
   } catch {}
   return "damaged";
+}
+
+/**
+ * Deletes the saved VMs under IRONCLAW_HOME/users that are older than `maxAgeMs`: each holds its guest's memory
+ * (130–180 MiB), and a user who does not come back would keep theirs for good. Their cells boot next time.
+ * Returns the users whose save went.
+ */
+export async function sweepSavedVms(usersDir: string, maxAgeMs: number, now = Date.now()): Promise<string[]> {
+  const swept: string[] = [];
+  for (const user of await readdir(usersDir).catch(() => [] as string[])) {
+    const paths = savedVmPaths(join(usersDir, user));
+    const saved = await stat(paths.state).catch(() => undefined);
+    if (!saved?.isFile() || now - saved.mtimeMs <= maxAgeMs) continue;
+    await rm(paths.state, { force: true });
+    await rm(paths.meta, { force: true });
+    swept.push(user);
+  }
+  return swept;
 }
 
 /** After a resume: the saved state was read, or is of no more use. */

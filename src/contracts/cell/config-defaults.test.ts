@@ -25,6 +25,7 @@ describe("config defaults", () => {
         allow_process: false,
         idle_stop_minutes: 15,
         suspend_idle: true,
+        suspended_keep_days: 7,
         pool_size: 1,
       },
       storage: { users_dir: "users" },

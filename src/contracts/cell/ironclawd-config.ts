@@ -50,6 +50,8 @@ const cellsSchema = z
     // microVM cells whose image can resume them are suspended to disk when idle (their memory, beside the brain:
     // about what the guest used) and resume where they were on the next use, instead of booting again.
     suspend_idle: aBoolean().default(true),
+    // A suspended cell's save older than this is deleted (the cell then boots on its next use).
+    suspended_keep_days: aNumber().positive("must be more than 0").default(7),
     // Blank cells kept started for users who have no cell running: a user's first message (or the first after
     // an idle stop) gets one with their brain attached instead of waiting for a start. Where cells cannot be
     // started blank (microvm, process, a warden that is not root) nothing is pooled and cells start cold.
