@@ -5,10 +5,13 @@ import type { CellBackend, CellExit, CellHandle, CellStartSpec } from "./cell.js
 import type { MessageBody } from "./protocol-peer.js";
 import type { WarmPool } from "./warm-pool.js";
 
+/** `requested`: a stop asked for (an admin, `ironclaw cell stop`); `shutdown`: the warden is ending. */
+export type StopReason = "requested" | "idle" | "shutdown";
+
 export type CellEvent =
   | { kind: "started"; userId: string; warm: boolean; resumed: boolean }
   /** `suspended`: saved to disk rather than stopped; its next start resumes it (CellHandle.suspend). */
-  | { kind: "stopped"; userId: string; why: "requested" | "idle"; suspended: boolean }
+  | { kind: "stopped"; userId: string; why: StopReason; suspended: boolean }
   | { kind: "crashed"; userId: string; exit: CellExit }
   | { kind: "restarted"; userId: string; attempt: number }
   | { kind: "gave_up"; userId: string; error: string };
@@ -105,8 +108,12 @@ export class CellManager {
     return this.entries.get(userId)?.cell;
   }
 
-  /** Graceful stop: the guest flushes its brain database before it exits. No restart follows. */
-  async stop(userId: string, why: "requested" | "idle" = "requested"): Promise<CellExit | undefined> {
+  /**
+   * Graceful stop: the guest flushes its brain database before it exits. No restart follows. An idle cell, and
+   * every cell when the warden ends, is suspended instead where its backend can (CellHandle.suspend): the
+   * user's next message resumes it where it was, also after a warden restart.
+   */
+  async stop(userId: string, why: StopReason = "requested"): Promise<CellExit | undefined> {
     const entry = this.entries.get(userId);
     if (!entry) return undefined;
     if (entry.stopping && entry.stopped) {
@@ -120,8 +127,7 @@ export class CellManager {
     });
     if (entry.idle) clearTimeout(entry.idle);
     try {
-      // An idle cell that can be saved is: the user's next message resumes it instead of starting it afresh.
-      const suspended = why === "idle" ? await entry.cell.suspend?.() : undefined;
+      const suspended = why !== "requested" ? await entry.cell.suspend?.() : undefined;
       const exit = suspended ?? (await entry.cell.stop());
       if (this.entries.get(userId) === entry) this.entries.delete(userId);
       this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
@@ -135,7 +141,7 @@ export class CellManager {
   async stopAll(): Promise<void> {
     this.closing = true;
     await Promise.allSettled([...this.starting.values()]);
-    await Promise.allSettled([...this.entries.keys()].map((u) => this.stop(u)));
+    await Promise.allSettled([...this.entries.keys()].map((u) => this.stop(u, "shutdown")));
     await this.options.warmPool?.drain();
     await settleSpareCopies();
   }

@@ -140,4 +140,23 @@ describe("suspending a microVM cell", () => {
       await manager.stopAll();
     }
   });
+
+  it("is what a warden's shutdown does with its cells; the next warden resumes them", async () => {
+    const first = new CellManager({ backend: backend(), usersDir: home, spec: { handler: "echo" } });
+    const cell = await first.get("shifter");
+    await write(cell, "notes/shift.md", "before the restart\n");
+    await first.stopAll();
+    expect((await saved(join(home, "shifter"))).sort()).toEqual(["cell.state", "cell.state.json"]);
+    const second = new CellManager({ backend: backend(), usersDir: home, spec: { handler: "echo" } });
+    try {
+      const back = await second.get("shifter");
+      expect(back.resumed).toBe(true);
+      expect((await list(back, "notes")).map((e) => e.path)).toEqual(["notes/shift.md"]);
+      // A stop asked for is a stop: nothing is saved.
+      await second.stop("shifter");
+      expect(await saved(join(home, "shifter"))).toEqual([]);
+    } finally {
+      await second.stopAll();
+    }
+  });
 });
