@@ -126,16 +126,17 @@ export class CellManager {
       settle = resolve;
     });
     if (entry.idle) clearTimeout(entry.idle);
+    let suspended: CellExit | undefined;
+    let exit: CellExit;
     try {
-      const suspended = why !== "requested" ? await entry.cell.suspend?.() : undefined;
-      const exit = suspended ?? (await entry.cell.stop());
-      if (this.entries.get(userId) === entry) this.entries.delete(userId);
-      this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
-      return exit;
+      suspended = why !== "requested" ? await entry.cell.suspend?.() : undefined;
+      exit = suspended ?? (await entry.cell.stop());
     } finally {
       if (this.entries.get(userId) === entry) this.entries.delete(userId);
       settle();
     }
+    this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
+    return exit;
   }
 
   async stopAll(): Promise<void> {

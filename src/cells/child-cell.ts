@@ -27,11 +27,10 @@ export interface ChildCellInit {
   stopTimeoutMs?: number;
   /**
    * The guest was restored from its saved memory, runtime running: it announced itself before it was saved,
-   * so it is ready as it is, without a Heartbeat of its own first.
+   * so it is ready as it is, without a Heartbeat of its own first. It has seen the msg_ids its last warden
+   * peer sent: this one starts at `nextMsgId`.
    */
-  resumed?: boolean;
-  /** The first msg_id the warden sends: a resumed guest has seen the ids its last warden peer sent. */
-  firstMsgId?: number;
+  resumed?: { nextMsgId: number };
   /**
    * Saves the running guest so that its next start resumes it; false when it could not (it then runs on). It
    * is given the msg_id the resumed cell's peer must start from.
@@ -93,7 +92,7 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     sessionId: "warden",
     ...(spec.maxFrameBytes === undefined ? {} : { maxFrameBytes: spec.maxFrameBytes }),
     heartbeatMs: spec.heartbeatMs ?? 5_000,
-    ...(init.firstMsgId === undefined ? {} : { firstMsgId: init.firstMsgId }),
+    ...(init.resumed ? { firstMsgId: init.resumed.nextMsgId } : {}),
   });
   const ready = new Promise<"ready">((resolve) => {
     if (init.resumed) return resolve("ready");
@@ -124,6 +123,7 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
   });
 
   const startedAt = Date.now();
+  const save = init.suspend;
   const handle: CellHandle = {
     userId: spec.userId,
     backend: init.backend,
@@ -151,14 +151,14 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
       kill();
       return exited;
     },
-    ...(init.suspend
+    ...(save
       ? {
           async suspend(): Promise<CellExit | undefined> {
-            if (requested || !init.suspend) return undefined;
+            if (requested) return undefined;
             // Nothing the channel does while the guest is stopped and saved counts as its loss.
             requested = true;
             stopReason = "suspended";
-            if (!(await init.suspend(() => peer.nextSentMsgId))) {
+            if (!(await save(() => peer.nextSentMsgId))) {
               requested = false;
               stopReason = "stopped";
               return undefined;

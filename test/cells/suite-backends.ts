@@ -6,6 +6,7 @@ import {
   createBwrapBackend,
   createMicrovmBackend,
   createProcessBackend,
+  type ImagePaths,
   imagePaths,
   sourceRuntime,
   v8ReserveMiB,
@@ -96,6 +97,12 @@ export const SUITE_BACKENDS: Record<string, () => SuiteBackend> = {
 /** The image the microvm suite boots: IRONCLAW_IMAGE_DIR, else the one `npm run test:microvm` builds. */
 export const TEST_IMAGE_DIR =
   process.env.IRONCLAW_IMAGE_DIR ?? join(process.cwd(), "node_modules/.cache/ironclaw-test-image");
+/** The microvm suite's image, which `npm run test:microvm` builds first: a suite without it cannot mean anything. */
+export function requireTestImage(): ImagePaths {
+  const paths = imagePaths(TEST_IMAGE_DIR);
+  if (!existsSync(paths.manifest)) throw new Error(`no cell image in ${paths.dir}: run npm run test:microvm`);
+  return paths;
+}
 const MICROVM = { memoryMiB: 256, brainDiskMiB: 64, workspaceMiB: 64, shmMiB: 16, processes: 256 };
 
 SUITE_BACKENDS.microvm = () => {

@@ -15,13 +15,13 @@ import {
   PACKAGE_ROOT,
   readImageStatus,
 } from "../../src/cells/index.js";
-import { TEST_IMAGE_DIR } from "../cells/suite-backends.js";
+import { requireTestImage, TEST_IMAGE_DIR } from "../cells/suite-backends.js";
 
 const paths = imagePaths(TEST_IMAGE_DIR);
 let home = "";
 
 beforeAll(async () => {
-  if (!existsSync(paths.manifest)) throw new Error(`no cell image in ${paths.dir}: run npm run test:microvm`);
+  requireTestImage();
   home = await mkdtemp(join(tmpdir(), "ironclaw-vm-snapshot-"));
   await chmod(home, 0o755);
 });

@@ -1,7 +1,6 @@
 // Idle microVM cells are suspended to disk and resumed where they were: the saved VM is used once, with the
 // clock the host gives it, and only beside the very brain disk it was saved with; otherwise the cell boots, and
 // the brain (synced before every save) has everything written before the suspend.
-import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readdir, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,16 +10,14 @@ import {
   type CellHandle,
   CellManager,
   createMicrovmBackend,
-  imagePaths,
   readImageStatus,
 } from "../../src/cells/index.js";
-import { TEST_IMAGE_DIR } from "../cells/suite-backends.js";
+import { requireTestImage } from "../cells/suite-backends.js";
 
-const paths = imagePaths(TEST_IMAGE_DIR);
+const paths = requireTestImage();
 let home = "";
 
 beforeAll(async () => {
-  if (!existsSync(paths.manifest)) throw new Error(`no cell image in ${paths.dir}: run npm run test:microvm`);
   const manifest = (await readImageStatus(paths)).manifest;
   // The image build compiles the resume helper with the host's C compiler, which CI installs.
   if (manifest?.resume !== "ready")

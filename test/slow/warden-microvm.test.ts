@@ -1,17 +1,14 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMicrovmBackend, imagePaths } from "../../src/cells/index.js";
-import { TEST_IMAGE_DIR } from "../cells/suite-backends.js";
+import { createMicrovmBackend } from "../../src/cells/index.js";
+import { requireTestImage } from "../cells/suite-backends.js";
 import { reply } from "../support/model-server.js";
 import { api, HOST_KEY, readSse, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
-const paths = imagePaths(TEST_IMAGE_DIR);
+const paths = requireTestImage();
 let h: WardenHarness;
 let call: ReturnType<typeof api>;
 
 beforeAll(async () => {
-  // test:microvm builds the image first (test/slow/ensure-image.ts); without one this suite cannot mean anything.
-  if (!existsSync(paths.manifest)) throw new Error(`no cell image in ${paths.dir}: run npm run test:microvm`);
   h = await startWardenHarness({
     backend: createMicrovmBackend({
       paths,

@@ -232,11 +232,14 @@ export class CronScheduler extends EventEmitter<SchedulerEvents> {
       wall = nowWall;
       mono = nowMono;
       if (Math.abs(jump) > CLOCK_JUMP_MS) this.clockJumped(jump);
+      arm();
+    };
+    const arm = () => {
       this.clockCheck = this.clock.setTimer(check, CLOCK_CHECK_MS);
+      // A check alone never keeps a process alive.
       (this.clockCheck as { unref?: () => void }).unref?.();
     };
-    this.clockCheck = this.clock.setTimer(check, CLOCK_CHECK_MS);
-    (this.clockCheck as { unref?: () => void }).unref?.();
+    arm();
   }
 
   private clockJumped(jumpMs: number): void {

@@ -8,7 +8,7 @@
 // discards it, and the cell boots as before. The brain on disk is synced before every save, so a discarded
 // save loses nothing written before it.
 import { randomBytes } from "node:crypto";
-import { chmod, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { shellQuote } from "./microvm-command.js";
@@ -100,7 +100,7 @@ export async function sweepSavedVms(usersDir: string, maxAgeMs: number, now = Da
   const swept: string[] = [];
   for (const user of await readdir(usersDir).catch(() => [] as string[])) {
     const paths = savedVmPaths(join(usersDir, user));
-    const saved = await stat(paths.state).catch(() => undefined);
+    const saved = await lstat(paths.state).catch(() => undefined);
     if (!saved?.isFile() || now - saved.mtimeMs <= maxAgeMs) continue;
     await rm(paths.state, { force: true });
     await rm(paths.meta, { force: true });
@@ -191,10 +191,6 @@ export class ControlLine {
   /** The clock and fresh entropy for a guest that was just restored. */
   resumeLine(): string {
     return `resume ${Date.now()} ${randomBytes(64).toString("hex")}`;
-  }
-
-  close(): void {
-    this.socket.destroy();
   }
 }
 

@@ -183,7 +183,12 @@ export function createMicrovmBackend(
         ]);
         if (answer !== "resumed") throw new Error(`the guest answered ${answer} to resume`);
       } catch (error) {
-        child.kill("SIGKILL");
+        // The boot that follows opens the same brain disk, which QEMU locks: this one must be gone first.
+        const gone = new Promise((resolve) => child.once("exit", resolve));
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGKILL");
+          await gone;
+        }
         await removeSockets();
         throw error;
       }
@@ -194,7 +199,7 @@ export function createMicrovmBackend(
       spec: { ...spec, startTimeoutMs: spec.startTimeoutMs ?? (mode === "tcg" ? 90_000 : 30_000) },
       child,
       channel: channel.connection,
-      ...(saved ? { resumed: true, firstMsgId: saved.nextMsgId } : {}),
+      ...(saved ? { resumed: { nextMsgId: saved.nextMsgId } } : {}),
       consoleOnStdout: true,
       stopTimeoutMs: 20_000,
       ...(resumable
@@ -214,7 +219,6 @@ export function createMicrovmBackend(
           }
         : {}),
       cleanup: async () => {
-        void control.then((c) => c.close());
         await removeSockets();
         await release();
       },
