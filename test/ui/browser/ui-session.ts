@@ -177,8 +177,9 @@ export function reportFailures(session: () => UiSession | undefined): void {
   });
 }
 
-export async function signIn(page: Page, url: string, token: string): Promise<void> {
-  await page.goto(`${url}/ui/`);
+/** Signs in on the sign-in screen, landing on `view` (the chat unless named). */
+export async function signIn(page: Page, url: string, token: string, view = ""): Promise<void> {
+  await page.goto(`${url}/ui/${view ? `#/${view}` : ""}`);
   await page.getByLabel("User token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("navigation", { name: "Screens" }).waitFor();

@@ -90,8 +90,9 @@ describe("the usage page", () => {
   it("says so when a user has neither caps nor calls", async () => {
     const bob = await s.h.addUser("bob");
     await s.page.getByRole("button", { name: "Sign out" }).click();
-    await signIn(s.page, s.h.url, bob);
-    await s.page.goto(`${s.h.url}/ui/#/usage`);
+    // Straight to the usage screen: the chat would start bob's cell, whose first index embeds the starter brain
+    // through the warden's proxy, a model call of his own that could reach the page before its answer.
+    await signIn(s.page, s.h.url, bob, "usage");
     await s.page.getByText("No caps: model calls are not limited.").waitFor();
     // The caps, the spend chart and the calls table come from requests of their own: each is waited for, since
     // the caps' answer can be drawn before the calls' (a count taken at once found no table cell yet).
