@@ -14,7 +14,7 @@ export {
 } from "./backends/bwrap-args.js";
 export { createMicrovmBackend, type MicrovmBackendOptions, TCG_WARNING } from "./backends/microvm.js";
 export { type MicrovmCommand, microvmArgs } from "./backends/microvm-command.js";
-export { sweepSavedVms } from "./backends/microvm-save.js";
+export { hasSavedVm, sweepSavedVms } from "./backends/microvm-save.js";
 export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } from "./backends/process.js";
 export { type BootProbe, chooseMicrovmAccel, probeKernelBoot } from "./boot-probe.js";
 export {

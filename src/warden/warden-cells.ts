@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   type BrainSeed,
   type CellBackend,
@@ -5,6 +6,7 @@ import {
   type CellHandle,
   CellManager,
   type CellStartSpec,
+  hasSavedVm,
   sweepSavedVms,
   WarmPool,
 } from "../cells/index.js";
@@ -131,6 +133,11 @@ export class WardenCells {
 
   running(userId: string): CellHandle | undefined {
     return this.manager.cell(userId);
+  }
+
+  /** A cell that is not running but was suspended: its user's next message resumes it. */
+  async suspended(userId: string): Promise<boolean> {
+    return !this.running(userId) && (await hasSavedVm(join(this.options.usersDir, userId)));
   }
 
   async stop(userId: string): Promise<void> {

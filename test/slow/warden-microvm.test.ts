@@ -73,6 +73,14 @@ describe("the warden with microVM cells", () => {
     // What the idle timer does, without waiting for it.
     await h.warden.context.cells.manager.stop("vera", "idle");
     expect(h.warden.context.cells.running("vera")).toBeUndefined();
+    const admin = api(h.url, (await h.warden.context.users.add("boss", { admin: true })).token);
+    const stateOfVera = async () => {
+      const answer = (await (await admin("GET", "/api/admin/cells")).json()) as {
+        data: { cells: Array<{ user: string; state: string }> };
+      };
+      return answer.data.cells.find((c) => c.user === "vera")?.state;
+    };
+    expect(await stateOfVera()).toBe("suspended");
     h.model.enqueue(
       reply.toolCalls([{ name: "bash", arguments: { command: "echo resumed-tool-ran" } }]),
       reply.text("Locker 41."),
@@ -85,6 +93,7 @@ describe("the warden with microVM cells", () => {
     expect(String(events.find((e) => e.type === "tool")?.content)).toContain("resumed-tool-ran");
     expect(events.at(-1)).toMatchObject({ type: "done", text: "Locker 41." });
     expect(h.warden.context.cells.running("vera")?.resumed).toBe(true);
+    expect(await stateOfVera()).toBe("running");
     const sent = (h.model.chatRequests().at(-1)?.messages ?? []).map((m) => String(m.content ?? ""));
     expect(sent).toContain("remember: locker 41");
   }, 300_000);

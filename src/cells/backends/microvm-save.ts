@@ -109,6 +109,13 @@ export async function sweepSavedVms(usersDir: string, maxAgeMs: number, now = Da
   return swept;
 }
 
+/** Whether the user's cell is suspended: a saved VM waits beside their brain (it may still be discarded at
+ * resume if it no longer fits the brain or the image). */
+export async function hasSavedVm(userDir: string): Promise<boolean> {
+  const saved = await lstat(savedVmPaths(userDir).state).catch(() => undefined);
+  return saved?.isFile() ?? false;
+}
+
 /** After a resume: the saved state was read, or is of no more use. */
 export async function dropTakenVm(userDir: string): Promise<void> {
   await rm(savedVmPaths(userDir).taken, { force: true });

@@ -125,9 +125,12 @@ export const toolAuditParamsSchema = z.strictObject({
 });
 export const toolAuditAnswerSchema = z.object({ entries: z.array(toolAuditEntrySchema) });
 
-export const CELL_STATES = ["running", "stopped", "halted"] as const;
+export const CELL_STATES = ["running", "suspended", "stopped", "halted"] as const;
 
-/** GET /api/admin/cells: one row per user; a stopped cell has no uptime or memory. */
+/**
+ * GET /api/admin/cells: one row per user; a stopped or suspended cell has no uptime or memory. A suspended cell
+ * (microVM) was saved to disk when idle and resumes where it was on its user's next message.
+ */
 export const cellStatusSchema = z.object({
   user: aString(),
   state: z.enum(CELL_STATES),

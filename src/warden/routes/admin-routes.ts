@@ -11,7 +11,8 @@ export function adminRoutes(ctx: WardenContext) {
     defineRoute({
       method: "GET",
       url: "/api/admin/cells",
-      summary: "Each user's cell: backend, running/stopped/halted, uptime, host memory, restarts (admin)",
+      summary:
+        "Each user's cell: backend, running/suspended/stopped/halted, uptime, host memory, restarts (admin)",
       tag: "admin",
       access: "admin",
       response: cellStatusListSchema,
@@ -22,9 +23,16 @@ export function adminRoutes(ctx: WardenContext) {
             const cell = ctx.cells.running(user.id);
             const stats = await cell?.stats().catch(() => undefined);
             const halted = ctx.soul.halted(user.id) !== undefined;
+            const suspended = !stats && (await ctx.cells.suspended(user.id));
             return {
               user: user.id,
-              state: halted ? ("halted" as const) : stats ? ("running" as const) : ("stopped" as const),
+              state: halted
+                ? ("halted" as const)
+                : stats
+                  ? ("running" as const)
+                  : suspended
+                    ? ("suspended" as const)
+                    : ("stopped" as const),
               backend: stats?.backend ?? ctx.cellBackend.name,
               uptime_ms: stats?.uptimeMs ?? null,
               memory_bytes: stats?.hostRssBytes ?? null,

@@ -1,4 +1,7 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usersDir } from "../../../src/cells/index.js";
 import { reply } from "../../support/model-server.js";
 import { api, readSse, startWardenHarness, type WardenHarness } from "../../support/warden-harness.js";
 
@@ -188,6 +191,23 @@ describe("admin", () => {
     expect(JSON.parse(body).data.providers).toEqual(["local", "openrouter"]);
     expect(body).not.toContain("127.0.0.1");
     expect(body).not.toContain("TEST_MODEL_KEY");
+  });
+
+  it("shows a cell that is not running but has a saved VM beside its brain as suspended", async () => {
+    // A microVM cell suspended when idle leaves users/<id>/cell.state (test/slow/warden-microvm.test.ts makes
+    // a real one); this backend cannot suspend, so root's is written here.
+    const rootDir = join(usersDir(h.warden.context.config, h.home), "root");
+    const stateOfRoot = async () => {
+      const cells = await json<{ cells: Array<{ user: string; state: string }> }>(
+        await admin("GET", "/api/admin/cells"),
+      );
+      return cells.data.cells.find((c) => c.user === "root")?.state;
+    };
+    await mkdir(rootDir, { recursive: true });
+    await writeFile(join(rootDir, "cell.state"), "saved memory");
+    expect(await stateOfRoot()).toBe("suspended");
+    await rm(join(rootDir, "cell.state"));
+    expect(await stateOfRoot()).toBe("stopped");
   });
 
   it("refuses a user who is not an admin (403)", async () => {

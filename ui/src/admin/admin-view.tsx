@@ -148,7 +148,15 @@ export default function AdminView(props: { api: ApiClient }) {
                   <tr data-cell={cell.user}>
                     <th scope="row">{cell.user}</th>
                     <td>
-                      <span class="status-pill" data-status={cell.state}>
+                      <span
+                        class="status-pill"
+                        data-status={cell.state}
+                        title={
+                          cell.state === "suspended"
+                            ? "Saved to disk while idle: resumes where it was on the user's next message"
+                            : undefined
+                        }
+                      >
                         {cell.state}
                       </span>
                     </td>
