@@ -1,8 +1,17 @@
-import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat, statfs, utimes, writeFile } from "node:fs/promises";
+import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { savedVmPaths, sweepSavedVms, takeSavedVm } from "./microvm-save.js";
+import {
+  ControlLine,
+  noRoomForSave,
+  SAVE_RESERVE,
+  savedVmPaths,
+  saveVm,
+  sweepSavedVms,
+  takeSavedVm,
+} from "./microvm-save.js";
 
 let dir = "";
 let brain = "";
@@ -105,5 +114,66 @@ describe("sweeping saved VMs", () => {
     expect((await readdir(join(dir, "recent"))).sort()).toEqual(["cell.state", "cell.state.json"]);
     // A users directory that is not there yet is nothing to sweep.
     expect(await sweepSavedVms(join(dir, "missing"), day)).toEqual([]);
+  });
+});
+
+describe("room for a save", () => {
+  const GiB = 1024 ** 3;
+  const disk = (totalGiB: number, freeGiB: number) => ({
+    bsize: 4096,
+    blocks: (totalGiB * GiB) / 4096,
+    bavail: (freeGiB * GiB) / 4096,
+  });
+
+  it("leaves 1 GiB, or 5% of a disk over 20 GiB, free after the largest save", () => {
+    expect(SAVE_RESERVE).toEqual({ bytes: GiB, share: 0.05 });
+    expect(noRoomForSave(disk(10, 2), 0.25 * GiB)).toBeUndefined();
+    expect(noRoomForSave(disk(10, 1.2), 0.25 * GiB)).toBe(
+      "the disk has 1229 MiB free: a save of up to 256 MiB must leave 1024 MiB",
+    );
+    // 5% of 100 GiB is 5 GiB.
+    expect(noRoomForSave(disk(100, 6), 0.5 * GiB)).toBeUndefined();
+    expect(noRoomForSave(disk(100, 5.2), 0.5 * GiB)).toMatch(/must leave 5120 MiB$/);
+  });
+
+  it("refuses a save that would not fit before it asks anything of the guest or of QEMU", async () => {
+    const heard: string[] = [];
+    const listen = async (name: string): Promise<{ server: Server; path: string }> => {
+      const path = join(dir, name);
+      const server = createServer((socket) => {
+        heard.push(name);
+        socket.on("data", (d) => heard.push(`${name}: ${d}`));
+      });
+      await new Promise<void>((resolve) => server.listen(path, resolve));
+      return { server, path };
+    };
+    const guest = await listen("control.sock");
+    const monitor = await listen("monitor.sock");
+    const socket = createConnection(guest.path);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    try {
+      const fs = await statfs(dir);
+      const result = await saveVm({
+        control: new ControlLine(socket),
+        monitorPath: monitor.path,
+        userDir: dir,
+        key: "k",
+        brainFile: brain,
+        // More than this disk has free.
+        memoryBytes: fs.bavail * fs.bsize + 1,
+        nextMsgId: () => 1,
+      });
+      expect(result.saved).toBe(false);
+      expect(result.saved ? "" : result.why).toMatch(
+        /^the disk has \d+ MiB free: a save of up to \d+ MiB must leave/,
+      );
+      // The control port heard only this test connect; the monitor, nothing.
+      expect(heard).toEqual(["control.sock"]);
+      expect(await files()).toEqual(["control.sock", "monitor.sock"]);
+    } finally {
+      socket.destroy();
+      guest.server.close();
+      monitor.server.close();
+    }
   });
 });

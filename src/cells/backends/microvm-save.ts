@@ -8,7 +8,7 @@
 // discards it, and the cell boots as before. The brain on disk is synced before every save, so a discarded
 // save loses nothing written before it.
 import { randomBytes } from "node:crypto";
-import { chmod, lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, readdir, readFile, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { shellQuote } from "./microvm-command.js";
@@ -201,9 +201,29 @@ export class ControlLine {
   }
 }
 
+/** What a save leaves free on the users' file system at the least: 1 GiB, or 5% of it where that is more. */
+export const SAVE_RESERVE = { bytes: 1024 ** 3, share: 0.05 };
+
+/**
+ * Why a save of up to `saveBytes` (the guest's memory) does not fit on a file system with these blocks, or
+ * undefined when it does. Brains, ledgers and the warden's databases share that disk, and a full disk fails
+ * their writes; a cell that is not suspended only boots next time.
+ */
+export function noRoomForSave(
+  fs: { bsize: number; blocks: number; bavail: number },
+  saveBytes: number,
+): string | undefined {
+  const free = fs.bavail * fs.bsize;
+  const keep = Math.max(SAVE_RESERVE.bytes, fs.blocks * fs.bsize * SAVE_RESERVE.share);
+  if (free - saveBytes >= keep) return undefined;
+  const mib = (n: number) => `${Math.round(n / 1024 ** 2)} MiB`;
+  return `the disk has ${mib(free)} free: a save of up to ${mib(saveBytes)} must leave ${mib(keep)}`;
+}
+
 /**
  * Saves a running VM: its brain synced, the VM stopped and written to its user's directory with what it was
- * saved with. Returns false when it could not, with the VM running again as it was.
+ * saved with. Returns false when it could not, with the VM running again as it was; also, untouched, when the
+ * users' disk has no room for a save of `memoryBytes` (noRoomForSave).
  */
 export async function saveVm(options: {
   control: ControlLine;
@@ -211,9 +231,16 @@ export async function saveVm(options: {
   userDir: string;
   key: string;
   brainFile: string;
+  /** The guest's memory: the most a save can write. */
+  memoryBytes: number;
   nextMsgId: () => number;
 }): Promise<{ saved: true } | { saved: false; why: string }> {
   const paths = savedVmPaths(options.userDir);
+  const room = await statfs(options.userDir).then(
+    (fs) => noRoomForSave(fs, options.memoryBytes),
+    (error: Error) => `the disk's free space is unknown (${error.message})`,
+  );
+  if (room) return { saved: false, why: room };
   const partial = `${paths.state}.partial`;
   const mon = (command: string) => monitorCommand(options.monitorPath, command);
   let stopped = false;

@@ -211,6 +211,7 @@ export function createMicrovmBackend(
                 userDir: spec.userDir,
                 key,
                 brainFile: config.brainFile,
+                memoryBytes: config.memoryMiB * 1024 ** 2,
                 nextMsgId,
               });
               if (!result.saved) logger.warn({ user: spec.userId, why: result.why }, "cell not suspended");
