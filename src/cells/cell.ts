@@ -109,6 +109,8 @@ export interface CellBackend {
   readonly name: CellBackendName;
   /** False only for `process`: nothing stands between the agent and the host. */
   readonly isolated: boolean;
+  /** Whether its idle cells are suspended (saved to disk, resumed on next use) rather than stopped. */
+  readonly suspends?: boolean;
   start(spec: CellStartSpec): Promise<CellHandle>;
   /** Only where a running cell can be given its brain later (bwrap under a root warden). */
   startBlank?(spec: BlankCellSpec): Promise<BlankCell>;

@@ -135,9 +135,13 @@ export class WardenCells {
     return this.manager.cell(userId);
   }
 
-  /** A cell that is not running but was suspended: its user's next message resumes it. */
+  /**
+   * A cell that is not running but was suspended: its user's next message resumes it. (A save left from
+   * before the host changed backends is not: that cell boots, and the sweep deletes the save.)
+   */
   async suspended(userId: string): Promise<boolean> {
-    return !this.running(userId) && (await hasSavedVm(join(this.options.usersDir, userId)));
+    if (this.running(userId) || this.options.backend.suspends !== true) return false;
+    return hasSavedVm(join(this.options.usersDir, userId));
   }
 
   async stop(userId: string): Promise<void> {

@@ -65,6 +65,7 @@ export function createMicrovmBackend(
   return {
     name: "microvm",
     isolated: true,
+    suspends: options.suspend !== false,
     accel,
     async start(spec: CellStartSpec): Promise<CellHandle> {
       assertUserId(spec.userId);
