@@ -33,7 +33,8 @@ describe("the web UI", () => {
     await shoot(page, "login");
     await page.getByLabel("User token").fill("ick_not_a_real_token");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert").textContent()).resolves.toMatch(/token is not valid/);
+    // The form's alert is always there (a live region) and empty until the warden has answered.
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/token is not valid/);
     await signIn(page, s.h.url, s.token);
     await page.getByRole("button", { name: "New chat" }).waitFor();
     await page.locator('.connection[data-state="online"]').waitFor();
