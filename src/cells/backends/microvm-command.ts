@@ -81,6 +81,6 @@ export function microvmArgs(c: MicrovmCommand): string[] {
 }
 
 /** QEMU runs an `exec:` migration URI through /bin/sh: a path in one is quoted for it. */
-export function shellQuote(text: string): string {
+function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readdir, rm, stat, statfs, utimes, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, statfs, utimes, writeFile } from "node:fs/promises";
 import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ControlLine,
   noRoomForSave,
+  receiveSave,
   SAVE_RESERVE,
   savedVmPaths,
   saveVm,
@@ -156,6 +158,7 @@ describe("room for a save", () => {
       const result = await saveVm({
         control: new ControlLine(socket),
         monitorPath: monitor.path,
+        saveSocketPath: join(dir, "save.sock"),
         userDir: dir,
         key: "k",
         brainFile: brain,
@@ -175,5 +178,38 @@ describe("room for a save", () => {
       guest.server.close();
       monitor.server.close();
     }
+  });
+});
+
+describe("receiving a save", () => {
+  it("writes the whole stream, 0600, and settles only after its last byte is in the file", async () => {
+    const socketPath = join(dir, "save.sock");
+    const file = join(dir, "cell.state.partial");
+    const receiver = await receiveSave(socketPath, file);
+    const body = randomBytes(3 * 1024 * 1024 + 17);
+    const qemu = createConnection(socketPath);
+    // Written in pieces and ended, as QEMU's migration stream is.
+    for (let at = 0; at < body.length; at += 65_536) qemu.write(body.subarray(at, at + 65_536));
+    qemu.end();
+    expect(await receiver.written).toBe(body.length);
+    expect((await readFile(file)).equals(body)).toBe(true);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // One stream only: nobody else connects once QEMU has.
+    const late = createConnection(socketPath);
+    await expect(
+      new Promise((resolve, reject) => {
+        late.once("connect", resolve);
+        late.once("error", reject);
+      }),
+    ).rejects.toThrow();
+    await receiver.close();
+    expect(await files()).toEqual(["cell.state.partial"]);
+  });
+
+  it("gives up cleanly when no stream comes", async () => {
+    const socketPath = join(dir, "save.sock");
+    const receiver = await receiveSave(socketPath, join(dir, "cell.state.partial"));
+    await receiver.close();
+    expect(await files()).toEqual([]);
   });
 });

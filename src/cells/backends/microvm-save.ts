@@ -8,10 +8,11 @@
 // discards it, and the cell boots as before. The brain on disk is synced before every save, so a discarded
 // save loses nothing written before it.
 import { randomBytes } from "node:crypto";
-import { chmod, lstat, readdir, readFile, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
-import { connect, type Socket } from "node:net";
+import { createWriteStream } from "node:fs";
+import { lstat, readdir, readFile, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
+import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
-import { shellQuote } from "./microvm-command.js";
+import { pipeline } from "node:stream/promises";
 
 /** Where a user's saved VM and what it was saved with live, beside their brain disk. */
 export function savedVmPaths(userDir: string): { state: string; meta: string; taken: string } {
@@ -221,6 +222,43 @@ export function noRoomForSave(
 }
 
 /**
+ * Receives QEMU's migration stream on a unix socket (`migrate unix:`) and writes it to `file` (0600): `written`
+ * settles once QEMU has closed the stream and every byte is in the file. The warden writes the file itself
+ * because QEMU ends an `exec:` writer as soon as it closes the pipe (SIGTERM, then SIGKILL 10 ms later), which
+ * can cut off what the writer had not yet drained.
+ */
+export async function receiveSave(
+  socketPath: string,
+  file: string,
+): Promise<{ written: Promise<number>; close: () => Promise<void> }> {
+  await rm(socketPath, { force: true });
+  const server = createServer();
+  let connection: Socket | undefined;
+  const written = new Promise<number>((resolve, reject) => {
+    server.once("connection", (socket) => {
+      connection = socket;
+      server.close();
+      // The guest's whole memory: the warden's alone, as the brain disk is.
+      const out = createWriteStream(file, { mode: 0o600 });
+      pipeline(socket, out).then(() => resolve(out.bytesWritten), reject);
+    });
+  });
+  written.catch(() => {}); // awaited by the caller; a save given up on must not be an unhandled rejection
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  return {
+    written,
+    async close() {
+      server.close();
+      connection?.destroy();
+      await rm(socketPath, { force: true });
+    },
+  };
+}
+
+/**
  * Saves a running VM: its brain synced, the VM stopped and written to its user's directory with what it was
  * saved with. Returns false when it could not, with the VM running again as it was; also, untouched, when the
  * users' disk has no room for a save of `memoryBytes` (noRoomForSave).
@@ -228,6 +266,8 @@ export function noRoomForSave(
 export async function saveVm(options: {
   control: ControlLine;
   monitorPath: string;
+  /** Where the warden listens for QEMU's migration stream while it saves (a short path: a unix socket). */
+  saveSocketPath: string;
   userDir: string;
   key: string;
   brainFile: string;
@@ -244,6 +284,7 @@ export async function saveVm(options: {
   const partial = `${paths.state}.partial`;
   const mon = (command: string) => monitorCommand(options.monitorPath, command);
   let stopped = false;
+  let receiver: Awaited<ReturnType<typeof receiveSave>> | undefined;
   try {
     const synced = await options.control.ask("sync", 30_000);
     if (synced !== "synced") return { saved: false, why: `the guest answered ${synced} to sync` };
@@ -252,9 +293,10 @@ export async function saveVm(options: {
     // QEMU's default cap (32 MiB/s) would make a save of a 256 MiB guest take seconds.
     await mon("migrate_set_parameter max-bandwidth 4G");
     await rm(partial, { force: true });
+    receiver = await receiveSave(options.saveSocketPath, partial);
     // Detached (-d): without it the monitor answers only at its once-a-second status check, which made every
     // save take a second for a migration of 0.1-0.2 s; completion is polled below instead.
-    await mon(`migrate -d "exec:cat > ${shellQuote(partial)}"`);
+    await mon(`migrate -d unix:${options.saveSocketPath}`);
     for (let polls = 0; ; polls++) {
       const info = await mon("info migrate");
       if (/Migration status: completed/.test(info)) break;
@@ -264,6 +306,14 @@ export async function saveVm(options: {
         );
       await new Promise((r) => setTimeout(r, 25));
     }
+    // QEMU has sent everything; the file is whole once the stream has ended and the last bytes are written.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      receiver.written,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the save's stream did not end within 30 s")), 30_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     const meta: SavedVmMeta = {
       key: options.key,
       brain: await brainIdentity(options.brainFile),
@@ -272,14 +322,15 @@ export async function saveVm(options: {
       savedAt: new Date().toISOString(),
     };
     await writeFile(paths.meta, `${JSON.stringify(meta)}\n`, { mode: 0o600 });
-    // The guest's whole memory: the warden's alone, as the brain disk is.
-    await chmod(partial, 0o600);
     await rename(partial, paths.state);
     return { saved: true };
   } catch (error) {
+    await receiver?.close();
     await rm(partial, { force: true });
     await rm(paths.meta, { force: true });
     if (stopped) await mon("cont").catch(() => undefined);
     return { saved: false, why: (error as Error).message };
+  } finally {
+    await receiver?.close();
   }
 }

@@ -167,7 +167,9 @@ export function createMicrovmBackend(
     const removeSockets = async () => {
       channel.close();
       controlSocket.close();
-      await Promise.all([socketPath, controlPath, monitorPath].map((p) => rm(p, { force: true })));
+      await Promise.all(
+        [socketPath, controlPath, monitorPath, `${base}.save`].map((p) => rm(p, { force: true })),
+      );
     };
     const control = controlSocket.connection.then((socket) => new ControlLine(socket));
     if (incomingFile) {
@@ -209,6 +211,7 @@ export function createMicrovmBackend(
               const result = await saveVm({
                 control: await control,
                 monitorPath,
+                saveSocketPath: `${base}.save`,
                 userDir: spec.userDir,
                 key,
                 brainFile: config.brainFile,
