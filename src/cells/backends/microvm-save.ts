@@ -239,7 +239,7 @@ export async function receiveSave(
       connection = socket;
       server.close();
       // The guest's whole memory: the warden's alone, as the brain disk is.
-      const out = createWriteStream(file, { mode: 0o600 });
+      const out = createWriteStream(file, { mode: 0o600, highWaterMark: 4 * 1024 * 1024 });
       pipeline(socket, out).then(() => resolve(out.bytesWritten), reject);
     });
   });
