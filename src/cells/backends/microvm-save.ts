@@ -223,9 +223,9 @@ export function noRoomForSave(
 
 /**
  * Receives QEMU's migration stream on a unix socket (`migrate unix:`) and writes it to `file` (0600): `written`
- * settles once QEMU has closed the stream and every byte is in the file. The warden writes the file itself
- * because QEMU ends an `exec:` writer as soon as it closes the pipe (SIGTERM, then SIGKILL 10 ms later), which
- * can cut off what the writer had not yet drained.
+ * settles once QEMU has closed the stream and every byte is in the file. The warden writes the file itself:
+ * an `exec:` writer's shell is signalled away as soon as QEMU closes the pipe (SIGTERM, then SIGKILL 10 ms
+ * later), leaving its `cat` to finish on its own, so nothing would say when the file is whole.
  */
 export async function receiveSave(
   socketPath: string,
