@@ -296,7 +296,7 @@ export async function saveVm(options: {
     receiver = await receiveSave(options.saveSocketPath, partial);
     // Detached (-d): without it the monitor answers only at its once-a-second status check, which made every
     // save take a second for a migration of 0.1-0.2 s; completion is polled below instead.
-    await mon(`migrate -d unix:${options.saveSocketPath}`);
+    await mon(`migrate -d "unix:${options.saveSocketPath}"`);
     for (let polls = 0; ; polls++) {
       const info = await mon("info migrate");
       if (/Migration status: completed/.test(info)) break;

@@ -20,6 +20,7 @@ import { launchChildCell } from "../child-cell.js";
 import { QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
 import { readImageStatus } from "../image/image-status.js";
+import { ensurePrivateDir } from "../private-dir.js";
 import { type MicrovmCommand, microvmArgs } from "./microvm-command.js";
 import { ControlLine, dropTakenVm, saveVm, takeSavedVm } from "./microvm-save.js";
 
@@ -82,7 +83,7 @@ export function createMicrovmBackend(
       }
       // users/<u> holds the whole brain as a disk image: the warden's alone.
       await mkdir(spec.userDir, { recursive: true, mode: 0o700 });
-      await mkdir(runDir, { recursive: true, mode: 0o700 });
+      await ensurePrivateDir(runDir);
       const brain = await ensureBrainDisk(spec.userDir, options.brainDiskMiB ?? 256, spec.brainSeed);
       // One VM per brain disk: two writers would corrupt the ext4 file system.
       const lockFile = join(spec.userDir, "brain.lock");
