@@ -10,9 +10,10 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { lstat, readdir, readFile, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
-import { connect, createServer, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { listenOnce } from "./listen-once.js";
 
 /** Where a user's saved VM and what it was saved with live, beside their brain disk. */
 export function savedVmPaths(userDir: string): { state: string; meta: string; taken: string } {
@@ -232,27 +233,18 @@ export async function receiveSave(
   file: string,
 ): Promise<{ written: Promise<number>; close: () => Promise<void> }> {
   await rm(socketPath, { force: true });
-  const server = createServer();
-  let connection: Socket | undefined;
-  const written = new Promise<number>((resolve, reject) => {
-    server.once("connection", (socket) => {
-      connection = socket;
-      server.close();
-      // The guest's whole memory: the warden's alone, as the brain disk is.
-      const out = createWriteStream(file, { mode: 0o600, highWaterMark: 4 * 1024 * 1024 });
-      pipeline(socket, out).then(() => resolve(out.bytesWritten), reject);
-    });
+  const listener = await listenOnce(socketPath);
+  const written = listener.connection.then(async (socket) => {
+    // The guest's whole memory: the warden's alone, as the brain disk is.
+    const out = createWriteStream(file, { mode: 0o600, highWaterMark: 4 * 1024 * 1024 });
+    await pipeline(socket, out);
+    return out.bytesWritten;
   });
   written.catch(() => {}); // awaited by the caller; a save given up on must not be an unhandled rejection
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve());
-  });
   return {
     written,
     async close() {
-      server.close();
-      connection?.destroy();
+      listener.close();
       await rm(socketPath, { force: true });
     },
   };
@@ -314,6 +306,7 @@ export async function saveVm(options: {
         timer = setTimeout(() => reject(new Error("the save's stream did not end within 30 s")), 30_000);
       }),
     ]).finally(() => clearTimeout(timer));
+    await receiver.close();
     const meta: SavedVmMeta = {
       key: options.key,
       brain: await brainIdentity(options.brainFile),
@@ -330,7 +323,5 @@ export async function saveVm(options: {
     await rm(paths.meta, { force: true });
     if (stopped) await mon("cont").catch(() => undefined);
     return { saved: false, why: (error as Error).message };
-  } finally {
-    await receiver?.close();
   }
 }

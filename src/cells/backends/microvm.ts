@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
-import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, type Logger } from "../../core/index.js";
@@ -21,6 +20,7 @@ import { QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
 import { readImageStatus } from "../image/image-status.js";
 import { ensurePrivateDir } from "../private-dir.js";
+import { listenOnce } from "./listen-once.js";
 import { type MicrovmCommand, microvmArgs } from "./microvm-command.js";
 import { ControlLine, dropTakenVm, saveVm, takeSavedVm } from "./microvm-save.js";
 
@@ -152,6 +152,7 @@ export function createMicrovmBackend(
     const socketPath = `${base}.sock`;
     const controlPath = `${base}.ctl`;
     const monitorPath = `${base}.mon`;
+    const saveSocketPath = `${base}.save`;
     const channel = await listenOnce(socketPath);
     const controlSocket = await listenOnce(controlPath);
     const child = spawn(
@@ -169,7 +170,7 @@ export function createMicrovmBackend(
       channel.close();
       controlSocket.close();
       await Promise.all(
-        [socketPath, controlPath, monitorPath, `${base}.save`].map((p) => rm(p, { force: true })),
+        [socketPath, controlPath, monitorPath, saveSocketPath].map((p) => rm(p, { force: true })),
       );
     };
     const control = controlSocket.connection.then((socket) => new ControlLine(socket));
@@ -212,7 +213,7 @@ export function createMicrovmBackend(
               const result = await saveVm({
                 control: await control,
                 monitorPath,
-                saveSocketPath: `${base}.save`,
+                saveSocketPath,
                 userDir: spec.userDir,
                 key,
                 brainFile: config.brainFile,
@@ -230,28 +231,4 @@ export function createMicrovmBackend(
       },
     });
   }
-}
-
-/** A unix socket for QEMU to connect to, closed for others once it has. */
-async function listenOnce(path: string): Promise<{ connection: Promise<Socket>; close: () => void }> {
-  const server = createServer();
-  let connected: Socket | undefined;
-  const connection = new Promise<Socket>((resolve) => {
-    server.once("connection", (socket) => {
-      connected = socket;
-      server.close();
-      resolve(socket);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, resolve);
-  });
-  return {
-    connection,
-    close: () => {
-      connected?.destroy();
-      server.close();
-    },
-  };
 }

@@ -22,17 +22,17 @@ export function adminRoutes(ctx: WardenContext) {
           ctx.users.list().map(async (user) => {
             const cell = ctx.cells.running(user.id);
             const stats = await cell?.stats().catch(() => undefined);
-            const halted = ctx.soul.halted(user.id) !== undefined;
-            const suspended = !stats && (await ctx.cells.suspended(user.id));
-            return {
-              user: user.id,
-              state: halted
+            const state =
+              ctx.soul.halted(user.id) !== undefined
                 ? ("halted" as const)
                 : stats
                   ? ("running" as const)
-                  : suspended
+                  : (await ctx.cells.suspended(user.id))
                     ? ("suspended" as const)
-                    : ("stopped" as const),
+                    : ("stopped" as const);
+            return {
+              user: user.id,
+              state,
               backend: stats?.backend ?? ctx.cellBackend.name,
               uptime_ms: stats?.uptimeMs ?? null,
               memory_bytes: stats?.hostRssBytes ?? null,
