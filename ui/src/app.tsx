@@ -4,6 +4,7 @@ import { createAuthController } from "./auth/auth-controller.js";
 import { LoginView } from "./auth/login-view.js";
 import { ChatView } from "./chat/chat-view.js";
 import { useRoute } from "./shared/route.js";
+import { ScreenBoundary } from "./shared/screen-boundary.js";
 import { AppShell } from "./shell/app-shell.js";
 
 // Screens other than the chat load on first use: the first paint needs only the chat.
@@ -33,29 +34,31 @@ export function App() {
       </Match>
       <Match when={auth.state.phase === "signed-in"}>
         <AppShell api={api} auth={auth} route={route()}>
-          <Switch fallback={<ChatView api={api} />}>
-            <Match when={route().view === "memory"}>
-              <MemoryView api={api} path={route().rest} />
-            </Match>
-            <Match when={route().view === "instructions"}>
-              <InstructionsView api={api} />
-            </Match>
-            <Match when={route().view === "cron"}>
-              <CronView api={api} />
-            </Match>
-            <Match when={route().view === "soul"}>
-              <SoulView api={api} />
-            </Match>
-            <Match when={route().view === "audit"}>
-              <AuditView api={api} />
-            </Match>
-            <Match when={route().view === "usage"}>
-              <UsageView api={api} me={auth.state.me?.user ?? ""} admin={auth.state.me?.admin ?? false} />
-            </Match>
-            <Match when={route().view === "admin" && auth.state.me?.admin}>
-              <AdminView api={api} />
-            </Match>
-          </Switch>
+          <ScreenBoundary view={route().view}>
+            <Switch fallback={<ChatView api={api} />}>
+              <Match when={route().view === "memory"}>
+                <MemoryView api={api} path={route().rest} />
+              </Match>
+              <Match when={route().view === "instructions"}>
+                <InstructionsView api={api} />
+              </Match>
+              <Match when={route().view === "cron"}>
+                <CronView api={api} />
+              </Match>
+              <Match when={route().view === "soul"}>
+                <SoulView api={api} />
+              </Match>
+              <Match when={route().view === "audit"}>
+                <AuditView api={api} />
+              </Match>
+              <Match when={route().view === "usage"}>
+                <UsageView api={api} me={auth.state.me?.user ?? ""} admin={auth.state.me?.admin ?? false} />
+              </Match>
+              <Match when={route().view === "admin" && auth.state.me?.admin}>
+                <AdminView api={api} />
+              </Match>
+            </Switch>
+          </ScreenBoundary>
         </AppShell>
       </Match>
     </Switch>
