@@ -1,4 +1,6 @@
 import { createEffect, For, Match, Show, Switch } from "solid-js";
+import { isLongMessage } from "../shared/collapse.js";
+import { Collapsible } from "../shared/collapsible.js";
 import { AnswerView } from "./answer-view.js";
 import type { ChatItem } from "./chat-items.js";
 import { ToolCallView } from "./tool-call.js";
@@ -40,7 +42,9 @@ export function MessageList(props: { items: ChatItem[]; loading: boolean; workin
             <Match when={item.kind === "user" && item}>
               {(user) => (
                 <article class="message user" aria-label="You">
-                  <div class="body">{user().text}</div>
+                  <Collapsible long={isLongMessage(user().text)} text={user().text}>
+                    <div class="body">{user().text}</div>
+                  </Collapsible>
                 </article>
               )}
             </Match>
@@ -53,7 +57,12 @@ export function MessageList(props: { items: ChatItem[]; loading: boolean; workin
                   aria-busy={answer().streaming}
                   data-streaming={answer().streaming ? "true" : "false"}
                 >
-                  <AnswerView class="body markdown" text={answer().text} />
+                  <Collapsible
+                    long={!answer().streaming && isLongMessage(answer().text)}
+                    text={answer().text}
+                  >
+                    <AnswerView class="body markdown" text={answer().text} />
+                  </Collapsible>
                 </article>
               )}
             </Match>

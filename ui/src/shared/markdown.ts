@@ -1,6 +1,11 @@
+import { appendCodeBlock } from "./markdown-code.js";
+import { appendInline } from "./markdown-inline.js";
+import { appendTable, isTableStart } from "./markdown-table.js";
+
 // Markdown as DOM nodes, never as an HTML string: whatever the agent writes (including "<script>") ends up as
-// text. Blocks: paragraphs, ```fenced code```, lists, headings, quotes. Inline: `code`, **bold**, *italic* and
-// [links](https://…) to http(s) addresses only. An unclosed fence (mid-stream) runs to the end of the text.
+// text. Blocks: paragraphs, ```fenced code``` (highlighted, with a Copy button), lists, headings, quotes and
+// GFM tables. Inline: `code`, **bold**, *italic* and [links](https://…) to http(s) addresses only. An
+// unclosed fence (mid-stream) runs to the end of the text.
 
 const FENCE = /^\s*```\s*([\w+-]*)/;
 const FENCE_END = /^\s*```\s*$/;
@@ -8,8 +13,6 @@ const BULLET = /^\s*[-*+]\s+(.*)$/;
 const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
 const HEADING = /^(#{1,6})\s+(.*)$/;
 const QUOTE = /^\s*>\s?(.*)$/;
-const INLINE =
-  /`([^`\n]+)`|\*\*([^*\n]+?)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])|\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
 
 const startsBlock = (line: string) =>
   line.trim() === "" ||
@@ -31,6 +34,7 @@ export function renderMarkdown(text: string, doc: Document = document): Document
     else if (BULLET.test(line) || NUMBERED.test(line)) i = appendList(fragment, lines, i, doc);
     else if (HEADING.test(line)) i = appendHeading(fragment, line, i, doc);
     else if (QUOTE.test(line)) i = appendQuote(fragment, lines, i, doc);
+    else if (isTableStart(lines, i)) i = appendTable(fragment, lines, i, doc);
     else i = appendParagraph(fragment, lines, i, doc);
   }
   return fragment;
@@ -40,12 +44,7 @@ function appendCode(parent: Node, lines: string[], start: number, doc: Document)
   const language = FENCE.exec(lines[start] ?? "")?.[1] ?? "";
   let end = start + 1;
   while (end < lines.length && !FENCE_END.test(lines[end] ?? "")) end += 1;
-  const pre = doc.createElement("pre");
-  const code = doc.createElement("code");
-  if (language) code.setAttribute("data-language", language);
-  code.textContent = lines.slice(start + 1, end).join("\n");
-  pre.append(code);
-  parent.appendChild(pre);
+  appendCodeBlock(parent, lines.slice(start + 1, end).join("\n"), language, doc);
   return end + 1;
 }
 
@@ -91,7 +90,11 @@ function appendQuote(parent: Node, lines: string[], start: number, doc: Document
 
 function appendParagraph(parent: Node, lines: string[], start: number, doc: Document): number {
   let end = start;
-  while (end < lines.length && (end === start || !startsBlock(lines[end] ?? ""))) end += 1;
+  while (
+    end < lines.length &&
+    (end === start || (!startsBlock(lines[end] ?? "") && !isTableStart(lines, end)))
+  )
+    end += 1;
   const paragraph = doc.createElement("p");
   lines.slice(start, end).forEach((line, n) => {
     if (n > 0) paragraph.append(doc.createElement("br"));
@@ -99,33 +102,4 @@ function appendParagraph(parent: Node, lines: string[], start: number, doc: Docu
   });
   parent.appendChild(paragraph);
   return end;
-}
-
-function appendInline(parent: Element, text: string, doc: Document): void {
-  let last = 0;
-  for (const match of text.matchAll(INLINE)) {
-    const at = match.index ?? 0;
-    if (at > last) parent.append(doc.createTextNode(text.slice(last, at)));
-    const [, code, bold, italic, label, href] = match;
-    if (code !== undefined) parent.append(element(doc, "code", code));
-    else if (bold !== undefined) parent.append(element(doc, "strong", bold));
-    else if (italic !== undefined) parent.append(element(doc, "em", italic));
-    else parent.append(link(doc, label ?? href ?? "", href ?? ""));
-    last = at + match[0].length;
-  }
-  if (last < text.length) parent.append(doc.createTextNode(text.slice(last)));
-}
-
-function element(doc: Document, tag: string, text: string): HTMLElement {
-  const node = doc.createElement(tag);
-  node.textContent = text;
-  return node;
-}
-
-function link(doc: Document, label: string, href: string): HTMLElement {
-  const anchor = element(doc, "a", label);
-  anchor.setAttribute("href", href);
-  anchor.setAttribute("target", "_blank");
-  anchor.setAttribute("rel", "noopener noreferrer");
-  return anchor;
 }
