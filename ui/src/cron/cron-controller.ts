@@ -5,6 +5,30 @@ import { userTimeZone } from "../shared/format.js";
 import { createGenerations } from "../shared/generation.js";
 import { previewSchedule } from "./cron-schedule.js";
 
+/** What keeps a form from being saved, field by field (the same rules as the warden's, for what it can see). */
+export interface FormProblems {
+  id?: string;
+  schedule: string[];
+  prompt?: string;
+}
+
+/** The form's problems; none means Save is offered. */
+export function checkCronForm(form: CronForm, schedule: ReturnType<typeof previewSchedule>): FormProblems {
+  const problems: FormProblems = { schedule: schedule.ok ? [] : schedule.errors };
+  const id = form.id.trim();
+  if (form.editing === null) {
+    if (id === "") problems.id = "Enter a job id, like morning-brief.";
+    else if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(id))
+      problems.id =
+        "A job id starts with a letter or digit and uses only letters, digits, - and _ (at most 64).";
+  }
+  if (!/\S/.test(form.prompt)) problems.prompt = "Enter the prompt the job runs.";
+  return problems;
+}
+
+export const hasProblems = (p: FormProblems) =>
+  p.id !== undefined || p.prompt !== undefined || p.schedule.length > 0;
+
 export interface CronForm {
   /** The job being edited, or null for a new one. */
   editing: string | null;
@@ -58,6 +82,10 @@ export function createCronController(api: ApiClient) {
   const generations = createGenerations();
   const say = (level: "error" | "info", text: string) => setState("message", { level, text });
   const preview = () => (state.form ? previewSchedule(state.form.schedule, state.form.timezone) : null);
+  const problems = () => {
+    const schedule = preview();
+    return state.form && schedule ? checkCronForm(state.form, schedule) : null;
+  };
 
   async function load(): Promise<void> {
     const ticket = generations.next("list");
@@ -80,7 +108,10 @@ export function createCronController(api: ApiClient) {
   async function save(): Promise<void> {
     const form = state.form;
     if (!form || state.saving) return;
-    // Sent even when the preview shows a problem: the warden is the judge, and it names the line and rule.
+    // Save is disabled while the form shows a problem; Enter in a field comes here too. The warden still judges
+    // what is sent, naming the line of jobs.toml and the rule.
+    const found = problems();
+    if (found && hasProblems(found)) return;
     setState({ saving: true, formError: null });
     const answer = form.editing
       ? await api.call("PUT /api/cron/jobs/:id", { params: { id: form.editing }, body: bodyOf(form) })
@@ -165,7 +196,7 @@ export function createCronController(api: ApiClient) {
     }
   }
 
-  return { state, dispatch, preview, dispose: () => generations.invalidateAll() };
+  return { state, dispatch, preview, problems, dispose: () => generations.invalidateAll() };
 }
 
 export type CronController = ReturnType<typeof createCronController>;

@@ -1,6 +1,10 @@
 import { Cron } from "croner";
+import { checkCronFields } from "./cron-fields.js";
 
-export type SchedulePreview = { ok: true; next: Date[] } | { ok: false; error: string };
+/** The next runs, or what is wrong: `errors` names every problem found, `error` says them in one line. */
+export type SchedulePreview = { ok: true; next: Date[] } | { ok: false; error: string; errors: string[] };
+
+const refuse = (...errors: string[]): SchedulePreview => ({ ok: false, error: errors.join("; "), errors });
 
 function isTimeZone(name: string): boolean {
   try {
@@ -22,19 +26,19 @@ export function previewSchedule(
   from = new Date(),
 ): SchedulePreview {
   const trimmed = expression.trim();
-  if (trimmed === "") return { ok: false, error: "Enter a schedule, like 0 7 * * * (every day at 07:00)." };
-  if (!isTimeZone(timeZone))
-    return {
-      ok: false,
-      error: `${timeZone || "(empty)"} is not a time zone this browser knows (like Europe/Berlin or UTC).`,
-    };
+  if (trimmed === "") return refuse("Enter a schedule, like 0 7 * * * (every day at 07:00).");
+  const fields = checkCronFields(trimmed);
+  const zone = isTimeZone(timeZone)
+    ? []
+    : [`${timeZone || "(empty)"} is not a time zone this browser knows (like Europe/Berlin or UTC).`];
+  if (fields.length > 0 || zone.length > 0) return refuse(...fields, ...zone);
   try {
     const cron = new Cron(trimmed, { timezone: timeZone, paused: true });
     const next = cron.nextRuns(count, from);
-    if (next.length === 0) return { ok: false, error: "This schedule never runs (no such date)." };
+    if (next.length === 0) return refuse("This schedule never runs (no such date).");
     return { ok: true, next };
   } catch (error) {
-    return { ok: false, error: (error as Error).message.replace(/^CronPattern: /, "") };
+    return refuse((error as Error).message.replace(/^CronPattern: /, ""));
   }
 }
 
