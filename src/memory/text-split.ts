@@ -8,9 +8,16 @@ type Cutter = (text: string) => number[];
 
 const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
 
+/**
+ * The most text one Intl.Segmenter call is given. V8 gives every segment a fresh copy of the whole input (its
+ * `input` field), so one call over n characters allocates about n²/(sentence length) bytes: a pasted 180 kB
+ * message made ~700 MB and aborted the cell on its heap limit. Windows of this size keep it linear.
+ */
+export const SENTENCE_WINDOW = 4096;
+
 /** Boundaries tried in order, coarsest first: sentences (ICU also ends one at a newline), lines, words. */
 const CUTTERS: Cutter[] = [
-  (text) => [...sentences.segment(text)].map((s) => s.index),
+  (text) => sentenceStarts(text),
   (text) => offsetsAfter(text, /\n/g),
   (text) => offsetsAfter(text, /\s+/g),
 ];
@@ -42,6 +49,26 @@ export function splitRange(source: string, range: TextRange, maxBytes: number, l
   }
   if (current) out.push(...splitRange(source, current, maxBytes, level + 1));
   return out;
+}
+
+/**
+ * Sentence starts, found window by window (see SENTENCE_WINDOW). A window ends after the last newline in it, where
+ * ICU ends a sentence anyway, else after its last whitespace; only a window with neither is cut mid-word.
+ */
+export function sentenceStarts(text: string): number[] {
+  const starts: number[] = [];
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(text.length, from + SENTENCE_WINDOW);
+    if (to < text.length) {
+      const window = text.slice(from, to);
+      const newline = window.lastIndexOf("\n");
+      const space = newline > 0 ? newline : window.search(/\s\S*$/);
+      if (space > 0) to = from + space + 1;
+    }
+    for (const segment of sentences.segment(text.slice(from, to))) starts.push(from + segment.index);
+    from = to;
+  }
+  return starts;
 }
 
 function hardCut(source: string, range: TextRange, maxBytes: number): TextRange[] {
