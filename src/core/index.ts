@@ -1,5 +1,25 @@
 export { canonicalBytes, canonicalJson, hashCanonical, sha256Hex } from "./canonical-json.js";
 export {
+  appendOpenFile,
+  closeDir,
+  closeFile,
+  type DirIdentity,
+  entryInfo,
+  identityOf,
+  listDirectory,
+  type OpenDir,
+  type OpenFile,
+  openDirectory,
+  openFile,
+  PathRefusal,
+  pathComponents,
+  type ReadOnlyDirs,
+  readOpenFile,
+  removeFile,
+  replaceOpenFile,
+  requireDescriptorPaths,
+} from "./descriptor-walk.js";
+export {
   ConfigError,
   ConflictError,
   formatIssues,

@@ -1,8 +1,10 @@
 import {
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -61,9 +63,12 @@ describe("the file tool inside its roots", () => {
     expect(readFileSync(join(workspace, "out.txt"), "utf8")).toBe("x");
   });
 
-  it("follows a symlink that stays inside the roots", async () => {
+  it("follows no symlink, not even one that stays inside the roots, and lists links as links", async () => {
     symlinkSync(join(brain, "notes.md"), join(brain, "alias.md"));
-    expect((await tools.call("file", { action: "read", path: "alias.md" })).isError).toBe(false);
+    const read = await tools.call("file", { action: "read", path: "alias.md" });
+    expect(read).toMatchObject({ outcome: "refused" });
+    expect(read.content).toContain("symlink");
+    expect((await tools.call("file", { action: "list", path: "." })).content).toBe("alias.md@\nnotes.md");
   });
 
   it("cuts large files at the read limit and says so", async () => {
@@ -123,6 +128,19 @@ describe("the file tool refuses to leave its roots", () => {
     expect(existsSync(join(outside, "created-by-agent.txt"))).toBe(false);
   });
 
+  it("refuses a symlinked directory even when it leads to another place inside the roots", async () => {
+    mkdirSync(join(brain, "inner"));
+    symlinkSync(join(brain, "inner"), join(workspace, "x"));
+    const result = await tools.call("file", {
+      action: "write",
+      path: join(workspace, "x/a.md"),
+      content: "x",
+    });
+    expect(result).toMatchObject({ outcome: "refused" });
+    expect(result.content).toContain("symlink");
+    expect(existsSync(join(brain, "inner/a.md"))).toBe(false);
+  });
+
   it("audits every refusal with the arguments the model sent", async () => {
     await tools.call("file", { action: "read", path: "../outside/secret.txt" });
     expect(tools.audit.entries).toHaveLength(1);
@@ -132,6 +150,59 @@ describe("the file tool refuses to leave its roots", () => {
       isError: true,
       args: '{"action":"read","path":"../outside/secret.txt"}',
     });
+  });
+});
+
+describe("read-only directories of the brain", () => {
+  let guarded: ReturnType<typeof toolHarness>;
+  beforeEach(() => {
+    mkdirSync(join(brain, "config"));
+    writeFileSync(join(brain, "config/irowclaw.toml"), "[tools]\n");
+    guarded = toolHarness([createFileTool()], [brain, workspace], ["file"], {
+      readOnly: [join(brain, "config"), join(brain, "db")],
+    });
+  });
+
+  it("are readable but refuse writes, edits and new folders, and keep their content", async () => {
+    expect((await guarded.call("file", { action: "read", path: "config/irowclaw.toml" })).content).toBe(
+      "[tools]\n",
+    );
+    for (const args of [
+      { action: "write", path: "config/irowclaw.toml", content: "egress = 1" },
+      { action: "write", path: "config/new.toml", content: "x" },
+      { action: "write", path: "config/agents/evil.toml", content: "x" },
+      { action: "edit", path: "config/irowclaw.toml", old_text: "tools", new_text: "x" },
+      { action: "write", path: "db/ironclaw.db", content: "x" },
+    ]) {
+      const result = await guarded.call("file", args);
+      expect(result, JSON.stringify(args)).toMatchObject({ outcome: "refused" });
+      expect(result.content).toContain("read-only");
+    }
+    expect(readFileSync(join(brain, "config/irowclaw.toml"), "utf8")).toBe("[tools]\n");
+    expect(existsSync(join(brain, "config/agents"))).toBe(false);
+  });
+
+  it("are known by identity: renamed to another name they stay read-only", async () => {
+    renameSync(join(brain, "config"), join(brain, "renamed"));
+    const result = await guarded.call("file", {
+      action: "write",
+      path: "renamed/irowclaw.toml",
+      content: "x",
+    });
+    expect(result).toMatchObject({ outcome: "refused" });
+    expect(readFileSync(join(brain, "renamed/irowclaw.toml"), "utf8")).toBe("[tools]\n");
+  });
+
+  it("cannot be written through a hard link elsewhere in the roots", async () => {
+    linkSync(join(brain, "config/irowclaw.toml"), join(workspace, "alias.toml"));
+    const result = await guarded.call("file", {
+      action: "write",
+      path: join(workspace, "alias.toml"),
+      content: "egress = 1",
+    });
+    expect(result).toMatchObject({ outcome: "refused" });
+    expect(result.content).toContain("hard link");
+    expect(readFileSync(join(brain, "config/irowclaw.toml"), "utf8")).toBe("[tools]\n");
   });
 });
 

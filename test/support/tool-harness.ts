@@ -1,9 +1,15 @@
 import { type AgentTool, createToolBox, MemoryAuditLog, PathPolicy } from "../../src/agent/index.js";
 
 /** Runs tools the way the loop does (allow list, validation, audit) without a model, for refusal tests. */
-export function toolHarness(tools: AgentTool[], roots: string[], allow: string[] = tools.map((t) => t.name)) {
+export function toolHarness(
+  tools: AgentTool[],
+  roots: string[],
+  allow: string[] = tools.map((t) => t.name),
+  policy: { readOnly?: string[] } = {},
+) {
   const audit = new MemoryAuditLog();
-  const box = createToolBox({ tools, allow, agent: "tester", pathPolicy: new PathPolicy(roots), audit });
+  const pathPolicy = new PathPolicy(roots, policy);
+  const box = createToolBox({ tools, allow, agent: "tester", pathPolicy, audit });
   let n = 0;
   return {
     audit,
