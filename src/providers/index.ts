@@ -31,6 +31,7 @@ export {
   sleep,
 } from "./retry-policy.js";
 export { SseParser } from "./sse-parser.js";
+export { estimateTextTokens, OutputMeter } from "./token-estimate.js";
 export {
   type FinishReason,
   PROVIDER_ERROR_CODES,

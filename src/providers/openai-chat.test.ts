@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ModelServer, reply, startModelServer } from "../../test/support/model-server.js";
 import type { ChatRequest } from "./chat-message.js";
 import { createOpenAiProvider, type OpenAiProviderOptions } from "./openai-chat.js";
+import { OutputMeter } from "./token-estimate.js";
 import type { StreamEvent } from "./stream-event.js";
 
 let server: ModelServer;
@@ -278,5 +279,45 @@ describe("failures once streaming has begun end the stream with the partial mess
     const events = await collect(provider().stream(request, { signal: controller.signal }));
     expect(failure(events).error.code).toBe("aborted");
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("a server that streams past max_tokens", () => {
+  it("is cut once the reply's estimate passes the meter, ending as done/length with the text so far", async () => {
+    server.enqueue(reply.overrun(20_000));
+    const meter = new OutputMeter(1000);
+    const events = await collect(provider().stream({ ...request, maxTokens: 1000 }, { outputMeter: meter }));
+    expect(last(events)).toMatchObject({ type: "done", finishReason: "length", message: { toolCalls: [] } });
+    const text = events.flatMap((e) => (e.type === "text_delta" ? [e.delta] : [])).join("");
+    // One chunk (50 tokens of 4 characters, 67 by the estimate) past the limit at most.
+    expect(meter.tokens).toBeGreaterThan(1000);
+    expect(meter.tokens).toBeLessThanOrEqual(1000 + 67);
+    expect(text.length % 200).toBe(0);
+    expect(text.length).toBeGreaterThan(3000);
+    // The positive control: the server was asked for 1000 tokens, had 20,000 to send, and was stopped early.
+    expect(server.chatRequests().at(-1)?.max_tokens).toBe(1000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const sent = server.requests.at(-1)?.sent;
+    expect(sent?.finished).toBe(false);
+    expect(sent?.contentChars).toBeLessThan(20_000 * 4 * 0.5);
+  });
+
+  it("counts streamed tool-call arguments and drops the half-streamed call", async () => {
+    server.enqueue(
+      reply.toolCalls([{ name: "note", arguments: { text: "x".repeat(6000) } }], { split: 60, delayMs: 1 }),
+    );
+    const meter = new OutputMeter(500);
+    const events = await collect(provider().stream(request, { outputMeter: meter }));
+    expect(events.some((e) => e.type === "tool_call")).toBe(false);
+    expect(last(events)).toMatchObject({ type: "done", finishReason: "length", message: { toolCalls: [] } });
+    expect(meter.tokens).toBeLessThan(600);
+  });
+
+  it("leaves a reply within its limit as it is", async () => {
+    server.enqueue(reply.overrun(200));
+    const meter = new OutputMeter(1000);
+    const events = await collect(provider().stream(request, { outputMeter: meter }));
+    expect(last(events)).toMatchObject({ type: "done", finishReason: "stop" });
+    expect(meter.passed).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { ChatCall, causeText } from "./chat-call.js";
 import type { ChatRequest } from "./chat-message.js";
 import { httpFailure } from "./http-failure.js";
+import type { ToolCallDelta } from "./message-accumulator.js";
 import {
   DEFAULT_RETRY_POLICY,
   isRetryableStatus,
@@ -10,6 +11,7 @@ import {
 } from "./retry-policy.js";
 import { SseParser } from "./sse-parser.js";
 import type { FinishReason, Provider, StreamEvent, StreamOptions } from "./stream-event.js";
+import type { OutputMeter } from "./token-estimate.js";
 import { readChunk, toRequestBody } from "./wire-format.js";
 
 export interface OpenAiProviderOptions {
@@ -46,7 +48,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): Provider {
 async function* streamChat(
   options: OpenAiProviderOptions,
   request: ChatRequest,
-  { signal }: StreamOptions,
+  { signal, outputMeter }: StreamOptions,
 ): AsyncGenerator<StreamEvent> {
   const call = new ChatCall(options.name, request, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, signal);
   try {
@@ -64,7 +66,7 @@ async function* streamChat(
     const opened = yield* connect(call, options);
     if (!opened) return;
     yield { type: "start", model: request.model, attempts: opened.attempts };
-    yield* readStream(call, opened.response);
+    yield* readStream(call, opened.response, outputMeter);
   } catch (cause) {
     // Only a bug of ours lands here; it still ends the stream as data rather than escaping the caller's loop.
     yield call.stopped() ?? call.fail("network_error", `unexpected failure: ${causeText(cause)}`);
@@ -128,7 +130,11 @@ async function* connect(
 }
 
 /** Reads the SSE body into deltas, tool calls and usage, ending with `done` or the reason it could not. */
-async function* readStream(call: ChatCall, response: Response): AsyncGenerator<StreamEvent> {
+async function* readStream(
+  call: ChatCall,
+  response: Response,
+  meter: OutputMeter | undefined,
+): AsyncGenerator<StreamEvent> {
   const type = response.headers.get("content-type") ?? "";
   if (!type.includes("text/event-stream")) {
     yield call.fail(
@@ -176,6 +182,12 @@ async function* readStream(call: ChatCall, response: Response): AsyncGenerator<S
         yield { type: "text_delta", delta: reading.text };
       }
       for (const delta of reading.toolCalls) call.acc.appendToolCall(delta);
+      if (meter && countOutput(meter, reading)) {
+        // Past what the call may cost: this chunk is the last one read, whatever the server still sends.
+        call.controller.abort();
+        yield cutShort(call);
+        return;
+      }
       if (reading.finishReason) finishReason = reading.finishReason;
       if (reading.usage) {
         call.usage = reading.usage;
@@ -195,6 +207,27 @@ async function* readStream(call: ChatCall, response: Response): AsyncGenerator<S
   for (const toolCall of message.toolCalls) yield { type: "tool_call", call: toolCall };
   const reason = finishReason ?? (message.toolCalls.length > 0 ? "tool_calls" : "stop");
   yield { type: "done", message, finishReason: reason, usage: call.usage };
+}
+
+/** Adds a chunk's output to the meter; true once the reply has passed its limit. */
+function countOutput(
+  meter: OutputMeter,
+  reading: { text: string; reasoning: string; toolCalls: ToolCallDelta[] },
+) {
+  let text = reading.text + reading.reasoning;
+  for (const delta of reading.toolCalls) text += (delta.name ?? "") + (delta.arguments ?? "");
+  return meter.add(text);
+}
+
+/** The end of a reply cut at its output limit: its text as far as it got, and none of its half-streamed tool calls. */
+function cutShort(call: ChatCall): StreamEvent {
+  const { content } = call.acc.snapshot();
+  return {
+    type: "done",
+    message: { role: "assistant", content, toolCalls: [] },
+    finishReason: "length",
+    usage: call.usage,
+  };
 }
 
 function requestHeaders(options: OpenAiProviderOptions): Record<string, string> {

@@ -5,6 +5,7 @@ import {
   type streamEventSchema,
 } from "../contracts/index.js";
 import type { ChatRequest } from "./chat-message.js";
+import type { OutputMeter } from "./token-estimate.js";
 
 // The shapes are the protocol contracts' (src/contracts/cell/protocol-model.ts), so a call proxied through the
 // warden carries exactly what a direct call yields.
@@ -25,6 +26,11 @@ export type StreamEvent = z.output<typeof streamEventSchema>;
 
 export interface StreamOptions {
   signal?: AbortSignal;
+  /**
+   * Counts the reply as it streams; once it passes its limit the call is cut (the connection closed) and ends as
+   * `done` with finish reason `length` and no tool calls (a half-streamed call may not even be valid JSON).
+   */
+  outputMeter?: OutputMeter;
 }
 
 /** One model call as a stream; it never throws once called, every failure is the final `error` event. */

@@ -57,7 +57,13 @@ const chunkSchema = z.looseObject({
       z.looseObject({
         index: z.number().optional(),
         delta: z
-          .looseObject({ content: z.string().nullish(), tool_calls: z.array(toolCallDeltaSchema).nullish() })
+          .looseObject({
+            content: z.string().nullish(),
+            tool_calls: z.array(toolCallDeltaSchema).nullish(),
+            // Thinking some servers stream beside the answer (OpenRouter, DeepSeek): billed as output, not shown.
+            reasoning: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+          })
           .nullish(),
         finish_reason: z.string().nullish(),
       }),
@@ -80,6 +86,8 @@ export type ChunkReading =
   | {
       ok: true;
       text: string;
+      /** Streamed reasoning, counted as output but not part of the message. */
+      reasoning: string;
       toolCalls: ToolCallDelta[];
       finishReason?: FinishReason;
       usage?: TokenUsage;
@@ -97,12 +105,13 @@ export function readChunk(data: string): ChunkReading {
   const parsed = chunkSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, problem: `unexpected chunk shape: ${data.slice(0, 120)}` };
   const chunk = parsed.data;
-  const out: ChunkReading & { ok: true } = { ok: true, text: "", toolCalls: [] };
+  const out: ChunkReading & { ok: true } = { ok: true, text: "", reasoning: "", toolCalls: [] };
   if (chunk.error !== undefined && chunk.error !== null) out.error = describeError(chunk.error);
   // Only the first choice is followed: IronClaw never asks for n > 1.
   const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
   if (choice) {
     out.text = choice.delta?.content ?? "";
+    out.reasoning = (choice.delta?.reasoning ?? "") + (choice.delta?.reasoning_content ?? "");
     for (const d of choice.delta?.tool_calls ?? []) {
       const delta: ToolCallDelta = {};
       if (d.index !== undefined) delta.index = d.index;

@@ -1,15 +1,9 @@
-import type { ChatMessage, ToolSpec } from "../providers/index.js";
+import { type ChatMessage, type ToolSpec, estimateTextTokens as tokensOf } from "../providers/index.js";
 
-// Token counts the warden has to guess: a prompt before the call (for the reservation) and a reply whose stream
-// ended without `usage`. Tokenizers differ per model; one token per three UTF-8 bytes over-counts English
-// (about four) and code, so a reservation errs on the side of the cap. Estimated records are marked as such.
-const BYTES_PER_TOKEN = 3;
+// The prompt and reply sides of the provider layer's token estimate (src/providers/token-estimate.ts), which
+// also counts a streaming reply against its reservation. Estimated records are marked as such.
 // Role markers and separators every chat format adds around a message.
 const PER_MESSAGE = 4;
-
-function tokensOf(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, "utf8") / BYTES_PER_TOKEN);
-}
 
 /** The prompt of a call, messages and tool schemas, in tokens (an upper-leaning estimate). */
 export function estimatePromptTokens(

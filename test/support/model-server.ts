@@ -8,6 +8,16 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage["headers"];
   body: unknown;
+  /** What a streamed reply wrote before it ended or the client went away (counted as it is written). */
+  sent?: SentCounts;
+}
+
+export interface SentCounts {
+  events: number;
+  /** Characters of `delta.content` written. */
+  contentChars: number;
+  /** The whole script was written (false: the client closed the stream first). */
+  finished: boolean;
 }
 
 interface WireUsage {
@@ -135,6 +145,21 @@ export const reply = {
     return sse([chunk({ content: "partial" }), { error: { message, code: 502 } }], "end", {});
   },
 
+  /**
+   * A text reply of about `tokens` tokens (four characters each), `perChunk` tokens a chunk, whatever max_tokens
+   * the request asked for: a server that ignores the limit. Paced (1 ms a chunk unless told) so a client that
+   * stops reading is seen to stop it; usage reports every token of the script.
+   */
+  overrun(tokens: number, shape: StreamShape & { perChunk?: number } = {}): Reply {
+    const perChunk = shape.perChunk ?? 50;
+    const piece = "tide".repeat(perChunk);
+    const events = [chunk({ role: "assistant", content: "" })];
+    for (let left = tokens; left > 0; left -= perChunk)
+      events.push(chunk({ content: left >= perChunk ? piece : "tide".repeat(left) }));
+    events.push(chunk({}, "stop"));
+    return sse(events, "done", { delayMs: 1, ...shape });
+  },
+
   /** Arbitrary data payloads and ending, for anything the builders above do not cover. */
   raw(
     events: Array<Record<string, unknown> | string>,
@@ -182,19 +207,20 @@ export async function startModelServer(): Promise<ModelServer> {
         // Kept as text: a test may want to see what the client sent.
       }
       const path = (req.url ?? "/").split("?")[0] ?? "/";
-      requests.push({ method: req.method ?? "GET", path, headers: req.headers, body });
-      route(path, body, res);
+      const record: RecordedRequest = { method: req.method ?? "GET", path, headers: req.headers, body };
+      requests.push(record);
+      route(path, body, res, record);
     });
   });
 
-  function route(path: string, body: unknown, res: ServerResponse): void {
+  function route(path: string, body: unknown, res: ServerResponse, record: RecordedRequest): void {
     if (path.endsWith("/chat/completions")) {
       const next = queue.shift() ?? (responder ? responder(asRecord(body)) : undefined);
       if (!next) {
         send(res, reply.status(500, "model server: no scripted reply left for this request"));
         return;
       }
-      send(res, next, asRecord(body));
+      send(res, next, asRecord(body), record);
     } else if (path.endsWith("/embeddings")) {
       const input = asRecord(body).input;
       const texts = Array.isArray(input) ? input.map(String) : [String(input ?? "")];
@@ -216,7 +242,12 @@ export async function startModelServer(): Promise<ModelServer> {
     }
   }
 
-  function send(res: ServerResponse, r: Reply, body: Record<string, unknown> = {}): void {
+  function send(
+    res: ServerResponse,
+    r: Reply,
+    body: Record<string, unknown> = {},
+    record?: RecordedRequest,
+  ): void {
     if (r.kind === "status") {
       res.writeHead(r.status, r.headers);
       res.end(r.body);
@@ -235,11 +266,16 @@ export async function startModelServer(): Promise<ModelServer> {
       events.push("[DONE]");
     }
     let i = 0;
+    const sent: SentCounts = { events: 0, contentChars: 0, finished: false };
+    if (record) record.sent = sent;
     const step = (): void => {
       if (res.destroyed) return;
       if (i < events.length) {
         const event = events[i++];
         res.write(`data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`);
+        sent.events++;
+        sent.contentChars += contentOf(event ?? "").length;
+        sent.finished = i === events.length;
         if (r.delayMs > 0) schedule(step, r.delayMs);
         else step();
         return;
@@ -329,6 +365,12 @@ function estimateUsage(
   }
   const prompt = JSON.stringify(body.messages ?? []).length;
   return { prompt_tokens: Math.ceil(prompt / 4), completion_tokens: Math.ceil(completion / 4) };
+}
+
+function contentOf(event: Record<string, unknown> | string): string {
+  if (typeof event === "string") return "";
+  const choices = (event.choices ?? []) as Array<{ delta?: { content?: string | null } }>;
+  return choices.map((c) => c.delta?.content ?? "").join("");
 }
 
 function hashVector(text: string, dims: number): number[] {
