@@ -3,7 +3,7 @@ import type { ChatEvent, SessionEntry } from "../api/endpoints.js";
 /** What the conversation pane shows, in order. */
 export type ChatItem =
   | { kind: "user"; key: string; text: string }
-  | { kind: "assistant"; key: string; text: string; streaming: boolean }
+  | { kind: "assistant"; key: string; text: string; streaming: boolean; stopped?: boolean }
   | {
       kind: "tool";
       key: string;
@@ -18,33 +18,54 @@ export type ChatItem =
 
 type Done = Extract<ChatEvent, { type: "done" }>;
 
-/** A stored conversation (GET /api/sessions/:id) as items. */
+/** A stored conversation (GET /api/sessions/:id) as items, shown as the live turn showed them. */
 export function itemsFromEntries(entries: SessionEntry[]): ChatItem[] {
-  return entries.map((entry): ChatItem => {
+  return entries.flatMap((entry): ChatItem[] => {
     const key = `e${entry.seq}`;
     const meta = entry.meta;
-    if (entry.role === "user") return { kind: "user", key, text: entry.content };
-    if (entry.role === "assistant") return { kind: "assistant", key, text: entry.content, streaming: false };
+    const stopReason = typeof meta.stop_reason === "string" ? meta.stop_reason : undefined;
+    if (entry.role === "user") return [{ kind: "user", key, text: entry.content }];
+    if (entry.role === "assistant") {
+      const answer: ChatItem = { kind: "assistant", key, text: entry.content, streaming: false };
+      const notice = isStopReason(stopReason) ? endNotice({ stopReason }) : undefined;
+      return notice ? [answer, { kind: "notice", key: `${key}n`, ...notice }] : [answer];
+    }
     if (entry.role === "tool")
-      return {
-        kind: "tool",
-        key,
-        tool: typeof meta.tool === "string" ? meta.tool : "tool",
-        isError: meta.is_error === true,
-        content: entry.content,
-        ...(typeof meta.outcome === "string" ? { outcome: meta.outcome } : {}),
-        ...(typeof meta.args === "string" ? { args: meta.args } : {}),
-        ...(typeof meta.duration_ms === "number" ? { durationMs: meta.duration_ms } : {}),
-      };
-    // A turn the user stopped is recorded as an error entry; it was what they asked for.
-    return {
-      kind: "notice",
-      key,
-      level: meta.stop_reason === "aborted" ? "info" : "error",
-      text: entry.content,
-    };
+      return [
+        {
+          kind: "tool",
+          key,
+          tool: typeof meta.tool === "string" ? meta.tool : "tool",
+          isError: meta.is_error === true,
+          content: entry.content,
+          ...(typeof meta.outcome === "string" ? { outcome: meta.outcome } : {}),
+          ...(typeof meta.args === "string" ? { args: meta.args } : {}),
+          ...(typeof meta.duration_ms === "number" ? { durationMs: meta.duration_ms } : {}),
+        },
+      ];
+    if (stopReason === "aborted") return stoppedTurn(key, entry.content);
+    return [{ kind: "notice", key, level: "error", text: entry.content }];
   });
 }
+
+/**
+ * A turn the user stopped, as the warden stores it (src/warden/chat-core.ts): an error entry marked
+ * `stop_reason: "aborted"` whose content is what was written so far, a blank line, and how it ended. Shown as
+ * the live turn was: the partial answer, marked stopped, then the same "Stopped" notice.
+ */
+function stoppedTurn(key: string, content: string): ChatItem[] {
+  const cut = content.lastIndexOf("\n\n");
+  const text = cut >= 0 ? content.slice(0, cut) : "";
+  const said = endNotice({ stopReason: "aborted" });
+  const notice: ChatItem[] = said ? [{ kind: "notice", key: `${key}n`, ...said }] : [];
+  return text.trim()
+    ? [{ kind: "assistant", key, text, streaming: false, stopped: true }, ...notice]
+    : notice;
+}
+
+const STOP_REASONS = ["stop", "length", "max_steps", "aborted", "error"] as const;
+const isStopReason = (value: string | undefined): value is Done["stopReason"] =>
+  (STOP_REASONS as readonly (string | undefined)[]).includes(value);
 
 /**
  * Applies one event of the running turn to the items (inside a store `produce`). Text between tool calls is
@@ -69,7 +90,10 @@ export function applyTurnEvent(items: ChatItem[], event: ChatEvent, key: () => s
       ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
     });
   } else if (event.type === "done") {
-    if (streaming) streaming.streaming = false;
+    if (streaming) {
+      streaming.streaming = false;
+      if (event.stopReason === "aborted") streaming.stopped = true;
+    }
     // A client that missed the deltas still shows the whole answer.
     else if (event.text && !sawAnswerSince(items)) {
       items.push({ kind: "assistant", key: key(), text: event.text, streaming: false });
@@ -89,7 +113,9 @@ function sawAnswerSince(items: ChatItem[]): boolean {
 }
 
 /** What the user should know about how a turn ended, plainly, with what to do. */
-export function endNotice(done: Done): { level: "error" | "info"; text: string } | undefined {
+export function endNotice(
+  done: Pick<Done, "stopReason"> & Partial<Pick<Done, "error">>,
+): { level: "error" | "info"; text: string } | undefined {
   if (done.stopReason === "aborted")
     return { level: "info", text: "Stopped. Send another message to go on." };
   if (done.error) return { level: "error", text: done.error };

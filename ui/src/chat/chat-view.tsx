@@ -14,8 +14,21 @@ export function ChatView(props: { api: ApiClient }) {
     storage: localStorage,
   });
   const { state, dispatch } = chat;
-  onMount(() => void dispatch({ type: "start" }));
-  onCleanup(() => chat.dispose());
+  // Esc stops the answer being written, from anywhere on the screen but a field that uses Esc itself.
+  const stopOnEscape = (e: KeyboardEvent) => {
+    if (e.key !== "Escape" || e.defaultPrevented || !state.turn || state.turn.stopping) return;
+    if (e.target instanceof Element && e.target.closest(".session-rename, dialog")) return;
+    e.preventDefault();
+    void dispatch({ type: "stop" });
+  };
+  onMount(() => {
+    void dispatch({ type: "start" });
+    document.addEventListener("keydown", stopOnEscape);
+  });
+  onCleanup(() => {
+    document.removeEventListener("keydown", stopOnEscape);
+    chat.dispose();
+  });
   return (
     <div class="chat-screen">
       <SessionList

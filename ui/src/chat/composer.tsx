@@ -52,11 +52,16 @@ export function Composer(props: ComposerProps) {
           if (!props.working) void send();
         }}
       />
-      <button type="submit" class={props.working ? "stop" : "primary"} disabled={props.stopping}>
+      <button
+        type="submit"
+        class={props.working ? "stop" : "primary"}
+        disabled={props.stopping}
+        title={props.working ? "Stop the answer (Esc)" : undefined}
+      >
         {props.working ? (props.stopping ? "Stopping…" : "Stop") : "Send"}
       </button>
       <p id="composer-hint" class="visually-hidden">
-        Enter sends the message; Shift+Enter starts a new line.
+        Enter sends the message; Shift+Enter starts a new line; Esc stops an answer being written.
       </p>
     </form>
   );

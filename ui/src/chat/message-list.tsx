@@ -56,6 +56,7 @@ export function MessageList(props: { items: ChatItem[]; loading: boolean; workin
                   aria-live={answer().streaming ? "polite" : undefined}
                   aria-busy={answer().streaming}
                   data-streaming={answer().streaming ? "true" : "false"}
+                  data-stopped={answer().stopped ? "true" : undefined}
                 >
                   <Collapsible
                     long={!answer().streaming && isLongMessage(answer().text)}
