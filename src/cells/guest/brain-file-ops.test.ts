@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -50,6 +50,29 @@ describe("brain file operations", () => {
       error: { code: "forbidden" },
     });
     await expect(readFile(join(base, "planted.md"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("follows no symlink inside the brain either, and lists none", async () => {
+    await mkdir(join(brain, "notes"));
+    await writeFile(join(brain, "notes/a.md"), "a");
+    await symlink(join(brain, "notes"), join(brain, "alias"));
+    await symlink(join(brain, "notes/a.md"), join(brain, "a-link.md"));
+    expect(await op({ op: "read", path: "alias/a.md" })).toMatchObject({ error: { code: "forbidden" } });
+    expect(await op({ op: "read", path: "a-link.md" })).toMatchObject({ error: { code: "forbidden" } });
+    expect(await op({ op: "write", path: "alias/b.md", content: "x" })).toMatchObject({
+      error: { code: "forbidden" },
+    });
+    const listed = await op({ op: "list", path: "" });
+    expect(listed.entries?.map((e) => e.path)).toEqual(["db", "notes"]);
+  });
+
+  it("refuses absolute paths and does not write a file that has another hard link", async () => {
+    expect(await op({ op: "read", path: "/etc/hostname" })).toMatchObject({ error: { code: "forbidden" } });
+    await link(join(base, "outside.md"), join(brain, "alias.md"));
+    expect(await op({ op: "write", path: "alias.md", content: "x" })).toMatchObject({
+      error: { code: "forbidden" },
+    });
+    expect(await readFile(join(base, "outside.md"), "utf8")).toBe("secret");
   });
 
   it("never writes or deletes in the database folder, nor files that are not markdown or TOML", async () => {

@@ -1,7 +1,22 @@
-import { mkdir, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { realpath } from "node:fs/promises";
+import { join } from "node:path";
 import type { BrainEntry, FileOpRequest } from "../../contracts/cell/index.js";
-import { isWithin, realpathOfDeepestExisting } from "../../core/index.js";
+import {
+  closeDir,
+  closeFile,
+  entryInfo,
+  identityOf,
+  listDirectory,
+  type OpenDir,
+  openDirectory,
+  openFile,
+  PathRefusal,
+  pathComponents,
+  type ReadOnlyDirs,
+  readOpenFile,
+  removeFile,
+  replaceOpenFile,
+} from "../../core/index.js";
 import type { FileOpOutcome } from "./cell-handler.js";
 
 /** Read and write replies must fit one frame with room for the JSON escaping of the content. */
@@ -14,45 +29,79 @@ type Refusal = { error: NonNullable<FileOpOutcome["error"]> };
 
 /**
  * FileOpRequest against one brain root. Besides the contract's lexical checks (no absolute paths, no `..`),
- * every path is resolved through symlinks and refused when it lands outside the brain; the database folder
- * is never written or deleted, because the index must only change through the runtime.
+ * every path is walked by descriptors, one component inside the one before it, following no symlink (the
+ * agent's tools may flip one while a request runs), and the file is read or written through the descriptor that
+ * was checked. The database folder is never written or deleted, because the index must only change through
+ * the runtime.
  */
 export async function runFileOp(brainRoot: string, request: FileOpRequest): Promise<FileOpOutcome> {
   const root = await realpath(brainRoot);
-  const target = await locate(root, request.path);
-  if ("error" in target) return target;
-  const { absolute } = target;
-  const rel = relative(root, absolute).split(sep).join("/");
-  const inDb = rel === "db" || rel.startsWith("db/");
+  if (request.path.startsWith("/"))
+    return refuse("forbidden", `${request.path} must be relative to the brain`);
+  let parts: string[];
+  try {
+    parts = pathComponents(request.path);
+  } catch (error) {
+    if (error instanceof PathRefusal) return refuse("forbidden", error.message);
+    throw error;
+  }
+  const rel = parts.join("/");
+  const inDb = parts[0] === "db";
+  const readOnly: ReadOnlyDirs = {
+    ids: [identityOf(join(root, "db"))].filter((id) => id !== undefined),
+    paths: ["db"],
+  };
+  const walk = { readOnly, shown: request.path };
   try {
     switch (request.op) {
       case "list":
-        return { entries: await listDir(root, absolute) };
-      case "read": {
-        const info = await stat(absolute);
-        if (!info.isFile()) return refuse("not_found", `${request.path} is not a file`);
-        if (info.size > MAX_FILE_OP_BYTES)
-          return refuse("too_large", `${request.path} is over ${MAX_FILE_OP_BYTES} bytes`);
-        return { content: await readFile(absolute, "utf8") };
-      }
+        return withDir(openDirectory(root, parts, walk), request.path, (dir) => ({
+          entries: listDir(dir, rel),
+        }));
+      case "read":
+        return inParent(root, parts, walk, false, (dir, name) => {
+          const file = openFile(dir, name, "read");
+          if (!file) return refuse("not_found", `${request.path} does not exist`);
+          try {
+            if (file.info.size > MAX_FILE_OP_BYTES)
+              return refuse("too_large", `${request.path} is over ${MAX_FILE_OP_BYTES} bytes`);
+            const bytes = readOpenFile(file, MAX_FILE_OP_BYTES + 1);
+            if (bytes.length > MAX_FILE_OP_BYTES)
+              return refuse("too_large", `${request.path} is over ${MAX_FILE_OP_BYTES} bytes`);
+            return { content: bytes.toString("utf8") };
+          } finally {
+            closeFile(file);
+          }
+        });
       case "write": {
         if (inDb || !WRITABLE.test(rel))
           return refuse("forbidden", "only .md and .toml files outside db/ can be written");
         const content = request.content ?? "";
         if (Buffer.byteLength(content) > MAX_FILE_OP_BYTES)
           return refuse("too_large", `content is over ${MAX_FILE_OP_BYTES} bytes`);
-        await mkdir(dirname(absolute), { recursive: true });
-        await writeFile(absolute, content);
-        return {};
+        return inParent(root, parts, walk, true, (dir, name) => {
+          const file = openFile(dir, name, "create");
+          if (!file) return refuse("not_found", `${request.path} could not be created`);
+          try {
+            replaceOpenFile(file, content);
+            return {};
+          } finally {
+            closeFile(file);
+          }
+        });
       }
       case "delete": {
         if (inDb || !WRITABLE.test(rel))
           return refuse("forbidden", "only .md and .toml files outside db/ can be deleted");
-        await rm(absolute);
-        return {};
+        return inParent(root, parts, walk, false, (dir, name) =>
+          removeFile(dir, name) ? {} : refuse("not_found", `${request.path} does not exist`),
+        );
       }
     }
   } catch (error) {
+    if (error instanceof PathRefusal) {
+      return refuse(/is a directory/.test(error.rule) ? "not_found" : "forbidden", error.message);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return refuse("not_found", `${request.path} does not exist`);
     if (code === "EISDIR" || code === "ENOTDIR") return refuse("not_found", `${request.path}: ${code}`);
@@ -60,29 +109,44 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
   }
 }
 
-/** The absolute path, after following every symlink on the way, dangling ones included. */
-async function locate(root: string, path: string): Promise<{ absolute: string } | Refusal> {
-  const absolute = resolve(root, path);
-  if (!isWithin(root, absolute)) return refuse("forbidden", `${path} escapes the brain`);
-  let real: string;
-  try {
-    real = realpathOfDeepestExisting(absolute);
-  } catch {
-    return refuse("forbidden", `${path} cannot be resolved`);
-  }
-  if (!isWithin(root, real)) return refuse("forbidden", `${path} leads outside the brain through a symlink`);
-  return { absolute: real };
+/** Runs `work` in the opened parent folder of a path with the file's name; not_found when the folder is not there. */
+function inParent(
+  root: string,
+  parts: readonly string[],
+  walk: { readOnly: ReadOnlyDirs; shown: string },
+  create: boolean,
+  work: (dir: OpenDir, name: string) => FileOpOutcome,
+): FileOpOutcome {
+  const name = parts.at(-1);
+  if (name === undefined) return refuse("not_found", "the brain's root is not a file");
+  return withDir(openDirectory(root, parts.slice(0, -1), { ...walk, create }), walk.shown, (dir) =>
+    work(dir, name),
+  );
 }
 
-async function listDir(root: string, dir: string): Promise<BrainEntry[]> {
+function withDir(
+  dir: OpenDir | undefined,
+  path: string,
+  work: (dir: OpenDir) => FileOpOutcome,
+): FileOpOutcome {
+  if (!dir) return refuse("not_found", `${path} does not exist`);
+  try {
+    return work(dir);
+  } finally {
+    closeDir(dir);
+  }
+}
+
+/** The entries of an opened folder; links and special files are left out, as are hidden entries. */
+function listDir(dir: OpenDir, rel: string): BrainEntry[] {
   const entries: BrainEntry[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  for (const entry of listDirectory(dir)) {
     if (entry.name.startsWith(".") || entry.name === "lost+found") continue;
-    const absolute = join(dir, entry.name);
-    const path = relative(root, absolute).split(sep).join("/");
+    const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
     if (entry.isDirectory()) entries.push({ path, kind: "dir" });
     else if (entry.isFile()) {
-      const info = await stat(absolute);
+      const info = entryInfo(dir, entry.name);
+      if (!info?.isFile()) continue;
       entries.push({ path, kind: "file", size_bytes: info.size, modified_at: info.mtime.toISOString() });
     }
   }
