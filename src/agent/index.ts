@@ -47,9 +47,11 @@ export {
 export { PROMOTION_STATES, type Promotion, type PromotionState, PromotionStore } from "./promotion-store.js";
 export {
   assembleSystemPrompt,
+  type GuardedPromptFile,
   type PromptFile,
   type PromptParts,
   type RecalledPassage,
+  readGuardedPromptFiles,
   readPromptFiles,
 } from "./prompt-assembly.js";
 export {

@@ -31,20 +31,47 @@ export async function readPromptFiles(
   profile: AgentProfile,
 ): Promise<{ persona: PromptFile[]; instructions: PromptFile[] }> {
   const personaPaths = profile.persona_files ?? DEFAULT_PERSONA;
-  let names: string[] = [];
-  try {
-    names = (await readdir(brain.resolve(BRAIN_PATHS.instructions))).filter((n) => n.endsWith(".md")).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  const instructionPaths = names
-    .map((n) => `${BRAIN_PATHS.instructions}/${n}`)
-    .filter((p) => !personaPaths.includes(p));
+  const instructionPaths = (await listInstructionFiles(brain)).filter((p) => !personaPaths.includes(p));
   const [persona, instructions] = await Promise.all([
     readAll(brain, personaPaths),
     readAll(brain, instructionPaths),
   ]);
   return { persona, instructions };
+}
+
+/** A file that can enter a system prompt; null text: a persona file that is named but missing. */
+export interface GuardedPromptFile {
+  path: string;
+  text: string | null;
+}
+
+/**
+ * Every file that can enter one of this brain's system prompts, read as `readPromptFiles` reads them: soul.md,
+ * identity.md, each profile's persona files and instructions/*.md. What the soul guard compares with the
+ * version a person approved, so whatever reaches the model is what the guard saw.
+ */
+export async function readGuardedPromptFiles(
+  brain: BrainLayout,
+  profiles: readonly AgentProfile[],
+): Promise<GuardedPromptFile[]> {
+  const named = new Set<string>(DEFAULT_PERSONA);
+  for (const profile of profiles) for (const path of profile.persona_files ?? []) named.add(path);
+  const paths = [...new Set([...named, ...(await listInstructionFiles(brain))])].sort();
+  const present = new Map((await readAll(brain, paths)).map((f) => [f.path, f.text]));
+  return paths.map((path) => ({ path, text: present.get(path) ?? null }));
+}
+
+async function listInstructionFiles(brain: BrainLayout): Promise<string[]> {
+  try {
+    const names = await readdir(brain.resolve(BRAIN_PATHS.instructions));
+    return names
+      .filter((n) => n.endsWith(".md"))
+      .sort()
+      .map((n) => `${BRAIN_PATHS.instructions}/${n}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return [];
+  }
 }
 
 /**

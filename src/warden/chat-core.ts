@@ -3,7 +3,7 @@ import { type Logger, NotFoundError } from "../core/index.js";
 import { findBudgetRefusal } from "./budget-messages.js";
 import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 import type { ConversationStore } from "./conversation-store.js";
-import type { SoulWatch } from "./soul-watch.js";
+import { SoulScanError, type SoulWatch } from "./soul-watch.js";
 import type { WardenCells } from "./warden-cells.js";
 
 export interface ChatCoreOptions {
@@ -25,7 +25,6 @@ const zero = { input_tokens: 0, output_tokens: 0 };
  */
 export class ChatCore implements ChatService {
   private readonly queues = new Map<string, Promise<void>>();
-  private readonly scanned = new WeakSet<CellHandle>();
   private readonly noticeListeners = new Set<(notice: JobNotice) => void>();
 
   constructor(private readonly options: ChatCoreOptions) {
@@ -39,7 +38,7 @@ export class ChatCore implements ChatService {
         ...(status.error ? { error: status.error } : {}),
       };
       for (const listener of this.noticeListeners) listener(notice);
-      // A job may have rewritten soul.md as much as a turn can.
+      // A job may have rewritten a prompt file as much as a turn can.
       const cell = options.cells.running(userId);
       if (cell) void options.soul.scan(userId, cell, "agent").catch(() => undefined);
     });
@@ -95,14 +94,17 @@ export class ChatCore implements ChatService {
         return;
       }
       ({ cell } = await cells.get(input.userId));
-      if (!this.scanned.has(cell)) {
-        this.scanned.add(cell);
-        if ((await soul.scan(input.userId, cell, "scan")) === "held") {
-          yield fail(soul.halted(input.userId) ?? "this agent is halted by the soul guard");
-          return;
-        }
+      // Every turn: whatever changed the prompt files since the last look (another conversation's turn, a
+      // job, a new cell) is judged before the cell reads them into this turn's prompt.
+      if ((await soul.scan(input.userId, cell, "scan")) === "held") {
+        yield fail(soul.halted(input.userId) ?? "this agent is halted by the soul guard");
+        return;
       }
     } catch (error) {
+      if (error instanceof SoulScanError) {
+        yield fail(`${error.message}. The turn was not started.`);
+        return;
+      }
       this.options.logger.error({ err: error, user: input.userId }, "the user's cell is not available");
       yield fail(
         `your agent's cell could not start: ${(error as Error).message}. The operator can run \`ironclaw doctor\` to see why.`,
@@ -159,13 +161,13 @@ export class ChatCore implements ChatService {
         } else if (reply.type === "TurnComplete") {
           finished = true;
           // Before the answer goes out (a consumer may stop reading at `done`): the agent may have rewritten
-          // its own soul during the turn.
+          // its own soul or instructions during the turn.
           await soul
             .scan(input.userId, cell, "agent")
             .catch((error: Error) =>
               this.options.logger.warn(
                 { err: error, user: input.userId },
-                "soul.md could not be checked after the turn",
+                "the prompt files could not be checked after the turn",
               ),
             );
           const error = reply.error ? explainTurnError(reply.error) : undefined;

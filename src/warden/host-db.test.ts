@@ -39,6 +39,7 @@ describe("openHostDb", () => {
         "conversations",
         "soul_baseline",
         "soul_changes",
+        "soul_guard_users",
         "usage_calls",
         "warden_audit",
         "warden_login_codes",

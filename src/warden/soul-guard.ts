@@ -2,19 +2,24 @@ import type { IronclawdConfig } from "../contracts/index.js";
 import { ConfigError } from "../core/index.js";
 
 /**
- * Soul guard (seed 003 §11.3): decides whether a change to a user's soul.md may stand or must be held until a
- * human approves it. Pure: no I/O, no clock; the warden feeds it the approved baseline and the new text.
+ * Soul guard (seed 003 §11.3): decides whether a change to one of a user's prompt files (soul.md, identity.md,
+ * instructions/*.md, a profile's persona files: everything that enters the system prompt) may stand or must be
+ * held until a human approves it. Pure: no I/O, no clock; the warden feeds it the version a person last
+ * approved (null: the file did not exist then) and the text there now (null: the file is gone).
  *
  * The rule. A change from `before` to `after` is held when any of these holds, and accepted otherwise:
  *
- * 1. Deleted or emptied: `after` is null (the file was deleted) or contains only whitespace.
+ * 1. Deleted, emptied or created: `after` is null (the file was deleted, or renamed away), or contains only
+ *    whitespace; or `before` is null and `after` has text (a new file would enter the system prompt).
  * 2. Too large: the change ratio is above `max_change_ratio`. Both texts are split into lines and each line
  *    is normalised (trimmed, runs of whitespace read as one space); a line diff (longest common subsequence)
  *    of the normalised lines gives the removed and added lines. The ratio is the number of characters in the
  *    removed plus the added lines divided by max(size(before), size(after), 1), where size is the total
  *    length of a text's normalised lines. Whitespace-only changes (indentation, blank lines, line endings,
  *    trailing spaces) therefore count nothing, and padding the file with whitespace cannot dilute the ratio.
- *    Replacing every line gives about 2; appending a paragraph as long as the file gives 0.5.
+ *    Replacing every line gives about 2; appending a paragraph as long as the file gives 0.5. Because `before`
+ *    is the approved version, not the previous one, small steps add up: ten small appends are held as soon as
+ *    together they pass the limit.
  * 3. A safety line removed: a removed line contains a protected word (case-insensitive, whole words; a
  *    plural or past-tense ending -s, -es, -d, -ed still matches, so "secret" matches "Secrets" but not
  *    "secretary"; spaces inside a protected phrase match any whitespace). Editing such a line counts as
@@ -27,12 +32,15 @@ import { ConfigError } from "../core/index.js";
  * Protected words and patterns are matched after NFKC normalisation, with invisible format characters (such
  * as zero-width spaces) removed and typographic apostrophes read as "'", so look-alike spellings do not slip
  * past. With `enabled = false` every change is accepted with no reasons (the ratio is still reported).
+ * Every reason is a sentence a person can act on; it quotes the text that fired it, never a regular expression.
  */
 
 /** The `[soul_guard]` table of ironclawd.toml, after defaults. */
 export type SoulGuardConfig = IronclawdConfig["soul_guard"];
 
 export interface SoulDecision {
+  /** The prompt file this decision is about, relative to the brain. */
+  path: string;
   verdict: "accept" | "hold";
   /** One sentence per rule that fired; empty when accepted. */
   reasons: string[];
@@ -49,23 +57,44 @@ export interface DiffLine {
   text: string;
 }
 
-/** Prompt-injection phrasing and encoded payloads; used when `suspicious_patterns` is absent. */
-export const DEFAULT_SUSPICIOUS_PATTERNS: readonly string[] = [
-  String.raw`\bignore\s+(?:(?:all|any|the|your|of|these|those)\s+){0,3}(?:previous|prior|above|earlier|preceding)\s+(?:instructions|rules|guidelines|directions|prompts?)\b`,
-  String.raw`\b(?:disregard|forget)\s+(?:(?:all|any|the|your|of|these|those)\s+){0,3}(?:(?:previous|prior|above|earlier|preceding|safety|system)\s+)?(?:instructions|rules|guidelines|boundaries|restrictions)\b`,
-  String.raw`\byou\s+are\s+now\b`,
-  String.raw`\bnew\s+instructions\b`,
-  String.raw`\bsystem\s+prompt\b`,
-  String.raw`\bdeveloper\s+mode\b`,
-  String.raw`\bjailbr(?:ea|o)k`,
-  "exfiltrat",
-  String.raw`\b(?:send|post|upload|forward|e-?mail|leak)\b[^\n]{0,80}?\b(?:passwords?|tokens?|keys?|secrets?|credentials?)\s+to\b`,
-  String.raw`\bdo\s+anything\s+now\b`,
+interface SuspiciousPattern {
+  source: string;
+  /** What the added text does, as the predicate of "The change …". */
+  says: string;
+}
+
+/** Prompt-injection phrasing and encoded payloads, each with what it means; used when `suspicious_patterns` is absent. */
+const DEFAULT_PATTERNS: readonly SuspiciousPattern[] = [
+  {
+    source: String.raw`\bignore\s+(?:(?:all|any|the|your|of|these|those)\s+){0,3}(?:previous|prior|above|earlier|preceding)\s+(?:instructions|rules|guidelines|directions|prompts?)\b`,
+    says: "adds an instruction to ignore previous instructions",
+  },
+  {
+    source: String.raw`\b(?:disregard|forget)\s+(?:(?:all|any|the|your|of|these|those)\s+){0,3}(?:(?:previous|prior|above|earlier|preceding|safety|system)\s+)?(?:instructions|rules|guidelines|boundaries|restrictions)\b`,
+    says: "adds an instruction to disregard the agent's rules",
+  },
+  { source: String.raw`\byou\s+are\s+now\b`, says: "tells the agent it is now someone else" },
+  { source: String.raw`\bnew\s+instructions\b`, says: "announces new instructions" },
+  { source: String.raw`\bsystem\s+prompt\b`, says: "talks about the system prompt" },
+  { source: String.raw`\bdeveloper\s+mode\b`, says: 'switches the agent into a "developer mode"' },
+  { source: String.raw`\bjailbr(?:ea|o)k`, says: "asks for a jailbreak" },
+  { source: "exfiltrat", says: "talks about exfiltrating data" },
+  {
+    source: String.raw`\b(?:send|post|upload|forward|e-?mail|leak)\b[^\n]{0,80}?\b(?:passwords?|tokens?|keys?|secrets?|credentials?)\s+to\b`,
+    says: "adds an instruction to send passwords, tokens, keys or secrets somewhere",
+  },
+  { source: String.raw`\bdo\s+anything\s+now\b`, says: 'adds the "do anything now" jailbreak' },
   // Base64-looking blobs of 200+ characters, on one line or wrapped (4+ runs of 50+). The lookbehind lets
   // the wrapped form start only where a run starts, which keeps matching linear on long hostile lines.
-  "[A-Za-z0-9+/]{200,}={0,2}",
-  String.raw`(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{50,}={0,2}\s+){3,}[A-Za-z0-9+/]{50,}`,
+  { source: "[A-Za-z0-9+/]{200,}={0,2}", says: "adds a long base64 blob, text a person cannot read" },
+  {
+    source: String.raw`(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{50,}={0,2}\s+){3,}[A-Za-z0-9+/]{50,}`,
+    says: "adds a long base64 blob, text a person cannot read",
+  },
 ];
+
+/** The default patterns' sources, for documentation and for hosts that extend rather than replace them. */
+export const DEFAULT_SUSPICIOUS_PATTERNS: readonly string[] = DEFAULT_PATTERNS.map((p) => p.source);
 
 /** Above this many cells the LCS table is skipped and the changed middle counts as fully rewritten. */
 const MAX_LCS_CELLS = 1_000_000;
@@ -76,29 +105,40 @@ export function checkSoulGuardConfig(config: SoulGuardConfig): void {
   compilePatterns(config);
 }
 
-export function evaluateSoulChange(
-  before: string,
+/**
+ * Judges the prompt file at `path` as it is now (`after`, null when absent) against the version a person
+ * last approved (`before`, null when there was none).
+ */
+export function evaluatePromptChange(
+  path: string,
+  before: string | null,
   after: string | null,
   config: SoulGuardConfig,
 ): SoulDecision {
-  const diff = diffLines(before, after ?? "");
+  const diff = diffLines(before ?? "", after ?? "");
   const changed = diff.filter((d) => d.op !== " ").reduce((n, d) => n + normalise(d.text).length, 0);
-  const changeRatio = changed / Math.max(sizeOf(before), sizeOf(after ?? ""), 1);
+  const changeRatio = changed / Math.max(sizeOf(before ?? ""), sizeOf(after ?? ""), 1);
   const decision: SoulDecision = {
+    path,
     verdict: "accept",
     reasons: [],
     changeRatio,
     removedProtected: [],
     addedSuspicious: [],
   };
-  if (!config.enabled) return decision;
+  if (!config.enabled || before === after) return decision;
   const patterns = compilePatterns(config);
 
-  if (after === null) decision.reasons.push("deletes soul.md");
-  else if (after.trim() === "") decision.reasons.push("empties soul.md");
-  if (changeRatio > config.max_change_ratio)
+  // Deleting, emptying or creating a file says more than its change ratio, which is then left unsaid.
+  let whole: string | undefined;
+  if (after === null) whole = `deletes ${path}`;
+  else if (after.trim() === "" && before !== null && before.trim() !== "") whole = `empties ${path}`;
+  else if (before === null && after.trim() !== "")
+    whole = `creates ${path}, a new file that would enter the system prompt`;
+  if (whole) decision.reasons.push(whole);
+  else if (changeRatio > config.max_change_ratio)
     decision.reasons.push(
-      `changes ${percent(changeRatio)} of the text (limit ${percent(config.max_change_ratio)})`,
+      `changes ${percent(changeRatio)} of the approved text of ${path} (more than the ${percent(config.max_change_ratio)} allowed without approval)`,
     );
 
   for (const line of removedLines(diff)) {
@@ -106,7 +146,7 @@ export function evaluateSoulChange(
     if (words.length === 0) continue;
     decision.removedProtected.push(line.trim());
     decision.reasons.push(
-      `removes a line with ${words.map((w) => `"${w}"`).join(", ")}: "${clip(line.trim())}"`,
+      `removes or rewrites a safety line (it says ${listWords(words)}): "${clip(line.trim())}"`,
     );
   }
 
@@ -114,13 +154,13 @@ export function evaluateSoulChange(
   for (const hunk of addedHunks(diff)) {
     const lines = hunk.map(forMatching);
     const candidates = lines.length > 1 ? [...lines, lines.join("\n")] : lines;
-    for (const { regex, label } of patterns) {
+    for (const { regex, says } of patterns) {
       for (const text of candidates) {
         const match = regex.exec(text)?.[0];
-        if (match === undefined || seen.has(`${label}\u0000${match}`)) continue;
-        seen.add(`${label}\u0000${match}`);
+        if (match === undefined || seen.has(`${says}\u0000${match}`)) continue;
+        seen.add(`${says}\u0000${match}`);
         decision.addedSuspicious.push(clip(match));
-        decision.reasons.push(`adds "${clip(match)}" (matches ${label})`);
+        decision.reasons.push(`${says}: "${clip(match)}"`);
       }
     }
   }
@@ -129,9 +169,18 @@ export function evaluateSoulChange(
   return decision;
 }
 
-/** One line for logs: `soul guard: hold (143% changed): deletes soul.md; …`. */
+/** soul.md's decision: the guard before it covered every prompt file. */
+export function evaluateSoulChange(
+  before: string,
+  after: string | null,
+  config: SoulGuardConfig,
+): SoulDecision {
+  return evaluatePromptChange("soul.md", before, after, config);
+}
+
+/** One line for logs: `soul guard: hold instructions/x.md (143% changed): deletes …; …`. */
 export function summariseDecision(decision: SoulDecision): string {
-  const head = `soul guard: ${decision.verdict} (${percent(decision.changeRatio)} changed)`;
+  const head = `soul guard: ${decision.verdict} ${decision.path} (${percent(decision.changeRatio)} changed)`;
   return decision.reasons.length === 0 ? head : `${head}: ${decision.reasons.join("; ")}`;
 }
 
@@ -222,27 +271,37 @@ function addedHunks(diff: DiffLine[]): string[][] {
 
 interface CompiledPattern {
   regex: RegExp;
-  label: string;
+  says: string;
 }
 
 function compilePatterns(config: SoulGuardConfig): CompiledPattern[] {
   const configured = config.suspicious_patterns;
-  const sources = configured ?? DEFAULT_SUSPICIOUS_PATTERNS;
   const problems: Array<{ key: string; rule: string }> = [];
   const compiled: CompiledPattern[] = [];
-  sources.forEach((source, i) => {
-    const key = `soul_guard.suspicious_patterns[${i}]`;
+  const sources: readonly SuspiciousPattern[] = configured
+    ? configured.map((source, i) => ({
+        source,
+        says: `adds text this host flags as suspicious (soul_guard.suspicious_patterns[${i}])`,
+      }))
+    : DEFAULT_PATTERNS;
+  sources.forEach(({ source, says }, i) => {
     try {
-      compiled.push({
-        regex: new RegExp(source, "i"),
-        label: configured ? `${key} /${clip(source, 60)}/` : `/${clip(source, 60)}/`,
-      });
+      compiled.push({ regex: new RegExp(source, "i"), says });
     } catch (cause) {
-      problems.push({ key, rule: `must be a valid regular expression (${(cause as Error).message})` });
+      problems.push({
+        key: `soul_guard.suspicious_patterns[${i}]`,
+        rule: `must be a valid regular expression (${(cause as Error).message})`,
+      });
     }
   });
   if (problems.length > 0) throw new ConfigError("ironclawd.toml", problems);
   return compiled;
+}
+
+/** "never" and "secret", "a", "b" and "c". */
+function listWords(words: string[]): string {
+  const quoted = words.map((w) => `"${w}"`);
+  return quoted.length <= 1 ? (quoted[0] ?? "") : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
 }
 
 /** Whole-word, case-insensitive; undefined for a word that is only whitespace (it would match everywhere). */

@@ -1,19 +1,41 @@
 import type { CellHandle } from "../cells/index.js";
-import type { Logger } from "../core/index.js";
-import { evaluateSoulChange, type SoulGuardConfig, summariseDecision } from "./soul-guard.js";
+import { IronclawError, type Logger } from "../core/index.js";
+import { evaluatePromptChange, type SoulGuardConfig, summariseDecision } from "./soul-guard.js";
 import type { SoulChange, SoulChangeSource, SoulStore } from "./soul-store.js";
 import type { WardenCells } from "./warden-cells.js";
 
-const SOUL = "soul.md";
+const INSTRUCTIONS = "instructions/";
+/** Where a person reviews held changes in the web UI. */
+export const SOUL_SCREEN = "/ui/#/soul";
 
-/** What an edit of soul.md through the warden (API, UI) came to. */
-export type SoulWriteOutcome = { applied: true } | { applied: false; change: SoulChange };
+/** Prompt files every brain has, whatever its profiles name: guarded even before a first scan saw them. */
+export function isPromptPath(path: string): boolean {
+  return (
+    path === "soul.md" || path === "identity.md" || (path.startsWith(INSTRUCTIONS) && path.endsWith(".md"))
+  );
+}
+
+/** The cell could not show the guard its prompt files; turns are refused until it can. */
+export class SoulScanError extends IronclawError {
+  override readonly name = "SoulScanError";
+  constructor(message: string, cause?: unknown) {
+    super("unavailable", `the soul guard could not check the agent's prompt files: ${message}`, { cause });
+  }
+}
+
+interface PromptFileNow {
+  path: string;
+  content: string | null;
+}
 
 /**
- * The soul guard at work (seed 003 §11.3): the warden knows the approved soul.md of every user and compares
- * the brain's copy with it when a cell starts, after every turn and job, and before writing an edit of its
- * own. A change the rule accepts becomes the new baseline; one it holds halts the user's cell and waits for a
- * human. Once a change is decided, the brain is made to match the decision before anything else runs.
+ * The soul guard at work (seed 003 §11.3) over every file that enters the system prompt: soul.md,
+ * identity.md, instructions/*.md and the persona files the brain's profiles name. The warden keeps the version
+ * of each that a person last approved (or first saw) and compares the brain's files with it before and after
+ * every turn, after every job and when a cell starts. An accepted change stands but does not move the
+ * baseline, so small steps add up to a change that is held. A held change halts the user's cell until a person
+ * decides; then the brain is made to match the decision before anything else runs. A person's own edit
+ * through the API or UI is theirs: it is written, becomes the baseline and is audited.
  */
 export class SoulWatch {
   constructor(
@@ -30,87 +52,111 @@ export class SoulWatch {
     const decided = this.store.unappliedDecisions(userId);
     if (decided.length === 0) return undefined;
     const { cell } = await this.cells.get(userId);
-    const baseline = this.store.baseline(userId);
-    if (baseline) await writeSoul(cell, baseline.content);
+    for (const path of new Set(decided.map((c) => c.path))) {
+      // No baseline: the rejected change created the file, which therefore goes.
+      await putFile(cell, path, this.store.baseline(userId, path)?.content ?? null);
+    }
     for (const change of decided) this.store.markApplied(change.id);
     return undefined;
   }
 
+  /** The halted chat's sentence: which file, why, and where a person decides. */
   halted(userId: string): string | undefined {
     const pending = this.store.pending(userId);
     const first = pending[0];
     if (!first) return undefined;
+    const more =
+      pending.length > 1
+        ? ` (and ${pending.length - 1} more held change${pending.length > 2 ? "s" : ""})`
+        : "";
     return (
-      `this agent is halted: a change to its soul.md waits for a human's approval (${first.reasons[0] ?? "held by the soul guard"}). ` +
-      `Approve or reject it with \`ironclaw soul pending --user ${userId}\` or in the UI.`
+      `This agent is halted: a change to ${first.path} waits for a person's approval, because it ` +
+      `${first.reasons[0] ?? "was held by the soul guard"}${more}. Review it on the Soul guard screen (${SOUL_SCREEN}).`
     );
   }
 
-  /** Compares the brain's soul.md with the baseline; holds (and halts the cell) when the rule says so. */
+  /**
+   * Compares the brain's prompt files with their baselines; holds every change the rule holds, and halts the
+   * cell when there is one. Throws a SoulScanError when the cell cannot show its files.
+   */
   async scan(userId: string, cell: CellHandle, source: SoulChangeSource): Promise<"ok" | "held"> {
     if (!this.config.enabled) return "ok";
-    const current = await readSoul(cell);
-    const baseline = this.store.baseline(userId);
-    if (!baseline) {
-      // The first look at a brain: what is there now is what its owner wrote (or the starter file).
-      if (current !== null) this.store.setBaseline(userId, current, "first-seen");
-      return "ok";
+    const files = await readPromptFiles(cell);
+    const present = files.filter((f): f is { path: string; content: string } => f.content !== null);
+    if (this.store.recordFirstLook(userId, present)) return "ok";
+    const baselines = new Map(this.store.baselines(userId).map((b) => [b.path, b.content]));
+    // An instructions file with a baseline that the cell no longer lists was deleted or renamed away.
+    const listed = new Set(files.map((f) => f.path));
+    const gone = [...baselines.keys()]
+      .filter((path) => path.startsWith(INSTRUCTIONS) && !listed.has(path))
+      .map((path) => ({ path, content: null }));
+    const held: SoulChange[] = [];
+    for (const file of [...files, ...gone]) {
+      const before = baselines.get(file.path) ?? null;
+      if (file.content === before) continue;
+      const decision = evaluatePromptChange(file.path, before, file.content, this.config);
+      if (decision.verdict === "accept") continue;
+      held.push(
+        this.store.hold(userId, {
+          path: file.path,
+          before,
+          after: file.content,
+          reasons: decision.reasons,
+          source,
+        }),
+      );
+      this.logger.warn({ user: userId, decision: summariseDecision(decision) }, "prompt file change held");
     }
-    if (current === baseline.content) return "ok";
-    const decision = evaluateSoulChange(baseline.content, current, this.config);
-    if (decision.verdict === "accept") {
-      this.store.setBaseline(userId, current ?? "", `soul-guard:${source}`);
-      return "ok";
-    }
-    this.store.hold(userId, { before: baseline.content, after: current, reasons: decision.reasons, source });
-    this.logger.warn(
-      { user: userId, decision: summariseDecision(decision) },
-      "soul.md change held; halting the cell",
-    );
+    if (held.length === 0) return "ok";
+    this.logger.warn({ user: userId, held: held.map((c) => c.path) }, "halting the cell");
     await this.cells.stop(userId);
     return "held";
   }
 
-  /** An edit of soul.md through the warden: written when the rule accepts it, held (not written) otherwise. */
-  async write(
-    userId: string,
-    cell: CellHandle,
-    content: string,
-    source: SoulChangeSource,
-  ): Promise<SoulWriteOutcome> {
-    const baseline = this.store.baseline(userId)?.content ?? (await readSoul(cell)) ?? "";
-    const decision = this.config.enabled
-      ? evaluateSoulChange(baseline, content, this.config)
-      : { verdict: "accept" as const, reasons: [] };
-    if (decision.verdict === "accept") {
-      await writeSoul(cell, content);
-      this.store.setBaseline(userId, content, `soul-guard:${source}`);
-      return { applied: true };
-    }
-    const change = this.store.hold(userId, {
-      before: baseline,
-      after: content,
-      reasons: decision.reasons,
-      source,
-    });
-    await this.cells.stop(userId);
-    return { applied: false, change };
+  /**
+   * A person's edit or deletion (null) of a brain file through the warden (API, UI): for a prompt file it becomes
+   * the approved version, recorded before the write so that a scan running meanwhile does not hold the person's
+   * own edit. Returns what undoes the record if the write then fails. The audit keeps what the guard would have
+   * said, so a surprising edit can be traced to who made it.
+   */
+  recordPersonEdit(userId: string, path: string, content: string | null, by: string): () => void {
+    const previous = this.store.baseline(userId, path);
+    if (!isPromptPath(path) && !previous) return () => {};
+    const decision = evaluatePromptChange(path, previous?.content ?? null, content, this.config);
+    this.store.setBaseline(userId, path, content, by);
+    this.logger.info(
+      { user: userId, by, decision: summariseDecision(decision) },
+      "prompt file edited by a person",
+    );
+    return () => {
+      if (previous) this.store.setBaseline(userId, path, previous.content, previous.approvedBy);
+      else this.store.forgetBaseline(userId, path);
+    };
   }
 }
 
-async function readSoul(cell: CellHandle): Promise<string | null> {
-  const reply = await cell.call({ type: "FileOpRequest", op: "read", path: SOUL }, { timeoutMs: 30_000 });
-  if (reply.type !== "FileOpResult") throw new Error(`reading soul.md: the cell answered ${reply.type}`);
-  if (reply.error?.code === "not_found") return null;
-  if (reply.error) throw new Error(`reading soul.md: ${reply.error.message}`);
-  return reply.content ?? "";
+async function readPromptFiles(cell: CellHandle): Promise<PromptFileNow[]> {
+  const reply = await cell
+    .call({ type: "QueryRequest", query: { kind: "prompt_files" } }, { timeoutMs: 30_000 })
+    .catch((error: Error) => {
+      throw new SoulScanError(error.message, error);
+    });
+  if (reply.type !== "QueryResult") throw new SoulScanError(`the cell answered ${reply.type}`);
+  if (reply.error) throw new SoulScanError(reply.error.message);
+  if (reply.answer?.kind !== "prompt_files")
+    throw new SoulScanError(`the cell answered ${reply.answer?.kind ?? "nothing"}`);
+  return reply.answer.files;
 }
 
-async function writeSoul(cell: CellHandle, content: string): Promise<void> {
+/** Writes a prompt file, or deletes it when its approved version is "absent". */
+async function putFile(cell: CellHandle, path: string, content: string | null): Promise<void> {
   const reply = await cell.call(
-    { type: "FileOpRequest", op: "write", path: SOUL, content },
+    content === null
+      ? { type: "FileOpRequest", op: "delete", path }
+      : { type: "FileOpRequest", op: "write", path, content },
     { timeoutMs: 30_000 },
   );
-  if (reply.type !== "FileOpResult" || reply.error)
-    throw new Error(`writing soul.md: ${reply.type === "FileOpResult" ? reply.error?.message : reply.type}`);
+  if (reply.type !== "FileOpResult") throw new Error(`writing ${path}: the cell answered ${reply.type}`);
+  if (reply.error && !(content === null && reply.error.code === "not_found"))
+    throw new Error(`writing ${path}: ${reply.error.message}`);
 }

@@ -1,4 +1,10 @@
-import { type AgentRuntime, type CronScheduler, JobStore, type Promotion } from "../../agent/index.js";
+import {
+  type AgentRuntime,
+  type CronScheduler,
+  JobStore,
+  type Promotion,
+  readGuardedPromptFiles,
+} from "../../agent/index.js";
 import type {
   BrainQuery,
   CronJobState,
@@ -23,6 +29,9 @@ interface AuditRow {
   duration_ms: number;
   summary: string;
 }
+
+/** What the prompt files may hold together: well under a frame (8 MiB), far above any real persona. */
+const MAX_PROMPT_FILE_BYTES = 4 * 1024 * 1024;
 
 export interface BrainQueries {
   answer(request: QueryRequest): Promise<QueryOutcome>;
@@ -97,6 +106,23 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
         });
         const problem = scheduler.lastError?.message;
         return { answer: { kind: "cron_jobs", jobs: list, ...(problem ? { file_error: problem } : {}) } };
+      }
+      case "prompt_files": {
+        // The profiles as the next turn will read them, so a persona file a profile names now is covered.
+        runtime.refreshConfig();
+        const profiles = [...runtime.runtimeConfig.profiles.values()].map((p) => p.profile);
+        const files = await readGuardedPromptFiles(runtime.brain, profiles);
+        const bytes = files.reduce((n, f) => n + Buffer.byteLength(f.text ?? ""), 0);
+        // Past this the answer would not fit in a frame; refusing makes the warden refuse turns instead of
+        // letting files it cannot check reach the prompt.
+        if (bytes > MAX_PROMPT_FILE_BYTES)
+          throw new InvalidInputError(
+            "prompt_files",
+            `the prompt files hold ${bytes} bytes, more than the ${MAX_PROMPT_FILE_BYTES} the soul guard checks`,
+          );
+        return {
+          answer: { kind: "prompt_files", files: files.map((f) => ({ path: f.path, content: f.text })) },
+        };
       }
       case "tool_audit":
         return { answer: { kind: "tool_audit", entries: auditEntries(runtime, query) } };

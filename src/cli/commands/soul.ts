@@ -42,7 +42,7 @@ const pending = defineCommand({
 
 const show = defineCommand({
   name: "show",
-  summary: "one change with its full diff against the approved soul.md",
+  summary: "one change with its full diff against the file's approved version",
   positionals: [CHANGE_ID],
   options: [JSON_OUTPUT],
   async run({ options, args }, io) {
@@ -58,7 +58,7 @@ const show = defineCommand({
 
 const approve = defineCommand({
   name: "approve",
-  summary: "makes the change the approved soul.md; the agent resumes on its next message",
+  summary: "makes the change the file's approved version; the agent resumes on its next message",
   positionals: [CHANGE_ID],
   options: [BY],
   async run({ options, args }, io) {
@@ -68,7 +68,7 @@ const approve = defineCommand({
 
 const reject = defineCommand({
   name: "reject",
-  summary: "keeps the approved soul.md; the warden writes it back into the brain before the next message",
+  summary: "keeps the approved version; the warden writes it back into the brain before the next message",
   positionals: [CHANGE_ID],
   options: [BY],
   async run({ options, args }, io) {
@@ -78,8 +78,9 @@ const reject = defineCommand({
 
 export const soulCommand = defineGroup({
   name: "soul",
-  summary: "list, show, approve or reject soul.md changes held by the soul guard",
-  description: `Changes to a user's soul.md that the soul guard held; while one is pending that user's agent is halted.
+  summary: "list, show, approve or reject prompt file changes held by the soul guard",
+  description: `Changes to a user's prompt files (soul.md, identity.md, instructions/*.md, persona files) that the
+soul guard held; while one is pending that user's agent is halted.
 Reads and writes <IRONCLAW_HOME>/host.db; the warden may be running: it reads these decisions before every turn.`,
   subcommands: [pending, show, approve, reject],
 });
@@ -97,8 +98,8 @@ function decide(
     println(
       io.stdout,
       verdict === "approve"
-        ? `approved soul change ${change.id} for user ${change.userId}: it is now the approved soul.md`
-        : `rejected soul change ${change.id} for user ${change.userId}: the warden restores the approved soul.md`,
+        ? `approved change ${change.id} to ${change.path} for user ${change.userId}: it is now the approved version`
+        : `rejected change ${change.id} to ${change.path} for user ${change.userId}: the warden restores the approved version`,
     );
     println(
       io.stdout,
@@ -157,6 +158,7 @@ function changeJson(change: SoulChange) {
   return {
     id: change.id,
     user_id: change.userId,
+    path: change.path,
     source: change.source,
     status: change.status,
     created_at: change.createdAt,
@@ -165,15 +167,19 @@ function changeJson(change: SoulChange) {
     applied: change.applied,
     reasons: change.reasons,
     before_sha256: change.beforeSha256,
+    created: change.before === null,
     deleted: change.after === null,
-    diff: diffLines(change.before, change.after ?? ""),
+    diff: diffLines(change.before ?? "", change.after ?? ""),
   };
 }
 
 function printSummary(io: CliIo, change: SoulChange): void {
-  println(io.stdout, `${change.id}  user ${change.userId}  ${change.createdAt}  from ${change.source}`);
+  println(
+    io.stdout,
+    `${change.id}  user ${change.userId}  ${change.path}  ${change.createdAt}  from ${change.source}`,
+  );
   for (const reason of change.reasons) println(io.stdout, `  why: ${visible(reason)}`);
-  const changed = diffLines(change.before, change.after ?? "").filter((d) => d.op !== " ");
+  const changed = diffLines(change.before ?? "", change.after ?? "").filter((d) => d.op !== " ");
   for (const d of changed.slice(0, SHORT_DIFF_LINES)) println(io.stdout, `  ${formatLine(d, SHORT_LINE)}`);
   if (changed.length > SHORT_DIFF_LINES)
     println(
@@ -184,13 +190,18 @@ function printSummary(io: CliIo, change: SoulChange): void {
 }
 
 function printFull(io: CliIo, change: SoulChange): void {
-  println(io.stdout, `soul change ${change.id} for user ${change.userId}: ${change.status}`);
+  println(io.stdout, `change ${change.id} to ${change.path} for user ${change.userId}: ${change.status}`);
   println(io.stdout, `from ${change.source} at ${change.createdAt}`);
   if (change.decidedAt) println(io.stdout, `decided by ${change.decidedBy} at ${change.decidedAt}`);
   for (const reason of change.reasons) println(io.stdout, `why: ${visible(reason)}`);
-  println(io.stdout, `--- approved soul.md (sha256 ${change.beforeSha256.slice(0, 12)})`);
-  println(io.stdout, change.after === null ? "+++ (soul.md deleted)" : "+++ changed soul.md");
-  for (const d of diffLines(change.before, change.after ?? "")) println(io.stdout, formatLine(d));
+  println(
+    io.stdout,
+    change.before === null
+      ? `--- (no approved ${change.path})`
+      : `--- approved ${change.path} (sha256 ${change.beforeSha256.slice(0, 12)})`,
+  );
+  println(io.stdout, change.after === null ? `+++ (${change.path} deleted)` : `+++ changed ${change.path}`);
+  for (const d of diffLines(change.before ?? "", change.after ?? "")) println(io.stdout, formatLine(d));
 }
 
 function formatLine(d: DiffLine, max = Number.POSITIVE_INFINITY): string {

@@ -48,6 +48,12 @@ export const memoryPromotionDecisionQuerySchema = z.strictObject({
   decision: z.enum(PROMOTION_DECISIONS, `must be one of ${PROMOTION_DECISIONS.join(", ")}`),
 });
 
+/** The soul guard's look at every file that can enter a system prompt (seed 003 §11.3). */
+export const promptFilesQuerySchema = z.strictObject({ kind: z.literal("prompt_files") });
+
+/** One prompt file as the cell would put it in a prompt now; null content: named by a profile but missing. */
+export const promptFileSchema = z.strictObject({ path: brainPath, content: aString().nullable() });
+
 /** What the warden may ask; each kind has one answer kind of the same name. */
 export const brainQuerySchema = z.discriminatedUnion(
   "kind",
@@ -58,12 +64,13 @@ export const brainQuerySchema = z.discriminatedUnion(
     toolAuditQuerySchema,
     memoryPromotionsQuerySchema,
     memoryPromotionDecisionQuerySchema,
+    promptFilesQuerySchema,
     memoryForgetQuerySchema,
   ],
   {
     error: () =>
       "must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions, " +
-      "memory_promotion_decide or memory_forget",
+      "memory_promotion_decide, memory_forget or prompt_files",
   },
 );
 export type BrainQuery = z.output<typeof brainQuerySchema>;
@@ -188,6 +195,7 @@ export const brainAnswerSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("tool_audit"), entries: z.array(toolAuditEntrySchema) }),
   z.strictObject({ kind: z.literal("memory_promotions"), proposals: z.array(memoryPromotionSchema) }),
   z.strictObject({ kind: z.literal("memory_promotion_decide"), proposal: memoryPromotionSchema }),
+  z.strictObject({ kind: z.literal("prompt_files"), files: z.array(promptFileSchema) }),
   memoryForgetAnswerSchema,
 ]);
 export type BrainAnswer = z.output<typeof brainAnswerSchema>;

@@ -124,10 +124,14 @@ export const brainWriteBodySchema = z.strictObject({
   content: aString().max(4 * 1024 * 1024, "must be at most 4194304 characters"),
 });
 
+/** A change to a prompt file (soul.md, identity.md, instructions/*.md, a persona file) held by the soul guard. */
 export const soulChangeSchema = z.object({
   id: aString(),
   userId: aString(),
-  before: aString(),
+  /** The prompt file, relative to the brain. */
+  path: aString(),
+  /** The version a person last approved; null when there was none (the change creates the file). */
+  before: aString().nullable(),
   after: aString().nullable(),
   reasons: z.array(aString()),
   source: aString(),

@@ -24,7 +24,8 @@ class BrainUnavailableError extends IronclawError {
 
 /**
  * The memory inspector's way into a brain: file operations the user's cell performs (the warden never opens a
- * brain itself). Edits of soul.md go through the soul guard; a held edit is not written.
+ * brain itself). A person's edits of prompt files (soul.md, identity.md, instructions/) become what the soul guard
+ * compares the agent's changes with.
  */
 export function brainRoutes(ctx: WardenContext) {
   const fileOp = async (
@@ -79,24 +80,22 @@ export function brainRoutes(ctx: WardenContext) {
     defineRoute({
       method: "PUT",
       url: "/api/brain/file",
-      summary: "Write one file of the brain; soul.md edits the soul guard holds wait for approval (202)",
+      summary: "Write one file of the brain; a prompt file written here becomes its approved version",
       tag: "brain",
       access: "user",
       body: brainWriteBodySchema,
       response: brainWriteResultSchema,
-      async handler({ auth, body, reply }) {
-        if (body.path === "soul.md") {
-          const { cell } = await ctx.cells.get(auth.userId);
-          const outcome = await ctx.soul.write(auth.userId, cell, body.content, "api");
-          if (!outcome.applied) {
-            reply.code(202);
-            return { path: body.path, written: false, held: outcome.change };
-          }
-          return { path: body.path, written: true };
-        }
+      async handler({ auth, body }) {
         // The scheduler would keep running the last good schedule and only log why: refuse it here instead.
         if (body.path === JOBS_FILE) checkJobsToml(body.content);
-        await fileOp(auth.userId, { op: "write", path: body.path, content: body.content });
+        const halted = ctx.soul.halted(auth.userId);
+        if (halted) throw new ConflictError(halted);
+        // A person's edit of a prompt file is theirs: it becomes the version the soul guard compares with.
+        const undo = ctx.soul.recordPersonEdit(auth.userId, body.path, body.content, `user:${auth.userId}`);
+        await fileOp(auth.userId, { op: "write", path: body.path, content: body.content }).catch((error) => {
+          undo();
+          throw error;
+        });
         ctx.audit.record({
           userId: auth.userId,
           actor: `user:${auth.userId}`,
@@ -119,7 +118,13 @@ export function brainRoutes(ctx: WardenContext) {
           throw new ForbiddenError(
             "soul.md cannot be deleted: edit it instead (the soul guard reviews the change)",
           );
-        await fileOp(auth.userId, { op: "delete", path: query.path });
+        const halted = ctx.soul.halted(auth.userId);
+        if (halted) throw new ConflictError(halted);
+        const undo = ctx.soul.recordPersonEdit(auth.userId, query.path, null, `user:${auth.userId}`);
+        await fileOp(auth.userId, { op: "delete", path: query.path }).catch((error) => {
+          undo();
+          throw error;
+        });
         ctx.audit.record({
           userId: auth.userId,
           actor: `user:${auth.userId}`,

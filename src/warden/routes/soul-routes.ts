@@ -8,7 +8,10 @@ import type { WardenContext } from "../warden-context.js";
 
 const idParams = z.strictObject({ id: z.string().min(1) });
 
-/** Soul guard decisions (seed 003 §11.3): the owner of the brain or an admin approves or rejects held changes. */
+/**
+ * Soul guard decisions (seed 003 §11.3): the owner of the brain or an admin approves or rejects held changes to
+ * any prompt file. The diff is against the version a person last approved, so it shows the whole drift.
+ */
 export function soulRoutes(ctx: WardenContext) {
   const { soulStore } = ctx;
   const visible = (auth: Auth, id: string) => {
@@ -22,8 +25,8 @@ export function soulRoutes(ctx: WardenContext) {
       url: `/api/soul/changes/:id/${verdict}`,
       summary:
         verdict === "approve"
-          ? "Approve a held soul.md change: it becomes the soul, and the agent runs again"
-          : "Reject a held soul.md change: the approved soul is restored, and the agent runs again",
+          ? "Approve a held prompt file change: it becomes the approved version, and the agent runs again"
+          : "Reject a held prompt file change: the approved version is restored, and the agent runs again",
       tag: "soul",
       access: "user",
       params: idParams,
@@ -39,7 +42,7 @@ export function soulRoutes(ctx: WardenContext) {
           .catch((error: Error) =>
             ctx.logger.warn(
               { err: error },
-              "applying a soul decision failed; it is retried before the next turn",
+              "applying a soul guard decision failed; it is retried before the next turn",
             ),
           );
         return soulStore.get(change.id) ?? change;
@@ -49,7 +52,7 @@ export function soulRoutes(ctx: WardenContext) {
     defineRoute({
       method: "GET",
       url: "/api/soul/pending",
-      summary: "Held soul.md changes waiting for a decision (yours; everyone's for an admin)",
+      summary: "Held prompt file changes waiting for a decision (yours; everyone's for an admin)",
       tag: "soul",
       access: "user",
       response: z.array(soulChangeSchema),
@@ -58,14 +61,14 @@ export function soulRoutes(ctx: WardenContext) {
     defineRoute({
       method: "GET",
       url: "/api/soul/changes/:id",
-      summary: "One soul.md change with its line diff",
+      summary: "One held change with its line diff against the approved version",
       tag: "soul",
       access: "user",
       params: idParams,
       response: soulChangeDetailSchema,
       async handler({ auth, params }) {
         const change = visible(auth, params.id);
-        return { change, diff: diffLines(change.before, change.after ?? "") };
+        return { change, diff: diffLines(change.before ?? "", change.after ?? "") };
       },
     }),
     decide("approve"),
