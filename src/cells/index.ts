@@ -119,4 +119,5 @@ export {
   ReplyTimeoutError,
 } from "./protocol-peer.js";
 export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";
+export { userCellSpec } from "./user-cell-spec.js";
 export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";

@@ -13,6 +13,7 @@ import type { ProtocolMessage } from "../contracts/cell/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger } from "../core/index.js";
 import { HostProviders, serveCellRequests } from "../warden/index.js";
+import { cliCellSpec } from "./cell-owner.js";
 import { type CliIo, println, UsageError } from "./command.js";
 
 /** What answers inside a cell started from the CLI: the agent, or a development handler. */
@@ -77,6 +78,7 @@ export async function execInCell(
     println(io.stderr, `no running cell for ${user}: starting a temporary ${backend.name} cell`);
     const cell: CellHandle = await backend.start({
       ...spec,
+      ...cliCellSpec(home, user, backend),
       userId: user,
       userDir: join(usersDir(config, home), user),
     });

@@ -91,10 +91,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     usersDir: usersDir(config, options.home),
     config,
     providers,
-    runAsOf: (userId) => {
-      const uid = users.get(userId)?.cellUid;
-      return uid === undefined ? undefined : { uid, gid: uid };
-    },
+    cellUidOf: (userId) => users.get(userId)?.cellUid,
     audit: (entry) => audit.record(entry),
     logger,
     budget,

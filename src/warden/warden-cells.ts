@@ -8,6 +8,7 @@ import {
   type CellStartSpec,
   hasSavedVm,
   sweepSavedVms,
+  userCellSpec,
   WarmPool,
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, MemoryForgotten, Ready } from "../contracts/index.js";
@@ -21,8 +22,8 @@ export interface WardenCellsOptions {
   usersDir: string;
   config: IronclawdConfig;
   providers: HostProviders;
-  /** The host uid/gid a user's cell runs as (their own, so one cell can never read another's brain). */
-  runAsOf: (userId: string) => { uid: number; gid: number } | undefined;
+  /** The host uid a user's cell runs as (their own, so one cell can never read another's brain). */
+  cellUidOf: (userId: string) => number | undefined;
   audit: (entry: AuditEntry) => void;
   logger: Logger;
   onModelCall?: (record: ModelCallRecord) => void;
@@ -77,10 +78,8 @@ export class WardenCells {
       idleStopMs: idleMinutes * 60_000,
       warmPool: this.pool,
       spec,
-      specFor: (userId) => {
-        const runAs = options.runAsOf(userId);
-        return runAs ? { runAs } : {};
-      },
+      // The same owner `ironclaw cell start` gives the user's cell (see userCellSpec).
+      specFor: (userId) => userCellSpec(userId, options.cellUidOf(userId), options.backend),
     });
     this.manager.onEvent((event) => this.logEvent(event));
     // Saves of suspended cells whose users did not come back: now, then hourly.

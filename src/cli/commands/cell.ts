@@ -14,6 +14,7 @@ import {
 } from "../../cells/index.js";
 import { ironclawHome } from "../../core/index.js";
 import { type CellHandler, execBody, execInCell, hostSide } from "../cell-exchange.js";
+import { cliCellSpec } from "../cell-owner.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 import { explainAccessError } from "../home-access.js";
@@ -183,7 +184,7 @@ async function keepCell(
     usersDir: usersDir(config, home),
     runDir,
     userId: user,
-    spec,
+    spec: { ...spec, ...cliCellSpec(home, user, backend) },
     log: (l) => println(io.stderr, l),
     onCell: (cell) => void hostSide(config, io, user)(cell),
   });
