@@ -5,7 +5,8 @@ export interface CodeEditorViewProps {
   /** Which file: a new path replaces the text; the same path keeps the user's edits. */
   path: string;
   text: string;
-  revealLine?: number | null;
+  /** Lines to show (a search hit or a cited heading); a new `seq` shows them again. */
+  reveal?: { line: number; end: number | null; seq: number } | null;
   onChange(text: string): void;
   onSave(): void;
 }
@@ -15,11 +16,10 @@ export function CodeEditorView(props: CodeEditorViewProps) {
   let host!: HTMLDivElement;
   let handle: CodeEditorHandle | undefined;
   const [failed, setFailed] = createSignal("");
-  let shownPath = "";
+  let shownReveal = 0;
   onMount(async () => {
     try {
       const { mountCodeEditor } = await import("./code-editor.js");
-      shownPath = props.path;
       handle = mountCodeEditor(host, {
         text: props.text,
         language: props.path.endsWith(".md") ? "markdown" : "text",
@@ -27,19 +27,20 @@ export function CodeEditorView(props: CodeEditorViewProps) {
         onChange: (text) => props.onChange(text),
         onSave: () => props.onSave(),
       });
-      if (props.revealLine) handle.revealLine(props.revealLine);
+      if (props.reveal) handle.revealLine(props.reveal.line, props.reveal.end);
+      shownReveal = props.reveal?.seq ?? 0;
     } catch (error) {
       setFailed(`The editor could not load (${(error as Error).message}); reload the page.`);
     }
   });
   createEffect(() => {
-    const { path, text } = props;
+    const { text, reveal } = props;
     if (!handle) return;
     // Another file, or the same one re-read or discarded, shows what the controller holds; while typing the
     // two are equal and nothing happens.
     handle.setText(text);
-    if (path !== shownPath && props.revealLine) handle.revealLine(props.revealLine);
-    shownPath = path;
+    if (reveal && reveal.seq !== shownReveal) handle.revealLine(reveal.line, reveal.end);
+    shownReveal = reveal?.seq ?? 0;
   });
   onCleanup(() => handle?.destroy());
   return (

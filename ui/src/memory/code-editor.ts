@@ -1,7 +1,15 @@
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
-import { EditorState, type Extension } from "@codemirror/state";
-import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
+import { EditorState, type Extension, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
+import {
+  Decoration,
+  type DecorationSet,
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  keymap,
+  lineNumbers,
+} from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { markdownMode } from "./markdown-mode.js";
 
@@ -17,7 +25,8 @@ export interface CodeEditorOptions {
 export interface CodeEditorHandle {
   /** Replaces the whole text (another file was opened); not reported back through onChange. */
   setText(text: string): void;
-  revealLine(line: number): void;
+  /** Scrolls to `line` and puts the cursor there; with `end`, marks lines line..end (a search hit). */
+  revealLine(line: number, end?: number | null): void;
   focus(): void;
   destroy(): void;
 }
@@ -42,6 +51,10 @@ const theme = EditorView.theme({
   ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--accent-soft) 45%, transparent)" },
   ".cm-activeLineGutter": { backgroundColor: "var(--accent-soft)" },
   ".cm-cursor": { borderLeftColor: "var(--text)" },
+  ".cm-hit-line": {
+    backgroundColor: "var(--warn-soft)",
+    boxShadow: "inset 3px 0 0 var(--warn)",
+  },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground": {
     backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)",
   },
@@ -55,6 +68,28 @@ const highlight = HighlightStyle.define([
   { tag: [tags.string, tags.link, tags.url], color: "var(--tok-string)" },
   { tag: [tags.meta, tags.comment], color: "var(--tok-meta)" },
 ]);
+
+// The lines of the search hit the file was opened at, marked until another hit is shown.
+const markHit = StateEffect.define<{ from: number; to: number } | null>();
+const hitLine = Decoration.line({ class: "cm-hit-line" });
+const hitLines = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    let next = marks.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (!effect.is(markHit)) continue;
+      const builder = new RangeSetBuilder<Decoration>();
+      if (effect.value)
+        for (let n = effect.value.from; n <= effect.value.to; n++) {
+          const line = tr.state.doc.line(n);
+          builder.add(line.from, line.from, hitLine);
+        }
+      next = builder.finish();
+    }
+    return next;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
 
 /**
  * CodeMirror 6 for brain files, inside a shadow root: there CodeMirror puts its styles in a constructed
@@ -74,6 +109,7 @@ export function mountCodeEditor(host: HTMLElement, options: CodeEditorOptions): 
     drawSelection(),
     highlightActiveLine(),
     EditorView.lineWrapping,
+    hitLines,
     theme,
     syntaxHighlighting(highlight),
     keymap.of([
@@ -102,11 +138,17 @@ export function mountCodeEditor(host: HTMLElement, options: CodeEditorOptions): 
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
       quiet = false;
     },
-    revealLine(line) {
-      const target = view.state.doc.line(Math.min(Math.max(1, line), view.state.doc.lines));
+    revealLine(line, end) {
+      const lines = view.state.doc.lines;
+      const first = Math.min(Math.max(1, line), lines);
+      const last = end ? Math.min(Math.max(first, end), lines) : null;
+      const target = view.state.doc.line(first);
       view.dispatch({
         selection: { anchor: target.from },
-        effects: EditorView.scrollIntoView(target.from, { y: "center" }),
+        effects: [
+          EditorView.scrollIntoView(target.from, { y: "center" }),
+          markHit.of(last ? { from: first, to: last } : null),
+        ],
       });
     },
     focus: () => view.focus(),

@@ -21,6 +21,9 @@ export function EditorPane(props: { editor: FileEditor; empty: string }) {
                   </span>
                   <span class="visually-hidden"> (unsaved changes)</span>
                 </Show>
+                <Show when={props.editor.waiting()}>
+                  <span class="waiting"> — waiting for approval</span>
+                </Show>
               </h2>
               <button
                 type="button"
@@ -58,7 +61,7 @@ export function EditorPane(props: { editor: FileEditor; empty: string }) {
               <CodeEditorView
                 path={path()}
                 text={s.draft}
-                revealLine={s.revealLine}
+                reveal={s.reveal}
                 onChange={(text) => void dispatch({ type: "edit", text })}
                 onSave={() => void dispatch({ type: "save" })}
               />

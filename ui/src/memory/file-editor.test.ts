@@ -5,9 +5,10 @@ import { createFileEditor, headingLine } from "./file-editor.js";
 const soulChange = {
   id: "c1",
   userId: "alice",
+  path: "soul.md",
   before: "a",
   after: "b",
-  reasons: ['adds "ignore all previous instructions"'],
+  reasons: ["adds an instruction to ignore previous instructions"],
   source: "api",
   status: "pending",
   createdAt: "2026-01-01T00:00:00Z",
@@ -29,10 +30,10 @@ describe("the file editor", () => {
     await editor.dispatch({ type: "save" });
     expect(api.calls.at(-1)?.args).toEqual({ body: { path: "memory.md", content: "# Memory\nquince\n" } });
     expect(editor.dirty()).toBe(false);
-    expect(editor.state.message).toEqual({ level: "info", text: "Saved memory.md." });
+    expect(editor.state.message).toEqual({ level: "ok", text: "Saved memory.md." });
   });
 
-  it("keeps a soul.md edit the soul guard held as a draft, and says why and what to do", async () => {
+  it("shows an edit the soul guard held as waiting for approval, not unsaved, and says why", async () => {
     const api = fakeApi({
       "GET /api/brain/file": () => ok({ path: "soul.md", content: "a" }),
       "PUT /api/brain/file": () => ({
@@ -45,10 +46,17 @@ describe("the file editor", () => {
     await editor.dispatch({ type: "open", path: "soul.md" });
     await editor.dispatch({ type: "edit", text: "b" });
     await editor.dispatch({ type: "save" });
-    expect(editor.dirty()).toBe(true);
-    expect(editor.state.message?.text).toMatch(
-      /Held for a human's approval.*ignore all previous instructions.*Soul guard/,
+    // Not "unsaved": it waits for a person's approval, and Save has nothing more to send.
+    expect(editor.dirty()).toBe(false);
+    expect(editor.waiting()).toBe(true);
+    expect(editor.state.message?.text).toBe(
+      "Waiting for approval: this edit was not written, because it adds an instruction to ignore previous " +
+        "instructions. The agent is halted until a person decides on the Soul guard screen.",
     );
+    // Typing again makes it a draft of its own.
+    await editor.dispatch({ type: "edit", text: "c" });
+    expect(editor.dirty()).toBe(true);
+    expect(editor.waiting()).toBe(false);
   });
 
   it("shows each problem of a refused jobs.toml with its line and rule", async () => {
@@ -98,8 +106,22 @@ describe("opening a file at a cited heading", () => {
     const { client } = fakeApi({ "GET /api/brain/file": () => ok({ path: "s.md", content: text }) });
     const editor = createFileEditor(client);
     await editor.dispatch({ type: "open", path: "s.md", heading: "09:15:00 — user" });
-    expect(editor.state.revealLine).toBe(5);
+    expect(editor.state.reveal?.line).toBe(5);
     await editor.dispatch({ type: "open", path: "s.md", heading: "10:00:00 — user", line: 3 });
-    expect(editor.state.revealLine).toBe(3);
+    expect(editor.state.reveal?.line).toBe(3);
+  });
+
+  it("opens a search hit at its lines, and shows another hit of a file being edited without losing the edits", async () => {
+    const { client, calls } = fakeApi({
+      "GET /api/brain/file": () => ok({ path: "memory.md", content: "a\nb\nc\nd\ne\n" }),
+    });
+    const editor = createFileEditor(client);
+    await editor.dispatch({ type: "open", path: "memory.md", line: 2, endLine: 4 });
+    expect(editor.state.reveal).toMatchObject({ line: 2, end: 4 });
+    await editor.dispatch({ type: "edit", text: "a\nb\nc\nd\ne\nnew\n" });
+    await editor.dispatch({ type: "open", path: "memory.md", line: 5, endLine: 5 });
+    expect(editor.state.reveal).toMatchObject({ line: 5, end: 5 });
+    expect(editor.state.draft).toContain("new");
+    expect(calls.filter((c) => c.key === "GET /api/brain/file")).toHaveLength(1);
   });
 });

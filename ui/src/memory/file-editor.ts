@@ -9,16 +9,18 @@ export interface FileEditorState {
   draft: string;
   loading: boolean;
   saving: boolean;
-  /** What happened last (saved, held by the soul guard, refused), for the status line. */
-  message: { level: "error" | "info"; text: string } | null;
+  /** What happened last (saved, held by the soul guard, refused), for the status line; `ok` is a success. */
+  message: { level: "error" | "info" | "ok"; text: string } | null;
   /** A file asked for while the draft has unsaved changes: the view asks to save or discard first. */
   pendingOpen: string | null;
-  /** The line to bring into view once the file is open (a search hit). */
-  revealLine: number | null;
+  /** The text of a save the soul guard held: it waits for a person's approval, so it is not "unsaved". */
+  waiting: string | null;
+  /** The lines to bring into view once the file is open (a search hit: highlighted, `end` its last line). */
+  reveal: { line: number; end: number | null; seq: number } | null;
 }
 
 export type FileEditorAction =
-  | { type: "open"; path: string; line?: number; heading?: string; force?: boolean }
+  | { type: "open"; path: string; line?: number; endLine?: number; heading?: string; force?: boolean }
   | { type: "edit"; text: string }
   | { type: "save" }
   | { type: "discard" }
@@ -26,7 +28,7 @@ export type FileEditorAction =
 
 /**
  * One brain file open for editing, shared by the memory inspector and instruction mode. Saving goes through
- * the warden: soul.md edits may be held by the soul guard, a bad cron/jobs.toml is refused with its line.
+ * the warden: an edit the soul guard holds waits for approval, a bad cron/jobs.toml is refused with its line.
  */
 export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string): void } = {}) {
   const [state, setState] = createStore<FileEditorState>({
@@ -37,21 +39,28 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
     saving: false,
     message: null,
     pendingOpen: null,
-    revealLine: null,
+    waiting: null,
+    reveal: null,
   });
+  let seq = 0;
+  const revealOf = (line: number | undefined, end?: number) =>
+    line ? { line, end: end ?? null, seq: ++seq } : null;
   const generations = createGenerations();
-  const dirty = () => state.path !== null && state.draft !== state.saved;
+  const dirty = () => state.path !== null && state.draft !== state.saved && state.draft !== state.waiting;
+  /** The open file's edit was saved and held: it waits for approval on the Soul guard screen. */
+  const waiting = () => state.path !== null && state.waiting !== null && state.draft === state.waiting;
 
-  async function open(path: string, line: number | undefined, heading?: string): Promise<void> {
+  async function open(path: string, line: number | undefined, heading?: string, end?: number): Promise<void> {
     const ticket = generations.next("open");
     setState({
       path,
       loading: true,
       message: null,
       pendingOpen: null,
+      waiting: null,
       saved: "",
       draft: "",
-      revealLine: line ?? null,
+      reveal: revealOf(line, end),
     });
     const answer = await api.call("GET /api/brain/file", { query: { path } });
     if (!generations.isCurrent("open", ticket)) return;
@@ -60,7 +69,7 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
         saved: answer.data.content,
         draft: answer.data.content,
         loading: false,
-        ...(heading ? { revealLine: headingLine(answer.data.content, heading) ?? line ?? null } : {}),
+        ...(heading ? { reveal: revealOf(headingLine(answer.data.content, heading) ?? line) } : {}),
       });
     else
       setState({
@@ -82,16 +91,22 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
       return void setState({ saving: false, message: { level: "error", text: `Not saved. ${detail}` } });
     }
     if (answer.data.held) {
-      const why = answer.data.held.reasons.join("; ");
+      const why = answer.data.held.reasons[0] ?? "the soul guard held it";
       return void setState({
         saving: false,
+        waiting: content,
         message: {
-          level: "error",
-          text: `Held for a human's approval by the soul guard (${why}). The agent is halted until it is decided under Soul guard.`,
+          level: "info",
+          text: `Waiting for approval: this edit was not written, because it ${why}. The agent is halted until a person decides on the Soul guard screen.`,
         },
       });
     }
-    setState({ saving: false, saved: content, message: { level: "info", text: `Saved ${path}.` } });
+    setState({
+      saving: false,
+      saved: content,
+      waiting: null,
+      message: { level: "ok", text: `Saved ${path}.` },
+    });
     hooks.onSaved?.(path);
   }
 
@@ -100,7 +115,10 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
       case "open":
         if (!action.force && dirty() && action.path !== state.path)
           return void setState("pendingOpen", action.path);
-        return open(action.path, action.line, action.heading);
+        // Another passage of the file being edited: show it, keeping the edits.
+        if (!action.force && dirty() && action.line)
+          return void setState("reveal", revealOf(action.line, action.endLine));
+        return open(action.path, action.line, action.heading, action.endLine);
       case "edit":
         return void setState("draft", action.text);
       case "save":
@@ -113,11 +131,18 @@ export function createFileEditor(api: ApiClient, hooks: { onSaved?(path: string)
       }
       case "close":
         generations.next("open");
-        return void setState({ path: null, saved: "", draft: "", message: null, pendingOpen: null });
+        return void setState({
+          path: null,
+          saved: "",
+          draft: "",
+          message: null,
+          pendingOpen: null,
+          waiting: null,
+        });
     }
   }
 
-  return { state, dispatch, dirty, dispose: () => generations.invalidateAll() };
+  return { state, dispatch, dirty, waiting, dispose: () => generations.invalidateAll() };
 }
 
 export type FileEditor = ReturnType<typeof createFileEditor>;

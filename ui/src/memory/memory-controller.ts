@@ -22,6 +22,8 @@ export interface MemoryState {
     loading: boolean;
     error: string;
     done: boolean;
+    /** The hits fill the main area (else the editor does; a hit opened goes back to the editor). */
+    shown: boolean;
   };
 }
 
@@ -30,6 +32,7 @@ export type MemoryAction =
   | { type: "toggle"; folder: string }
   | { type: "search"; query: string }
   | { type: "mode"; mode: SearchMode }
+  | { type: "results"; shown: boolean }
   | { type: "refresh-status" };
 
 const ROOT = ".";
@@ -44,7 +47,7 @@ export function createMemoryController(api: ApiClient) {
     expanded: [ROOT],
     status: null,
     statusError: "",
-    search: { query: "", mode: "hybrid", hits: [], loading: false, error: "", done: false },
+    search: { query: "", mode: "hybrid", hits: [], loading: false, error: "", done: false, shown: false },
   });
   const generations = createGenerations();
   const editor = createFileEditor(api, {
@@ -70,9 +73,9 @@ export function createMemoryController(api: ApiClient) {
   async function search(): Promise<void> {
     const { query, mode } = state.search;
     if (query.trim() === "")
-      return void setState("search", { hits: [], error: "", done: false, loading: false });
+      return void setState("search", { hits: [], error: "", done: false, loading: false, shown: false });
     const ticket = generations.next("search");
-    setState("search", { loading: true, error: "" });
+    setState("search", { loading: true, error: "", shown: true });
     const answer = await api.call("GET /api/memory/search", { query: { q: query, mode, limit: 10 } });
     if (!generations.isCurrent("search", ticket)) return;
     if (answer.ok) setState("search", { hits: answer.data.hits, loading: false, done: true });
@@ -111,6 +114,8 @@ export function createMemoryController(api: ApiClient) {
       case "mode":
         setState("search", "mode", action.mode);
         return search();
+      case "results":
+        return void setState("search", "shown", action.shown && state.search.done);
       case "refresh-status":
         return refreshStatus();
     }

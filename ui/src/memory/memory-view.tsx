@@ -4,10 +4,11 @@ import { hrefOf } from "../shared/route.js";
 import { EditorPane } from "./editor-pane.js";
 import { FileTree } from "./file-tree.js";
 import { createForgetController } from "./forget-controller.js";
+import { IndexPanel } from "./index-panel.js";
 import { createMemoryController } from "./memory-controller.js";
 import { createPromotionController } from "./promotion-controller.js";
 import { PromotionPanel } from "./promotion-panel.js";
-import { SearchPanel } from "./search-panel.js";
+import { SearchForm, SearchResults } from "./search-panel.js";
 
 /** `sessions/2026-03-03/x.md#09:15:00 — user` (a citation followed from the chat) → the file and the heading. */
 export function splitTarget(rest: string): { path: string; heading?: string } {
@@ -17,18 +18,24 @@ export function splitTarget(rest: string): { path: string; heading?: string } {
   return heading ? { path: rest.slice(0, at), heading } : { path: rest.slice(0, at) };
 }
 
-/** The memory inspector: the brain's files, the open one in the editor, the index, proposals and search. */
+/**
+ * The memory inspector: the brain's files; in the main area the search box, then either the search's hits or
+ * the open file in the editor (a hit opens its file there, its lines marked); beside them the index and
+ * the proposals.
+ */
 export default function MemoryView(props: { api: ApiClient; path: string }) {
   const memory = createMemoryController(props.api);
-  const open = (path: string, line?: number, heading?: string) => {
+  const open = (path: string, line?: number, heading?: string, endLine?: number) => {
     // The file goes into the address (without a navigation), so a reload opens it again.
     history.replaceState(null, "", hrefOf("memory", heading ? `${path}#${heading}` : path));
     void memory.editor.dispatch({
       type: "open",
       path,
       ...(line ? { line } : {}),
+      ...(endLine ? { endLine } : {}),
       ...(heading ? { heading } : {}),
     });
+    void memory.dispatch({ type: "results", shown: false });
   };
   const promotions = createPromotionController(props.api, {
     onApproved(ref) {
@@ -75,10 +82,26 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
         onToggle={(folder) => void memory.dispatch({ type: "toggle", folder })}
         onOpen={(path) => open(path)}
       />
-      <EditorPane editor={memory.editor} empty="Pick a file of the brain to read or edit it." />
-      <SearchPanel memory={memory} forget={forget} onOpen={open}>
+      <div class="memory-main">
+        <SearchForm memory={memory} />
+        {/* Both stay mounted: the editor keeps its place and undo history while the hits are shown. */}
+        <div class="memory-results" hidden={!memory.state.search.shown}>
+          <SearchResults
+            memory={memory}
+            forget={forget}
+            onOpen={(path, line, endLine) => open(path, line, undefined, endLine)}
+          />
+        </div>
+        <div class="memory-editor" hidden={memory.state.search.shown}>
+          <EditorPane
+            editor={memory.editor}
+            empty="Pick a file of the brain to read or edit it, or search it."
+          />
+        </div>
+      </div>
+      <IndexPanel memory={memory}>
         <PromotionPanel promotions={promotions} onOpen={(path, heading) => open(path, undefined, heading)} />
-      </SearchPanel>
+      </IndexPanel>
     </main>
   );
 }

@@ -1,6 +1,5 @@
-import { createSignal, For, type JSX, Show } from "solid-js";
+import { createSignal, For, Show } from "solid-js";
 import type { MemoryHit, SearchMode } from "../api/endpoints.js";
-import { bytes, relativeTime } from "../shared/format.js";
 import type { ForgetController } from "./forget-controller.js";
 import { ForgetPanel } from "./forget-panel.js";
 import type { MemoryController } from "./memory-controller.js";
@@ -18,11 +17,20 @@ function Score(props: { label: string; value: number; detail: string }) {
   );
 }
 
-function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void; onForget(): void }) {
+function Hit(props: {
+  hit: MemoryHit;
+  onOpen(path: string, line: number, endLine: number): void;
+  onForget(): void;
+}) {
   const h = props.hit;
   return (
     <li class="hit">
-      <button type="button" class="hit-source" onClick={() => props.onOpen(h.path, h.start_line)}>
+      <button
+        type="button"
+        class="hit-source"
+        onClick={() => props.onOpen(h.path, h.start_line, h.end_line)}
+        aria-label={`Open ${h.path} at lines ${h.start_line}–${h.end_line}`}
+      >
         <span class="hit-path">{h.path}</span>
         <span class="hit-lines">
           lines {h.start_line}–{h.end_line}
@@ -59,121 +67,120 @@ function Hit(props: { hit: MemoryHit; onOpen(path: string, line: number): void; 
   );
 }
 
-/** Index status and hybrid search: why the agent would recall what it recalls (and `children` after the index). */
-export function SearchPanel(props: {
+/** The search box above the editor. */
+export function SearchForm(props: { memory: MemoryController }) {
+  const { state, dispatch } = props.memory;
+  const [query, setQuery] = createSignal(state.search.query);
+  return (
+    <form
+      class="search-form"
+      aria-label="Memory search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void dispatch({ type: "search", query: query() });
+      }}
+    >
+      <label for="memory-search" class="visually-hidden">
+        Search memory
+      </label>
+      <input
+        id="memory-search"
+        type="search"
+        placeholder="Search memory…"
+        value={query()}
+        onInput={(e) => setQuery(e.currentTarget.value)}
+      />
+      <label for="search-mode" class="visually-hidden">
+        Mode
+      </label>
+      <select
+        id="search-mode"
+        value={state.search.mode}
+        onChange={(e) => void dispatch({ type: "mode", mode: e.currentTarget.value as SearchMode })}
+      >
+        <option value="hybrid">Hybrid</option>
+        <option value="semantic">Semantic only</option>
+        <option value="lexical">Lexical only</option>
+      </select>
+      <button type="submit" class="primary">
+        Search
+      </button>
+      <Show when={!state.search.shown && state.search.done}>
+        <button type="button" class="ghost" onClick={() => void dispatch({ type: "results", shown: true })}>
+          Back to results ({state.search.hits.length})
+        </button>
+      </Show>
+    </form>
+  );
+}
+
+/**
+ * Hybrid search's hits in the main area, each with its semantic and lexical parts and why it ranks where it
+ * does; a hit opens its file at its lines. Forgetting starts here too.
+ */
+export function SearchResults(props: {
   memory: MemoryController;
   forget: ForgetController;
-  onOpen(path: string, line: number): void;
-  children?: JSX.Element;
+  onOpen(path: string, line: number, endLine: number): void;
 }) {
   const { state, dispatch } = props.memory;
-  const [query, setQuery] = createSignal("");
   return (
-    <aside class="search-panel" aria-label="Index and search">
-      <section class="index-status" aria-labelledby="index-title">
-        <h2 id="index-title">Index</h2>
-        <Show when={state.status} fallback={<p class="muted">{state.statusError || "Loading…"}</p>}>
-          {(s) => (
-            <dl class="facts">
-              <dt>Files</dt>
-              <dd data-fact="files">{s().files}</dd>
-              <dt>Chunks</dt>
-              <dd data-fact="chunks">{s().chunks}</dd>
-              <dt>Embedder</dt>
-              <dd>
-                {s().embedder ?? "none yet"}
-                {s().embedder_stale ? " (stale: the next pass re-embeds)" : ""}
-              </dd>
-              <dt>Last indexed</dt>
-              <dd>{relativeTime(s().last_indexed_at) || "never"}</dd>
-              <dt>Database</dt>
-              <dd>{bytes(s().database_bytes)}</dd>
-            </dl>
-          )}
-        </Show>
-      </section>
-      {props.children}
-      <form
-        class="search-form"
-        aria-label="Memory search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void dispatch({ type: "search", query: query() });
-        }}
+    <section class="hits" aria-labelledby="hits-title" aria-busy={state.search.loading}>
+      <header class="hits-bar">
+        <h2 id="hits-title" aria-live="polite">
+          {state.search.loading
+            ? "Searching…"
+            : `${state.search.hits.length} ${state.search.hits.length === 1 ? "passage" : "passages"} for “${state.search.query}”`}
+        </h2>
+        <button type="button" class="ghost" onClick={() => void dispatch({ type: "results", shown: false })}>
+          Close results
+        </button>
+      </header>
+      <Show when={state.search.error}>
+        <p class="notice error" role="alert">
+          {state.search.error}
+        </p>
+      </Show>
+      <Show
+        when={
+          state.search.done && !state.search.loading && state.search.hits.length === 0 && !state.search.error
+        }
       >
-        <label for="memory-search">Search memory</label>
-        <div class="search-row">
-          <input
-            id="memory-search"
-            type="search"
-            value={query()}
-            onInput={(e) => setQuery(e.currentTarget.value)}
-          />
-          <button type="submit" class="primary">
-            Search
-          </button>
-        </div>
-        <label for="search-mode">Mode</label>
-        <select
-          id="search-mode"
-          value={state.search.mode}
-          onChange={(e) => void dispatch({ type: "mode", mode: e.currentTarget.value as SearchMode })}
-        >
-          <option value="hybrid">Hybrid (semantic + lexical)</option>
-          <option value="semantic">Semantic only</option>
-          <option value="lexical">Lexical only</option>
-        </select>
-      </form>
-      <section class="hits" aria-live="polite" aria-busy={state.search.loading}>
-        <Show when={state.search.error}>
-          <p class="notice error" role="alert">
-            {state.search.error}
-          </p>
-        </Show>
-        <Show
-          when={
-            state.search.done &&
-            !state.search.loading &&
-            state.search.hits.length === 0 &&
-            !state.search.error
+        <p class="muted">Nothing in memory matches.</p>
+      </Show>
+      <ForgetPanel forget={props.forget} />
+      <Show when={state.search.hits.length > 0 && !props.forget.state.preview}>
+        <button
+          type="button"
+          class="forget-query"
+          onClick={() =>
+            void props.forget.dispatch({
+              type: "preview",
+              target: state.search.query,
+              label: `every passage with all of “${state.search.query}”`,
+            })
           }
         >
-          <p class="muted">Nothing in memory matches.</p>
-        </Show>
-        <ForgetPanel forget={props.forget} />
-        <Show when={state.search.hits.length > 0 && !props.forget.state.preview}>
-          <button
-            type="button"
-            class="forget-query"
-            onClick={() =>
-              void props.forget.dispatch({
-                type: "preview",
-                target: state.search.query,
-                label: `every passage with all of “${state.search.query}”`,
-              })
-            }
-          >
-            Forget everything with these words…
-          </button>
-        </Show>
-        <ol class="hit-list">
-          <For each={state.search.hits}>
-            {(hit) => (
-              <Hit
-                hit={hit}
-                onOpen={props.onOpen}
-                onForget={() =>
-                  void props.forget.dispatch({
-                    type: "preview",
-                    target: hit.id,
-                    label: `this passage of ${hit.path}`,
-                  })
-                }
-              />
-            )}
-          </For>
-        </ol>
-      </section>
-    </aside>
+          Forget everything with these words…
+        </button>
+      </Show>
+      <ol class="hit-list">
+        <For each={state.search.hits}>
+          {(hit) => (
+            <Hit
+              hit={hit}
+              onOpen={props.onOpen}
+              onForget={() =>
+                void props.forget.dispatch({
+                  type: "preview",
+                  target: hit.id,
+                  label: `this passage of ${hit.path}`,
+                })
+              }
+            />
+          )}
+        </For>
+      </ol>
+    </section>
   );
 }
