@@ -95,7 +95,7 @@ export default function AuditView(props: { api: ApiClient }) {
           </Select>
         </div>
         <div class="table-wrap">
-          <table class="audit" aria-busy={state.loading}>
+          <table class="audit cards" aria-busy={state.loading}>
             <caption class="visually-hidden">Tool calls</caption>
             <thead>
               <tr>
@@ -119,18 +119,18 @@ export default function AuditView(props: { api: ApiClient }) {
               >
                 {(entry) => (
                   <tr data-tool={entry.tool} data-outcome={entry.outcome}>
-                    <td>{localDateTime(entry.ts)}</td>
-                    <td>
+                    <td data-label="When">{localDateTime(entry.ts)}</td>
+                    <td data-label="Tool">
                       {entry.tool}
                       <span class="muted job-agent">{entry.agent}</span>
                     </td>
-                    <td>
+                    <td data-label="Outcome">
                       <span class="status-pill" data-status={entry.is_error ? "failed" : "succeeded"}>
                         {entry.outcome}
                       </span>
                     </td>
-                    <td>{duration(entry.duration_ms)}</td>
-                    <td>
+                    <td data-label="Took">{duration(entry.duration_ms)}</td>
+                    <td data-label="Arguments and result">
                       <details>
                         <summary class="mono">
                           {entry.args.length > 80 ? `${entry.args.slice(0, 80)}…` : entry.args}
@@ -151,7 +151,7 @@ export default function AuditView(props: { api: ApiClient }) {
       </Show>
       <Show when={state.tab === "memory"}>
         <div class="table-wrap">
-          <table class="audit">
+          <table class="audit cards">
             <caption class="visually-hidden">Memory writes</caption>
             <thead>
               <tr>
@@ -174,10 +174,12 @@ export default function AuditView(props: { api: ApiClient }) {
               >
                 {(w) => (
                   <tr>
-                    <td>{localDateTime(w.at)}</td>
-                    <td>{w.by}</td>
-                    <td class="mono">{w.what}</td>
-                    <td>{w.outcome}</td>
+                    <td data-label="When">{localDateTime(w.at)}</td>
+                    <td data-label="By">{w.by}</td>
+                    <td class="mono" data-label="What">
+                      {w.what}
+                    </td>
+                    <td data-label="Outcome">{w.outcome}</td>
                   </tr>
                 )}
               </For>
@@ -198,7 +200,7 @@ export default function AuditView(props: { api: ApiClient }) {
           </div>
         </div>
         <div class="table-wrap">
-          <table class="audit">
+          <table class="audit cards">
             <caption class="visually-hidden">The warden's audit trail</caption>
             <thead>
               <tr>
@@ -221,10 +223,12 @@ export default function AuditView(props: { api: ApiClient }) {
               >
                 {(r) => (
                   <tr>
-                    <td>{localDateTime(r.at)}</td>
-                    <td>{r.action}</td>
-                    <td>{r.actor}</td>
-                    <td class="mono">{JSON.stringify(r.detail)}</td>
+                    <td data-label="When">{localDateTime(r.at)}</td>
+                    <td data-label="Action">{r.action}</td>
+                    <td data-label="Actor">{r.actor}</td>
+                    <td class="mono" data-label="Detail">
+                      {JSON.stringify(r.detail)}
+                    </td>
                   </tr>
                 )}
               </For>

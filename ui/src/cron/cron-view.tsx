@@ -33,7 +33,7 @@ export default function CronView(props: { api: ApiClient }) {
         </p>
       </Show>
       <div class="table-wrap">
-        <table class="jobs">
+        <table class="jobs cards">
           <caption class="visually-hidden">Cron jobs</caption>
           <thead>
             <tr>
@@ -56,18 +56,22 @@ export default function CronView(props: { api: ApiClient }) {
                     {job.id}
                     <span class="muted job-agent">{job.agent ?? "default agent"}</span>
                   </th>
-                  <td>
+                  <td data-label="Schedule">
                     <code>{job.schedule}</code>
                     <span class="muted job-zone">{job.timezone}</span>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <span class="status-pill" data-status={job.status}>
                       {job.status}
                     </span>
                   </td>
-                  <td data-field="next-run">{job.enabled ? localDateTime(job.next_run) : "—"}</td>
-                  <td>{job.last_run ? relativeTime(job.last_run) : "never"}</td>
-                  <td class="job-result">{job.last_error ?? job.last_result_ref ?? "—"}</td>
+                  <td data-field="next-run" data-label="Next run">
+                    {job.enabled ? localDateTime(job.next_run) : "—"}
+                  </td>
+                  <td data-label="Last run">{job.last_run ? relativeTime(job.last_run) : "never"}</td>
+                  <td class="job-result" data-label="Last result">
+                    {job.last_error ?? job.last_result_ref ?? "—"}
+                  </td>
                   <td class="row-actions">
                     <button
                       type="button"

@@ -1,4 +1,4 @@
-import { createResource, For, type JSX, Show } from "solid-js";
+import { createEffect, createResource, createSignal, For, type JSX, on, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import type { AuthController } from "../auth/auth-controller.js";
 import { hrefOf, type Route, type View } from "../shared/route.js";
@@ -32,6 +32,15 @@ export function AppShell(props: {
       return answer.ok ? answer.data.length : 0;
     },
   );
+  // On a phone the screens sit behind a menu button (which carries the soul badge too); a choice closes it.
+  const [menuOpen, setMenuOpen] = createSignal(false);
+  createEffect(
+    on(
+      () => props.route.view,
+      () => setMenuOpen(false),
+      { defer: true },
+    ),
+  );
   const views = (): View[] =>
     (Object.keys(LABELS) as View[]).filter((v) => v !== "admin" || props.auth.state.me?.admin);
   return (
@@ -40,12 +49,27 @@ export function AppShell(props: {
       <button type="button" class="skip-link" onClick={() => document.getElementById("main")?.focus()}>
         Skip to content
       </button>
-      <header class="topbar">
+      <header class="topbar" data-menu={menuOpen() ? "open" : "closed"}>
         <span class="brand">
           <span class="brand-mark" aria-hidden="true" />
           IronClaw
         </span>
-        <nav class="views" aria-label="Screens">
+        <button
+          type="button"
+          class="menu-button"
+          aria-controls="screens-nav"
+          aria-expanded={menuOpen()}
+          aria-label={`Screens menu (on ${LABELS[props.route.view]})${(pending() ?? 0) > 0 ? `, ${pending()} soul change waiting` : ""}`}
+          onClick={() => setMenuOpen(!menuOpen())}
+        >
+          <span aria-hidden="true">☰</span> {LABELS[props.route.view]}
+          <Show when={(pending() ?? 0) > 0}>
+            <span class="badge" aria-hidden="true">
+              {pending()}
+            </span>
+          </Show>
+        </button>
+        <nav class="views" id="screens-nav" aria-label="Screens">
           <For each={views()}>
             {(view) => (
               <a href={hrefOf(view)} aria-current={props.route.view === view ? "page" : undefined}>
