@@ -11,7 +11,11 @@ export function LoginView(props: { auth: AuthController }) {
   });
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
-    void props.auth.dispatch({ type: "sign-in", token: token() }).then(() => setToken(""));
+    // A refused token stays in the field, selected, to be corrected or typed over; only a sign-in clears it.
+    void props.auth.dispatch({ type: "sign-in", token: token() }).then(() => {
+      if (props.auth.state.phase === "signed-in") setToken("");
+      else input.select();
+    });
   };
   return (
     <main class="signin">
@@ -22,7 +26,7 @@ export function LoginView(props: { auth: AuthController }) {
         </h1>
         <p class="muted">
           Sign in with your user token, or open the one-time login link your operator gave you (
-          <code>ironclaw login-link</code>).
+          <code>ironclaw user login-link &lt;name&gt;</code>).
         </p>
         <label for="token">User token</label>
         <input

@@ -36,6 +36,7 @@ export function SessionList(props: SessionListProps) {
                       type="button"
                       class="session-open"
                       aria-current={session.id === props.current ? "page" : undefined}
+                      title={title()}
                       onClick={() => props.onOpen(session.id)}
                     >
                       <span class="session-title">{title()}</span>
