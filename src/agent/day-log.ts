@@ -1,5 +1,4 @@
-import { appendFile, mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { appendOpenFile, closeDir, closeFile, openDirectory, openFile } from "../core/index.js";
 
 /**
  * The brain's daily stream, `logs/YYYY-MM-DD.md` by UTC date (seed 003 §5.1), as the runtime writes to it:
@@ -23,16 +22,25 @@ export class DayLog {
   /** Appends text (one or more whole lines) to the day's log; returns its brain-relative path. */
   append(text: string, date: Date): Promise<string> {
     const path = this.pathFor(date);
-    const absolute = join(this.brainRoot, path);
     const line = text.endsWith("\n") ? text : `${text}\n`;
+    // Reached by descriptors, never through a link: a tool may have swapped logs/ or the day's file for one.
     const write = this.tail.then(() =>
       this.serialize(async () => {
-        await mkdir(join(this.brainRoot, "logs"), { recursive: true });
+        const dir = openDirectory(this.brainRoot, ["logs"], { create: true, shown: path });
+        if (!dir) throw new Error(`${path}: logs/ could not be created`);
         try {
-          await writeFile(absolute, `# ${date.toISOString().slice(0, 10)}\n\n${line}`, { flag: "wx" });
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-          await appendFile(absolute, line);
+          const file = openFile(dir, path.slice("logs/".length), "append");
+          if (!file) throw new Error(`${path} could not be created`);
+          try {
+            appendOpenFile(
+              file,
+              file.info.size === 0 ? `# ${date.toISOString().slice(0, 10)}\n\n${line}` : line,
+            );
+          } finally {
+            closeFile(file);
+          }
+        } finally {
+          closeDir(dir);
         }
       }),
     );

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadTestEmbedder, makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
@@ -46,6 +46,21 @@ describe("remember and recall", () => {
     );
     const hits = await m.recall("coffee grinder delivery", { topK: 1 });
     expect(hits[0]).toMatchObject({ path: "logs/2026-05-04.md", startLine: 7, endLine: 9 });
+  });
+
+  it("appends through no symlink: memory.md or logs/ swapped for a link to config/ is refused, config kept", async () => {
+    const m = await openBrain();
+    const root = temp.brain.root;
+    const config = join(root, "config/irowclaw.toml");
+    const before = await readFile(config, "utf8");
+    await rm(join(root, "memory.md"));
+    await symlink(config, join(root, "memory.md"));
+    await expect(m.remember("[tools]\negress = 'allow'", { target: "memory" })).rejects.toThrow(/symlink/);
+    await rm(join(root, "logs"), { recursive: true, force: true });
+    await symlink(join(root, "config"), join(root, "logs"));
+    await expect(m.remember("planted", { now: new Date("2026-05-04T09:15:00Z") })).rejects.toThrow(/symlink/);
+    expect(await readFile(config, "utf8")).toBe(before);
+    expect(await readdir(join(root, "config"))).not.toContain("2026-05-04.md");
   });
 
   it("puts durable facts in memory.md under their title, with headings in the text defused", async () => {

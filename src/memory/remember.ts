@@ -1,6 +1,16 @@
-import { appendFile, mkdir, open, stat } from "node:fs/promises";
-import { dirname } from "node:path";
-import { InvalidInputError } from "../core/index.js";
+import { readSync } from "node:fs";
+import { join } from "node:path";
+import {
+  appendOpenFile,
+  closeDir,
+  closeFile,
+  InvalidInputError,
+  identityOf,
+  openDirectory,
+  openFile,
+  pathComponents,
+  type ReadOnlyDirs,
+} from "../core/index.js";
 import { BRAIN_PATHS, type BrainLayout } from "./brain-layout.js";
 
 /** `log`: the append-only daily stream (default). `memory`: durable facts, consolidated long-term memory. */
@@ -44,29 +54,52 @@ export async function appendEntry(
   return appendSection(brain, path, header, `## ${title}\n\n${body}\n`);
 }
 
-/** Appends a `##` section to a brain file, creating it with `header` when it does not exist yet. */
+/**
+ * Appends a `##` section to a brain file, creating it with `header` when it does not exist yet. The file is
+ * reached by descriptors without following a link (a tool may have swapped `memory.md` or `logs/` for a link to
+ * `config/` or out of the brain) and is never one in `config/` or `db/`; its lines are counted on the same
+ * descriptor the entry is appended to.
+ */
 export async function appendSection(
   brain: BrainLayout,
   path: string,
   header: string,
   section: string,
 ): Promise<Remembered> {
-  const absolute = brain.resolve(path);
-  await mkdir(dirname(absolute), { recursive: true });
-  const existing = await stat(absolute).catch(() => undefined);
-  let prefix = existing ? "" : `${header}\n`;
-  // After the append the file ends with a newline, so its line count is its newline count.
-  let newlines = 0;
-  if (existing && existing.size > 0) {
-    const content = await countNewlines(absolute);
-    newlines = content.newlines;
-    prefix = content.endsWithNewline ? "\n" : "\n\n";
+  brain.resolve(path);
+  const parts = pathComponents(path);
+  const name = parts.pop() as string;
+  const readOnly: ReadOnlyDirs = {
+    ids: [BRAIN_PATHS.config, BRAIN_PATHS.db]
+      .map((d) => identityOf(join(brain.root, d)))
+      .filter((id) => id !== undefined),
+    paths: [BRAIN_PATHS.config, BRAIN_PATHS.db],
+  };
+  const dir = openDirectory(brain.root, parts, { create: true, readOnly, shown: path });
+  if (!dir) throw new InvalidInputError("path", `${path}: its folder could not be created`);
+  try {
+    const file = openFile(dir, name, "append");
+    if (!file) throw new InvalidInputError("path", `${path} could not be created`);
+    try {
+      let prefix = file.info.size > 0 ? "" : `${header}\n`;
+      // After the append the file ends with a newline, so its line count is its newline count.
+      let newlines = 0;
+      if (file.info.size > 0) {
+        const content = countNewlines(file.fd);
+        newlines = content.newlines;
+        prefix = content.endsWithNewline ? "\n" : "\n\n";
+      }
+      const entry = `${prefix}${section}`;
+      appendOpenFile(file, entry);
+      const sectionLines = section.split("\n").length - 1;
+      const endLine = newlines + entry.split("\n").length - 1;
+      return { path, startLine: endLine - sectionLines + 1, endLine };
+    } finally {
+      closeFile(file);
+    }
+  } finally {
+    closeDir(dir);
   }
-  const entry = `${prefix}${section}`;
-  await appendFile(absolute, entry, "utf8");
-  const sectionLines = section.split("\n").length - 1;
-  const endLine = newlines + entry.split("\n").length - 1;
-  return { path, startLine: endLine - sectionLines + 1, endLine };
 }
 
 function checkText(text: string): string {
@@ -79,20 +112,17 @@ function checkText(text: string): string {
   return trimmed.replace(/^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/gm, "**$1**");
 }
 
-async function countNewlines(path: string): Promise<{ newlines: number; endsWithNewline: boolean }> {
-  const handle = await open(path, "r");
-  try {
-    let lines = 0;
-    let last = 0;
-    const buffer = Buffer.alloc(1 << 16);
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      for (let i = 0; i < bytesRead; i++) if (buffer[i] === 10) lines++;
-      last = buffer[bytesRead - 1] as number;
-    }
-    return { newlines: lines, endsWithNewline: last === 10 };
-  } finally {
-    await handle.close();
+function countNewlines(fd: number): { newlines: number; endsWithNewline: boolean } {
+  let lines = 0;
+  let last = 0;
+  let position = 0;
+  const buffer = Buffer.alloc(1 << 16);
+  for (;;) {
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    for (let i = 0; i < bytesRead; i++) if (buffer[i] === 10) lines++;
+    last = buffer[bytesRead - 1] as number;
   }
+  return { newlines: lines, endsWithNewline: last === 10 };
 }

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { sha256Hex } from "../../core/index.js";
+import { PathRefusal, sha256Hex } from "../../core/index.js";
 import type { BrainMemory, Correction, SearchHit } from "../../memory/index.js";
 import { citeKey } from "../citations.js";
 import type { MemoryChange } from "../memory-change-log.js";
 import type { ForgetReport } from "../memory-forgetting.js";
-import { defineTool, failed, ok } from "./tool-definition.js";
+import { defineTool, failed, ok, ToolRefusal } from "./tool-definition.js";
 
 const ACTIONS = ["remember", "recall", "forget", "correct", "replace"] as const;
 
@@ -83,10 +83,16 @@ export function createMemoryTool(ops: MemoryToolOperations, defaults: { topK?: n
     parameters: memoryArgs,
     async execute(args, { signal, sessionId }) {
       if (args.action === "remember") {
-        const saved = await ops.remember(args.text ?? "", {
-          ...(args.target ? { target: args.target } : {}),
-          ...(args.title ? { title: args.title } : {}),
-        });
+        // The brain file is reached without following a link; one planted on the way is a refusal.
+        const saved = await ops
+          .remember(args.text ?? "", {
+            ...(args.target ? { target: args.target } : {}),
+            ...(args.title ? { title: args.title } : {}),
+          })
+          .catch((error: unknown) => {
+            if (error instanceof PathRefusal) throw new ToolRefusal(error.message, { cause: error });
+            throw error;
+          });
         return ok(`remembered in ${saved.path} (lines ${saved.startLine}-${saved.endLine})`, { ...saved });
       }
       if (args.action === "forget") return forget(ops, args, sessionId);
