@@ -123,6 +123,8 @@ export function usageReport(budget: ModelBudget, query: UsageQuery): z.output<ty
     cached_input_tokens: t.cachedInputTokens,
     output_tokens: t.outputTokens,
     cost_usd: microsToUsd(t.costMicros),
+    overruns: t.overruns,
+    over_reported_usd: microsToUsd(t.overReportedMicros),
   });
   return { by: query.by, rows: rows.map(view), total: view(total) };
 }

@@ -33,6 +33,19 @@ export interface ModelCallEnd {
   /** The provider accepted the request (its stream started): a prompt it read is billed even without output. */
   accepted: boolean;
   ms: number;
+  /** The output the warden counted as it streamed (a fuller estimate than the reply: it saw reasoning too). */
+  streamedOutputTokens?: number;
+  /** The warden cut the stream once that count passed the call's max_tokens. */
+  cut?: boolean;
+}
+
+/** A call that went past its reservation: charged the reservation at most, the rest recorded beside it. */
+export interface Overrun {
+  cut: boolean;
+  reservedMicros: number;
+  chargedMicros: number;
+  /** The provider's own figure, when it reported more than the call was charged. */
+  reported?: { inputTokens: number; outputTokens: number; costMicros: number };
 }
 
 export type Admission =
@@ -45,6 +58,29 @@ export interface ModelBudgetOptions {
   now?: () => number;
   /** The process holding reservations (tests run two "wardens" in one process). */
   owner?: string;
+}
+
+/** Whether a call went past what it reserved, and what it is charged then; undefined when it did not. */
+function overrunOf(
+  admission: Extract<Admission, { ok: true }>,
+  tokens: TokenCounts,
+  cost: number,
+  end: ModelCallEnd,
+): Overrun | undefined {
+  // Without a max_tokens no output was promised (no cap applies and the guest named none): nothing to pass.
+  if (admission.maxTokens === undefined) return undefined;
+  const reservedMicros = admission.reservation.worstMicros;
+  const over = cost > reservedMicros || tokens.output > admission.maxTokens;
+  if (!over && !end.cut) return undefined;
+  const chargedMicros = Math.min(cost, reservedMicros);
+  return {
+    cut: end.cut === true,
+    reservedMicros,
+    chargedMicros,
+    ...(end.usage && over
+      ? { reported: { inputTokens: tokens.input, outputTokens: tokens.output, costMicros: cost } }
+      : {}),
+  };
 }
 
 /**
@@ -111,8 +147,15 @@ export class ModelBudget {
   /**
    * Charges the call's real cost: the provider's usage times the price, or an estimate from the prompt and the
    * text when the stream carried no usage (marked estimated). A request the provider never accepted costs nothing.
+   * A call sent with a max_tokens is charged at most its reservation: past it (the warden cut the stream, or the
+   * provider reports more) the charge is the reservation and the provider's figure is recorded beside it,
+   * flagged, and returned for the audit; it is never added to spend.
    */
-  settle(admission: Extract<Admission, { ok: true }>, call: ModelCallStart, end: ModelCallEnd): void {
+  settle(
+    admission: Extract<Admission, { ok: true }>,
+    call: ModelCallStart,
+    end: ModelCallEnd,
+  ): Overrun | undefined {
     const price = this.prices.priceOf(call.provider, call.model);
     let tokens: TokenCounts;
     let estimated = false;
@@ -124,19 +167,28 @@ export class ModelBudget {
       };
     else if (!end.accepted) tokens = { input: 0, output: 0 };
     else {
-      tokens = { input: admission.promptTokens, output: estimateReplyTokens(end.reply) };
+      tokens = {
+        input: admission.promptTokens,
+        output: end.streamedOutputTokens ?? estimateReplyTokens(end.reply),
+      };
       estimated = true;
     }
+    const cost = price ? costMicros(price, tokens) : 0;
+    const overrun = overrunOf(admission, tokens, cost, end);
+    if (overrun) tokens = { input: admission.promptTokens, output: admission.maxTokens ?? tokens.output };
     const alerts = this.meter.settle(admission.reservation, {
       state: end.state,
       inputTokens: tokens.input,
       cachedInputTokens: tokens.cachedInput ?? 0,
       outputTokens: tokens.output,
-      costMicros: price ? costMicros(price, tokens) : 0,
+      costMicros: overrun ? overrun.chargedMicros : cost,
       estimated,
       ms: end.ms,
+      ...(overrun ? { cut: overrun.cut } : {}),
+      ...(overrun?.reported ? { reported: overrun.reported } : {}),
     });
     this.emit(alerts);
+    return overrun;
   }
 
   /** Settles the calls of wardens that died mid-call (see BudgetMeter.recover); how many. */

@@ -49,6 +49,10 @@ export interface Settlement {
   costMicros: number;
   estimated: boolean;
   ms: number;
+  /** The warden cut the call's stream at its reservation. */
+  cut?: boolean;
+  /** The provider's own figure where it said more than the call was charged (kept beside the charge, not in it). */
+  reported?: { inputTokens: number; outputTokens: number; costMicros: number };
 }
 
 export interface MeterOptions {
@@ -97,7 +101,9 @@ export class BudgetMeter {
     );
     const finish = db.prepare(
       `UPDATE usage_calls SET state = @state, ended_at = @at, ms = @ms, input_tokens = @input,
-         cached_input_tokens = @cached, output_tokens = @output, cost_micros = @cost, estimated = @estimated, owner = NULL
+         cached_input_tokens = @cached, output_tokens = @output, cost_micros = @cost, estimated = @estimated, owner = NULL,
+         cut = @cut, provider_input_tokens = @providerInput, provider_output_tokens = @providerOutput,
+         provider_cost_micros = @providerCost
        WHERE id = @id AND state = 'open'`,
     );
     const release = db.prepare(
@@ -186,6 +192,10 @@ export class BudgetMeter {
           output: end.outputTokens,
           cost: end.costMicros,
           estimated: end.estimated ? 1 : 0,
+          cut: end.cut ? 1 : 0,
+          providerInput: end.reported?.inputTokens ?? null,
+          providerOutput: end.reported?.outputTokens ?? null,
+          providerCost: end.reported?.costMicros ?? null,
         }).changes;
         // Settled already (a recovering warden took it for dead): counting it again would double it.
         if (changed === 0) return [];

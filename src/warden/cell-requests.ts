@@ -11,7 +11,8 @@ import type {
 } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
 import type { StreamEvent } from "../providers/index.js";
-import type { ModelBudget, ModelCallStart } from "./budget-guard.js";
+import { OutputMeter } from "../providers/index.js";
+import type { ModelBudget, ModelCallStart, Overrun } from "./budget-guard.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
 import type { CallState } from "./usage-store.js";
 
@@ -137,6 +138,9 @@ async function proxyModel(
       kind: admission.refusal.kind,
     });
   const maxTokens = admission ? admission.maxTokens : request.max_tokens;
+  // The warden holds a call to the output it reserved: a provider that ignores max_tokens is cut once the reply's
+  // estimate passes it, so no call costs more than its reservation (by more than the chunk that passed it).
+  const meter = maxTokens === undefined ? undefined : new OutputMeter(maxTokens);
   const started = Date.now();
   let final: Extract<StreamEvent, { type: "done" | "error" }> | undefined;
   let usage: TokenUsage | undefined;
@@ -151,7 +155,7 @@ async function proxyModel(
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
         ...(maxTokens === undefined ? {} : { maxTokens }),
       },
-      { signal },
+      { signal, ...(meter ? { outputMeter: meter } : {}) },
     );
     for await (const event of stream) {
       if (event.type === "start") accepted = true;
@@ -174,15 +178,42 @@ async function proxyModel(
     }
   } finally {
     // Whatever happened (even a stream that threw), the reservation turns into the real cost exactly once.
-    if (admission?.ok)
-      options.budget?.settle(admission, call, {
+    if (admission?.ok) {
+      const overrun = options.budget?.settle(admission, call, {
         state: stateOf(final, signal),
         ...(usage ? { usage } : {}),
         reply: final ? final.message : partial,
         accepted,
         ms: Date.now() - started,
+        ...(meter ? { streamedOutputTokens: meter.tokens, cut: meter.passed } : {}),
       });
+      if (overrun) auditOverrun(overrun, request, options);
+    }
   }
+}
+
+/** A call past its reservation, for the user and the operator: what was held, charged, and the provider said. */
+function auditOverrun(overrun: Overrun, request: ModelRequest, options: CellRequestOptions): void {
+  options.audit({
+    userId: options.userId,
+    actor: "warden",
+    action: "budget.overrun",
+    detail: {
+      provider: request.provider,
+      model: request.model,
+      ...(request.agent ? { agent: request.agent } : {}),
+      cut: overrun.cut,
+      reserved_micros: overrun.reservedMicros,
+      charged_micros: overrun.chargedMicros,
+      ...(overrun.reported
+        ? {
+            provider_input_tokens: overrun.reported.inputTokens,
+            provider_output_tokens: overrun.reported.outputTokens,
+            provider_cost_micros: overrun.reported.costMicros,
+          }
+        : {}),
+    },
+  });
 }
 
 function stateOf(final: StreamEvent | undefined, signal: AbortSignal): CallState {

@@ -3,7 +3,9 @@ import type { UsageGroup } from "../contracts/index.js";
 
 // One row per model call a cell asked for, admitted or refused. A row is written when the call is reserved
 // (state `open`) and settled once (done, error, aborted, interrupted); the trigger keeps a settled row as it is,
-// so a record cannot be rewritten later by anyone, the warden included.
+// so a record cannot be rewritten later by anyone, the warden included. A call is charged at most what it
+// reserved: one the warden cut at its reservation (a provider ignoring max_tokens) has `cut` set, and one whose
+// provider reported more than that keeps the provider's figure in provider_* beside the charge, never in it.
 const DDL = `
 CREATE TABLE IF NOT EXISTS usage_calls (
   id TEXT PRIMARY KEY,
@@ -28,7 +30,11 @@ CREATE TABLE IF NOT EXISTS usage_calls (
   prompt_micros INTEGER NOT NULL DEFAULT 0,
   charges TEXT NOT NULL,
   owner TEXT,
-  reason TEXT
+  reason TEXT,
+  cut INTEGER NOT NULL DEFAULT 0,
+  provider_input_tokens INTEGER,
+  provider_output_tokens INTEGER,
+  provider_cost_micros INTEGER
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS usage_calls_by_user_day ON usage_calls(user_id, day);
 CREATE INDEX IF NOT EXISTS usage_calls_by_day ON usage_calls(day);
@@ -43,6 +49,12 @@ export function migrateUsageTables(db: Database.Database): void {
   const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('usage_calls')").all();
   if (!columns.some((c) => c.name === "cached_input_tokens"))
     db.exec("ALTER TABLE usage_calls ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0");
+  // ...and from before the charge was held to the reservation: no earlier call was cut or over-reported.
+  if (!columns.some((c) => c.name === "cut"))
+    db.exec(`ALTER TABLE usage_calls ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_calls ADD COLUMN provider_input_tokens INTEGER;
+      ALTER TABLE usage_calls ADD COLUMN provider_output_tokens INTEGER;
+      ALTER TABLE usage_calls ADD COLUMN provider_cost_micros INTEGER;`);
 }
 
 /** The outcome of a call once it is over; `interrupted` is a call whose warden died while it ran. */
@@ -58,6 +70,10 @@ export interface UsageTotals {
   cachedInputTokens: number;
   outputTokens: number;
   costMicros: number;
+  /** Calls cut at their reservation or whose provider reported more than they were charged. */
+  overruns: number;
+  /** What providers reported beyond what their calls were charged: recorded, not spent. */
+  overReportedMicros: number;
 }
 
 export interface UsageFilter {
@@ -84,7 +100,10 @@ const SUMS = `count(*) FILTER (WHERE state <> 'refused') AS calls,
   coalesce(sum(input_tokens) FILTER (WHERE state <> 'refused'), 0) AS inputTokens,
   coalesce(sum(cached_input_tokens) FILTER (WHERE state <> 'refused'), 0) AS cachedInputTokens,
   coalesce(sum(output_tokens) FILTER (WHERE state <> 'refused'), 0) AS outputTokens,
-  coalesce(sum(cost_micros), 0) AS costMicros`;
+  coalesce(sum(cost_micros), 0) AS costMicros,
+  count(*) FILTER (WHERE cut = 1 OR provider_cost_micros IS NOT NULL) AS overruns,
+  coalesce(sum(max(provider_cost_micros - cost_micros, 0)) FILTER (WHERE provider_cost_micros IS NOT NULL), 0)
+    AS overReportedMicros`;
 
 /** Reports over usage_calls: spend grouped by day, model, agent, session, job or user. */
 export class UsageStore {
@@ -115,6 +134,8 @@ export class UsageStore {
         cachedInputTokens: 0,
         outputTokens: 0,
         costMicros: 0,
+        overruns: 0,
+        overReportedMicros: 0,
       },
     };
   }

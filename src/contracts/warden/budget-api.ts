@@ -164,6 +164,10 @@ export const usageRowSchema = z.object({
   cached_input_tokens: aNumber(),
   output_tokens: aNumber(),
   cost_usd: aNumber(),
+  /** Calls charged at most their reservation although they went past it: cut by the warden, or over-reported. */
+  overruns: aNumber(),
+  /** What providers reported beyond those charges: recorded and audited, not counted in cost_usd. */
+  over_reported_usd: aNumber(),
 });
 
 export const usageReportSchema = z.object({
