@@ -24,6 +24,7 @@ import { checkSoulGuardConfig } from "./soul-guard.js";
 import { SoulStore } from "./soul-store.js";
 import { SoulWatch } from "./soul-watch.js";
 import { UserStore } from "./user-store.js";
+import { forgetWardenAddress, recordWardenAddress } from "./warden-address.js";
 import { WardenCells } from "./warden-cells.js";
 import type { WardenContext } from "./warden-context.js";
 import { WebSessions } from "./web-sessions.js";
@@ -171,6 +172,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     closing ??= (async () => {
       // The server stops taking requests at once, but waits for those in flight; a turn stuck on a model call
       // would hold it forever, so the cells are stopped meanwhile (their turns end, their model calls settle).
+      forgetWardenAddress(options.home);
       const serverClosed = server.close().catch(() => undefined);
       await router.close().catch(() => undefined);
       await cells.stopAll();
@@ -196,6 +198,15 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     `http://[::1]:${boundPort}`,
   );
   if (config.server.public_url) origins.push(new URL(config.server.public_url).origin);
+  // For `ironclaw user login-link`, which runs apart from this process and would only know the configured port.
+  try {
+    recordWardenAddress(options.home, url);
+  } catch (error) {
+    logger.warn(
+      { err: error, home: options.home },
+      "the warden's address could not be recorded in IRONCLAW_HOME",
+    );
+  }
 
   void registerWebhook?.();
   // In the background: the warden serves at once, and a user who comes before the pool is full starts cold.

@@ -6,6 +6,8 @@ import { AuditStore } from "../../warden/audit-store.js";
 import { openHostDb } from "../../warden/host-db.js";
 import { LoginLinks } from "../../warden/login-links.js";
 import { UserStore } from "../../warden/user-store.js";
+import { runningWardenUrl } from "../../warden/warden-address.js";
+import { signOutEverywhere, WebSessions } from "../../warden/web-sessions.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 
@@ -58,7 +60,7 @@ const list = defineCommand({
 
 const remove = defineCommand({
   name: "remove",
-  summary: "delete a user with their tokens and sessions; their brain on disk is left in place",
+  summary: "delete a user with their tokens and browser sessions (ended at once); their brain on disk stays",
   positionals: [NAME],
   async run({ args }, io) {
     return withStores(io, async (users, audit) => {
@@ -73,7 +75,7 @@ const remove = defineCommand({
 
 const rotate = defineCommand({
   name: "rotate",
-  summary: "replace the user's API token; the old one stops working at once",
+  summary: "replace the user's API token; the old one and every browser session stop working at once",
   positionals: [NAME],
   options: [JSON_OUTPUT],
   async run({ options, args }, io) {
@@ -87,19 +89,48 @@ const rotate = defineCommand({
   },
 });
 
+const logout = defineCommand({
+  name: "logout",
+  summary:
+    "sign the user out everywhere: end every browser session and unused login link (tokens keep working)",
+  positionals: [NAME],
+  options: [jsonOption('{"user":"<name>","sessions_ended":<n>}')],
+  async run({ options, args }, io) {
+    return withStores(io, async (users, audit, db) => {
+      const ended = signOutEverywhere({ users, webSessions: new WebSessions(db) }, args.name);
+      audit.record({
+        userId: args.name,
+        actor: "cli",
+        action: "logout.everywhere",
+        detail: { sessions: ended },
+      });
+      if (options.json) println(io.stdout, JSON.stringify({ user: args.name, sessions_ended: ended }));
+      else {
+        println(io.stdout, `signed ${args.name} out everywhere: ${ended} browser session(s) ended`);
+        println(io.stdout, `API tokens still work; to end those: ironclaw user token rotate ${args.name}`);
+      }
+      return 0;
+    });
+  },
+});
+
 const loginLink = defineCommand({
   name: "login-link",
   summary: "a one-time link that signs the user in to the UI (the printed admin link expired or was used)",
   positionals: [NAME],
   async run({ args }, io) {
-    const config = loadHostConfig(ironclawHome(io.env));
+    const home = ironclawHome(io.env);
+    const config = loadHostConfig(home);
     return withStores(io, async (users, audit, db) => {
       if (!users.get(args.name)) throw new NotFoundError("user", args.name);
       const code = new LoginLinks(db).issue(args.name, config.auth.login_link_ttl_minutes * 60_000);
       audit.record({ userId: args.name, actor: "cli", action: "login_link.issued" });
+      // The address people reach it at, else where the running warden listens (`serve --port` may differ from
+      // the file), else what ironclawd.toml says.
       const base = config.server.public_url
         ? new URL(config.server.public_url).origin
-        : `http://${config.server.bind === "0.0.0.0" ? "127.0.0.1" : config.server.bind}:${config.server.port}`;
+        : (runningWardenUrl(home) ??
+          `http://${config.server.bind === "0.0.0.0" ? "127.0.0.1" : config.server.bind}:${config.server.port}`);
       println(io.stdout, `${base}/login?code=${code}`);
       println(io.stderr, `one use, valid for ${config.auth.login_link_ttl_minutes} minutes`);
       return 0;
@@ -109,13 +140,14 @@ const loginLink = defineCommand({
 
 export const userCommand = defineGroup({
   name: "user",
-  summary: "add, list and remove the warden's users; rotate their API tokens",
+  summary: "add, list and remove the warden's users; rotate their API tokens; sign them out everywhere",
   description: "The warden's users, in $IRONCLAW_HOME/host.db (IRONCLAW_HOME=~/.ironclaw).",
   subcommands: [
     add,
     list,
     remove,
     defineGroup({ name: "token", summary: "replace a user's API token", subcommands: [rotate] }),
+    logout,
     loginLink,
   ],
 });
