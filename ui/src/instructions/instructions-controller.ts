@@ -33,6 +33,13 @@ export function createInstructionsController(api: ApiClient) {
   const generations = createGenerations();
   const editor = createFileEditor(api);
   const fail = (text: string) => setState("message", { level: "error", text });
+  const waiting = (path: string, reasons: string[], kept?: string) =>
+    setState("message", {
+      level: "info",
+      text:
+        `Waiting for approval: ${path} was not written, because it ${reasons[0] ?? "was held by the soul guard"}. ` +
+        `${kept ? `${kept} stays as it is. ` : ""}The agent is halted until a person decides on the Soul guard screen.`,
+    });
 
   async function list(): Promise<void> {
     const ticket = generations.next("list");
@@ -64,6 +71,7 @@ export function createInstructionsController(api: ApiClient) {
           body: { path: target.path, content: `# ${title}\n\n` },
         });
         if (!answer.ok) return fail(`${target.path} could not be created: ${answer.error.message}`);
+        if (answer.data.held) return waiting(target.path, answer.data.held.reasons);
         await list();
         return editor.dispatch({ type: "open", path: target.path, force: true });
       }
@@ -78,6 +86,8 @@ export function createInstructionsController(api: ApiClient) {
         const content = editor.state.path === action.from ? editor.state.draft : read.data.content;
         const written = await api.call("PUT /api/brain/file", { body: { path: target.path, content } });
         if (!written.ok) return fail(`${target.path} could not be written: ${written.error.message}`);
+        // Held, the copy does not exist yet: deleting the original now would lose the file.
+        if (written.data.held) return waiting(target.path, written.data.held.reasons, action.from);
         const removed = await api.call("DELETE /api/brain/file", { query: { path: action.from } });
         await list();
         await editor.dispatch({ type: "open", path: target.path, force: true });

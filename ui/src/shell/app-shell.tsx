@@ -103,8 +103,8 @@ export function AppShell(props: {
       </header>
       <Show when={(pending() ?? 0) > 0 && props.route.view !== "soul"}>
         <div class="notice error banner" role="alert">
-          A change to your agent's soul.md is waiting for approval; the agent is halted until someone decides.{" "}
-          <a href={hrefOf("soul")}>Review it</a>
+          A change your agent made to its soul, identity or instructions is waiting for approval; the agent is
+          halted until someone decides. <a href={hrefOf("soul")}>Review it</a>
         </div>
       </Show>
       <div class="screen">{props.children}</div>

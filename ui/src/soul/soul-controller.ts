@@ -17,7 +17,7 @@ export type SoulAction =
   | { type: "select"; id: string }
   | { type: "decide"; id: string; verdict: "approve" | "reject" };
 
-/** The soul guard's held changes: look at one side by side, then approve or reject it. */
+/** The soul guard's held changes to prompt files: look at one side by side, then approve or reject it. */
 export function createSoulController(api: ApiClient) {
   const [state, setState] = createStore<SoulState>({
     pending: [],
@@ -68,14 +68,20 @@ export function createSoulController(api: ApiClient) {
         noteSoulDecided();
         if (!answer.ok)
           return void setState("message", { level: "error", text: `Not decided: ${answer.error.message}` });
+        const path = answer.data.path;
+        const left = state.pending.length - 1;
+        const runs =
+          left > 0
+            ? `${left} more change${left === 1 ? "" : "s"} must be decided first`
+            : "the agent runs again";
         setState({
           selected: null,
           message: {
             level: "info",
             text:
               action.verdict === "approve"
-                ? "Approved: the new soul.md is in force and the agent runs again."
-                : "Rejected: the approved soul.md is restored and the agent runs again.",
+                ? `Approved: the new ${path} is in force and is what later changes are compared with; ${runs}.`
+                : `Rejected: the approved ${path} is restored; ${runs}.`,
           },
         });
         return load();

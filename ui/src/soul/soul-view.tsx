@@ -5,7 +5,10 @@ import { Notice } from "../shared/notice.js";
 import { sideBySide } from "./side-by-side.js";
 import { createSoulController } from "./soul-controller.js";
 
-/** Soul guard approvals: what changed in soul.md, why it was held, and the decision. */
+/**
+ * Soul guard approvals: what changed in a prompt file (soul.md, identity.md, an instructions or persona file)
+ * since a person last approved it, why it was held, and the decision.
+ */
 export default function SoulView(props: { api: ApiClient }) {
   const soul = createSoulController(props.api);
   const { state, dispatch } = soul;
@@ -18,7 +21,9 @@ export default function SoulView(props: { api: ApiClient }) {
       </header>
       <Notice message={state.message} />
       <Show when={!state.loading && state.pending.length === 0}>
-        <p class="muted">No changes are waiting. Your agent's soul.md is as approved.</p>
+        <p class="muted">
+          No changes are waiting. Your agent's soul, identity and instructions are as approved.
+        </p>
       </Show>
       <Show when={state.pending.length > 0}>
         <ul class="pending-list" aria-label="Held changes">
@@ -30,7 +35,7 @@ export default function SoulView(props: { api: ApiClient }) {
                   aria-current={state.selected?.change.id === change.id ? "true" : undefined}
                   onClick={() => void dispatch({ type: "select", id: change.id })}
                 >
-                  {change.userId} · {change.source} · {relativeTime(change.createdAt)}
+                  {change.path} · {change.userId} · {relativeTime(change.createdAt)}
                 </button>
               </li>
             )}
@@ -40,17 +45,27 @@ export default function SoulView(props: { api: ApiClient }) {
       <Show when={state.selected}>
         {(detail) => (
           <section class="soul-change" aria-label="The held change">
-            <h2>Why it was held</h2>
+            <h2>Why the change to {detail().change.path} was held</h2>
             <ul class="reasons">
               <For each={detail().change.reasons}>{(reason) => <li>{reason}</li>}</For>
             </ul>
             <div class="diff-wrap">
               <table class="diff">
-                <caption class="visually-hidden">soul.md before and after</caption>
+                <caption class="visually-hidden">
+                  {detail().change.path}: the version last approved, and the agent's version now
+                </caption>
                 <thead>
                   <tr>
-                    <th scope="col">Approved soul.md</th>
-                    <th scope="col">Proposed soul.md</th>
+                    <th scope="col">
+                      {detail().change.before === null
+                        ? `${detail().change.path} (no approved version)`
+                        : `Approved ${detail().change.path}`}
+                    </th>
+                    <th scope="col">
+                      {detail().change.after === null
+                        ? `${detail().change.path} (deleted)`
+                        : `Proposed ${detail().change.path}`}
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
