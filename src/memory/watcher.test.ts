@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -54,6 +55,102 @@ describe("brain watcher", () => {
     await until(() => requests.flat().includes("projects/new/plan.md") || requests.includes("all"));
     expect(requests.flat().includes("projects/new/plan.md") || requests.includes("all")).toBe(true);
   });
+});
+
+/** Starts a process that swaps a link to `config/` into `d0/flip` as fast as it can, over and over. */
+function startFlood(root: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      "-e",
+      `const fs=require("fs");const d=process.argv[1];let i=0;
+       for(;;){try{fs.symlinkSync(d+"/config",d+"/d0/l"+(i%4));fs.renameSync(d+"/d0/l"+(i%4),d+"/d0/flip");}catch{}i++;}`,
+      root,
+    ],
+    { stdio: "ignore" },
+  );
+}
+
+/** A brain of 200 notes in 10 folders, as a flood meets it in a real cell. */
+async function floodBrain(): Promise<TempBrain> {
+  const files: Record<string, string> = { "config/irowclaw.toml": "" };
+  for (let d = 0; d < 10; d++) for (let f = 0; f < 20; f++) files[`d${d}/n${f}.md`] = `note ${f}`;
+  return makeTempBrain(files);
+}
+
+/** The longest the event loop went without running a 20 ms timer, over `ms`. */
+async function longestStall(ms: number): Promise<number> {
+  let last = Date.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 20);
+  await settle(ms);
+  clearInterval(timer);
+  return Math.max(longest, Date.now() - last);
+}
+
+describe("brain watcher under a flood of link renames", () => {
+  it("control: node's recursive watcher stops a process's timers under the same flood", async () => {
+    temp = await floodBrain();
+    // The control runs in a child of its own, since its event loop does not come back while the flood goes on.
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `require("fs").watch(process.argv[1],{recursive:true},()=>{});
+         setInterval(()=>process.stdout.write("t"),20);`,
+        temp.brain.root,
+      ],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    let last = 0;
+    let longest = 0;
+    child.stdout?.on("data", () => {
+      const now = Date.now();
+      if (last > 0) longest = Math.max(longest, now - last);
+      last = now;
+    });
+    await until(() => last > 0);
+    const flood = startFlood(temp.brain.root);
+    try {
+      await settle(3000);
+      longest = Math.max(longest, Date.now() - last);
+    } finally {
+      flood.kill("SIGKILL");
+      child.kill("SIGKILL");
+    }
+    expect(longest).toBeGreaterThan(1500);
+  }, 20_000);
+
+  it("keeps the event loop answering, sheds the flood, and still indexes an edit made after it", async () => {
+    temp = await floodBrain();
+    const requests: IndexRequest[] = [];
+    const shed: unknown[] = [];
+    watcher = watchBrain(temp.brain, (r) => requests.push(r), {
+      debounceMs: 50,
+      pauseMs: 300,
+      onError: (e) => shed.push(e),
+    });
+    await settle(200);
+    const flood = startFlood(temp.brain.root);
+    let stall = 0;
+    try {
+      stall = await longestStall(3000);
+    } finally {
+      flood.kill("SIGKILL");
+    }
+    expect(stall).toBeLessThan(1000);
+    // The positive control of this side: the flood was seen, and it was more than the watcher takes.
+    expect(shed.map((e) => String(e))).toContainEqual(expect.stringMatching(/brain events in a second/));
+    await settle(1500);
+    const before = requests.length;
+    await writeFile(join(temp.brain.root, "d3", "after.md"), "# After the flood");
+    await until(() => requests.slice(before).some((r) => r === "all" || r.includes("d3/after.md")));
+    expect(requests.slice(before).some((r) => r === "all" || r.includes("d3/after.md"))).toBe(true);
+  }, 20_000);
 });
 
 describe("index queue", () => {
