@@ -1,6 +1,7 @@
 import { createEffect, For, Match, Show, Switch } from "solid-js";
 import { isLongMessage } from "../shared/collapse.js";
 import { Collapsible } from "../shared/collapsible.js";
+import { haltedNotice } from "../soul/halted-notice.js";
 import { AnswerView } from "./answer-view.js";
 import type { ChatItem } from "./chat-items.js";
 import { ToolCallView } from "./tool-call.js";
@@ -71,7 +72,13 @@ export function MessageList(props: { items: ChatItem[]; loading: boolean; workin
             <Match when={item.kind === "notice" && item}>
               {(n) => (
                 <div class={`notice ${n().level}`} role={n().level === "error" ? "alert" : "status"}>
-                  {n().text}
+                  <Show when={haltedNotice(n().text)} fallback={n().text}>
+                    {(halted) => (
+                      <>
+                        {halted().text} <a href={halted().href}>Open the Soul guard screen</a>
+                      </>
+                    )}
+                  </Show>
                 </div>
               )}
             </Match>
