@@ -86,7 +86,7 @@ export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
 export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
 export { checkHost, type HostPolicy, matchesHost } from "./tools/host-policy.js";
-export { isPrivateAddress } from "./tools/ip-ranges.js";
+export { addressRefusal, interfaceOf, isPrivateAddress } from "./tools/ip-ranges.js";
 export { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 export { checkFetchTarget, type FetchedPage, type FetchLimits, fetchPage } from "./tools/page-fetch.js";
 export { PathPolicy } from "./tools/path-policy.js";

@@ -121,7 +121,9 @@ describe("the browser tool refuses", () => {
       url: `http://localhost:${port}/article`,
     });
     expect(result).toMatchObject({ outcome: "refused" });
-    expect(result.content).toMatch(/localhost resolves to the private address/);
+    expect(result.content).toMatch(
+      /localhost resolves to (127\.0\.0\.1|::1), a private, loopback or link-local address/,
+    );
   });
 
   it("a redirect to a host the policy does not allow", async () => {

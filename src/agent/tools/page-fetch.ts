@@ -5,7 +5,7 @@ import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { checkAddress, checkHost, type HostPolicy } from "./host-policy.js";
-import { isPrivateAddress } from "./ip-ranges.js";
+import { addressRefusal } from "./ip-ranges.js";
 import { ToolRefusal } from "./tool-definition.js";
 
 export interface FetchLimits {
@@ -25,9 +25,9 @@ export interface FetchedPage {
 }
 
 /**
- * GETs a URL under a host policy. Every hop of a redirect chain is checked again, and private and denied
- * addresses are refused in the DNS lookup the connection itself uses, so a name cannot resolve to a public
- * address for the check and to 127.0.0.1 for the connection (DNS rebinding), nor reach a denied address
+ * GETs a URL under a host policy. Every hop of a redirect chain is checked again, and private, denied and the
+ * host's own addresses are refused in the DNS lookup the connection itself uses, so a name cannot resolve to a
+ * public address for the check and to 127.0.0.1 for the connection (DNS rebinding), nor reach a denied address
  * under another name.
  */
 export async function fetchPage(
@@ -99,9 +99,8 @@ function checkTarget(url: URL, policy: HostPolicy): void {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   checkHost(host, policy);
   // An address literal never goes through DNS, so the lookup guard below would not see it.
-  if (isIP(host) !== 0 && !policy.allowPrivate && isPrivateAddress(host)) {
-    throw new ToolRefusal(`${host} is a private, loopback or link-local address`);
-  }
+  const why = isIP(host) !== 0 && !policy.allowPrivate ? addressRefusal(host) : undefined;
+  if (why !== undefined) throw new ToolRefusal(`${host} is ${why}`);
 }
 
 function guardedLookup(policy: HostPolicy): LookupFunction {
@@ -118,11 +117,13 @@ function guardedLookup(policy: HostPolicy): LookupFunction {
         callback(refusal as Error, "", 4);
         return;
       }
-      const bad = policy.allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (bad) {
-        callback(new ToolRefusal(`${hostname} resolves to the private address ${bad.address}`), "", 4);
-        return;
-      }
+      if (!policy.allowPrivate)
+        for (const { address } of addresses) {
+          const why = addressRefusal(address);
+          if (why === undefined) continue;
+          callback(new ToolRefusal(`${hostname} resolves to ${address}, ${why}`), "", 4);
+          return;
+        }
       const first = addresses[0];
       if (options.all) callback(null, addresses);
       else if (first) callback(null, first.address, first.family);
