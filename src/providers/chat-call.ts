@@ -28,7 +28,7 @@ export class ChatCall {
   fail(
     code: ProviderErrorCode,
     message: string,
-    extra: { status?: number; retryable?: boolean } = {},
+    extra: { status?: number; retryable?: boolean; detail?: string } = {},
   ): StreamEvent {
     return {
       type: "error",
@@ -37,6 +37,7 @@ export class ChatCall {
         message,
         retryable: extra.retryable ?? false,
         ...(extra.status === undefined ? {} : { status: extra.status }),
+        ...(extra.detail === undefined ? {} : { detail: extra.detail }),
       },
       message: this.acc.snapshot(),
       usage: this.usage,

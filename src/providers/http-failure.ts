@@ -29,10 +29,12 @@ const UNKNOWN_MODEL =
 export function httpFailure(status: number, body: string, model: string, provider: string): ProviderFailure {
   const detail = errorDetail(body);
   const suffix = detail === "" ? "" : `: ${detail}`;
+  const own = detail === "" ? {} : { detail };
   if (status === 401 || status === 403) {
     return {
       code: "auth_failed",
       status,
+      ...own,
       retryable: false,
       message: `${provider} refused the API key (HTTP ${status})${suffix}`,
     };
@@ -41,6 +43,7 @@ export function httpFailure(status: number, body: string, model: string, provide
     return {
       code: "unknown_model",
       status,
+      ...own,
       retryable: false,
       message: `${provider} does not know model "${model}" (HTTP ${status})${suffix}`,
     };
@@ -49,6 +52,7 @@ export function httpFailure(status: number, body: string, model: string, provide
     return {
       code: "rate_limited",
       status,
+      ...own,
       retryable: true,
       message: `${provider} rate limit (HTTP 429)${suffix}`,
     };
@@ -56,6 +60,7 @@ export function httpFailure(status: number, body: string, model: string, provide
   return {
     code: "http_error",
     status,
+    ...own,
     retryable: isRetryableStatus(status),
     message: `${provider} answered HTTP ${status}${suffix}`,
   };

@@ -99,7 +99,11 @@ async function* connect(
       const body = await response.text();
       retryAfter = response.headers.get("retry-after");
       const f = httpFailure(response.status, body, call.request.model, options.name);
-      failure = call.fail(f.code, f.message, { status: response.status, retryable: f.retryable });
+      failure = call.fail(f.code, f.message, {
+        status: response.status,
+        retryable: f.retryable,
+        ...(f.detail === undefined ? {} : { detail: f.detail }),
+      });
       if (!isRetryableStatus(response.status)) {
         yield failure;
         return undefined;
@@ -174,7 +178,9 @@ async function* readStream(
         return;
       }
       if (reading.error !== undefined) {
-        yield call.fail("upstream_error", `${call.provider} reported an error mid-stream: ${reading.error}`);
+        yield call.fail("upstream_error", `${call.provider} reported an error mid-stream: ${reading.error}`, {
+          detail: reading.error,
+        });
         return;
       }
       if (reading.text !== "") {

@@ -1,8 +1,12 @@
 import type { CellHandle } from "../cells/index.js";
+import type { TurnFailure } from "../contracts/index.js";
 import { type Logger, NotFoundError } from "../core/index.js";
+import type { ProviderFailure } from "../providers/index.js";
 import { findBudgetRefusal } from "./budget-messages.js";
+import type { AuditEntry } from "./cell-requests.js";
 import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 import type { ConversationStore } from "./conversation-store.js";
+import { turnFailureOf } from "./model-failure.js";
 import { SoulScanError, type SoulWatch } from "./soul-watch.js";
 import type { WardenCells } from "./warden-cells.js";
 
@@ -11,6 +15,8 @@ export interface ChatCoreOptions {
   conversations: ConversationStore;
   soul: SoulWatch;
   logger: Logger;
+  /** Where a failed turn's internals go (why a cell could not start or stopped answering): admins see them. */
+  audit?: (entry: AuditEntry) => void;
   /** Longest a turn may run before the warden gives up on it. */
   turnTimeoutMs?: number;
 }
@@ -41,6 +47,15 @@ export class ChatCore implements ChatService {
       // A job may have rewritten a prompt file as much as a turn can.
       const cell = options.cells.running(userId);
       if (cell) void options.soul.scan(userId, cell, "agent").catch(() => undefined);
+    });
+  }
+
+  /** A host entry naming the user in its detail, so that the user's own audit view does not show it. */
+  private auditFailure(userId: string, action: string, error: unknown): void {
+    this.options.audit?.({
+      actor: "warden",
+      action,
+      detail: { user: userId, reason: error instanceof Error ? error.message : String(error) },
     });
   }
 
@@ -82,9 +97,9 @@ export class ChatCore implements ChatService {
       channel: input.channel,
       ...(input.agent ? { agent: input.agent } : {}),
     });
-    const fail = (error: string): ChatEvent => {
-      conversations.append(sessionId, "error", error);
-      return { type: "done", text: "", usage: zero, stopReason: "error", error };
+    const fail = (error: string, failure: TurnFailure = "refused"): ChatEvent => {
+      conversations.append(sessionId, "error", error, { failure });
+      return { type: "done", text: "", usage: zero, stopReason: "error", error, failure };
     };
     let cell: CellHandle;
     try {
@@ -106,8 +121,11 @@ export class ChatCore implements ChatService {
         return;
       }
       this.options.logger.error({ err: error, user: input.userId }, "the user's cell is not available");
+      // Why it could not start names host paths and programs: the operator's, in the audit and the log.
+      this.auditFailure(input.userId, "cell.unavailable", error);
       yield fail(
-        `your agent's cell could not start: ${(error as Error).message}. The operator can run \`ironclaw doctor\` to see why.`,
+        "your agent could not start right now. Try again in a moment; if it keeps failing, the operator can run `ironclaw doctor` to see why.",
+        "cell_unavailable",
       );
       return;
     }
@@ -170,7 +188,8 @@ export class ChatCore implements ChatService {
                 "the prompt files could not be checked after the turn",
               ),
             );
-          const error = reply.error ? explainTurnError(reply.error) : undefined;
+          const error = reply.error ? explainTurnError(reply.error, reply.failure) : undefined;
+          const failure = error ? (reply.failure ? turnFailureOf(reply.failure) : "agent_error") : undefined;
           conversations.append(
             sessionId,
             error ? "error" : "assistant",
@@ -179,6 +198,7 @@ export class ChatCore implements ChatService {
               usage: reply.usage,
               stop_reason: reply.stop_reason,
               ms: Date.now() - started,
+              ...(failure ? { failure } : {}),
             },
           );
           yield {
@@ -186,26 +206,31 @@ export class ChatCore implements ChatService {
             text: reply.text,
             usage: reply.usage,
             stopReason: reply.stop_reason,
-            ...(error ? { error } : {}),
+            ...(error ? { error, failure } : {}),
           };
         } else if (reply.type === "Error") {
           finished = true;
-          yield fail(`the agent could not take the message: ${reply.message}`);
+          yield fail(`the agent could not take the message: ${reply.message}`, "agent_error");
         }
       }
     } catch (error) {
       if (!finished) {
+        if (!input.signal?.aborted) this.auditFailure(input.userId, "cell.stopped_answering", error);
         const why = input.signal?.aborted
           ? "the turn was stopped"
-          : `the cell stopped answering (${(error as Error).message})`;
+          : "your agent stopped answering mid-turn. Try again in a moment.";
         const partial = text ? `${text}\n\n` : "";
-        conversations.append(sessionId, "error", `${partial}${why}`);
+        conversations.append(sessionId, "error", `${partial}${why}`, {
+          stop_reason: input.signal?.aborted ? "aborted" : "error",
+          failure: input.signal?.aborted ? "aborted" : "cell_unavailable",
+        });
         yield {
           type: "done",
           text,
           usage: zero,
           stopReason: input.signal?.aborted ? "aborted" : "error",
           error: why,
+          failure: input.signal?.aborted ? "aborted" : "cell_unavailable",
         };
       }
     } finally {
@@ -214,11 +239,13 @@ export class ChatCore implements ChatService {
   }
 }
 
-/** A model or cell failure, as a sentence that says what to do about it. */
-function explainTurnError(error: string): string {
-  if (/missing_key|needs an API key/.test(error))
+/**
+ * A failed turn as a sentence that says what to do about it, by the failed model call's code: the model proxy
+ * already put a model's failure in words (model-failure.ts); a missing key adds where the operator sets it.
+ */
+function explainTurnError(error: string, failure: ProviderFailure | undefined): string {
+  if (failure?.code === "missing_key")
     return `${error}. The operator sets the provider's key in the warden's environment (see [providers] in ironclawd.toml).`;
-  if (/not offered by this host|is not allowed on provider/.test(error)) return error;
   // A spend cap's refusal already says what happened and what to do; the proxy's preamble adds nothing.
   return findBudgetRefusal(error)?.message ?? error;
 }

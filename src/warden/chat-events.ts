@@ -1,4 +1,4 @@
-import type { TokenUsage } from "../contracts/index.js";
+import type { TokenUsage, TurnFailure } from "../contracts/index.js";
 
 /**
  * What one chat turn looks like to anything outside the cell (HTTP, WebSocket, channels), in order: `session`
@@ -25,6 +25,8 @@ export type ChatEvent =
       stopReason: "stop" | "length" | "max_steps" | "aborted" | "error";
       /** Set when the turn failed: a sentence the user can act on (the model refused, the cell is halted…). */
       error?: string;
+      /** Set with `error`: what kind of failure, for front doors that answer with a status. */
+      failure?: TurnFailure;
     };
 
 export interface ChatTurnInput {

@@ -99,7 +99,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
   });
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
-  const chat = new ChatCore({ cells, conversations, soul, logger });
+  cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
+  const chat = new ChatCore({ cells, conversations, soul, logger, audit: (entry) => audit.record(entry) });
   cells.onForgotten((userId, notice) =>
     forgetInConversations(userId, notice, { conversations, audit, logger }),
   );

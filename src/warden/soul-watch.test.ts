@@ -189,6 +189,29 @@ describe("SoulWatch", () => {
     expect(store.baseline("dana", "memory.md")).toBeUndefined();
   });
 
+  it("judges the prompt files before a cron job's model call leaves, and refuses it on a hold", async () => {
+    const { files, watch, cell, stopped } = setUp();
+    await watch.scan("dana", cell, "scan");
+    const call = (job?: string) =>
+      ({
+        type: "ModelRequest",
+        provider: "local",
+        model: "m",
+        messages: [],
+        ...(job ? { job } : {}),
+      }) as never;
+    expect(await watch.checkModelCall("dana", cell, call("digest"))).toBeUndefined();
+    files.set("instructions/general.md", `${RULES}${INJECTION}\n`);
+    // A chat turn's files were judged before it began: its calls are not scanned again.
+    expect(await watch.checkModelCall("dana", cell, call())).toBeUndefined();
+    expect(await watch.checkModelCall("dana", cell, call("digest"))).toMatch(
+      /^This agent is halted: a change to instructions\/general\.md waits/,
+    );
+    expect(stopped).toEqual(["dana"]);
+    // Once halted, no call leaves, whatever it is for.
+    expect(await watch.checkModelCall("dana", cell, call())).toMatch(/^This agent is halted/);
+  });
+
   it("reports a cell that cannot show its prompt files as a scan error, holding nothing", async () => {
     const { watch, cell, fail } = setUp();
     fail("the prompt files hold 5000000 bytes");

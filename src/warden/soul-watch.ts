@@ -1,4 +1,5 @@
 import type { CellHandle } from "../cells/index.js";
+import type { ModelRequest } from "../contracts/index.js";
 import { IronclawError, type Logger } from "../core/index.js";
 import { evaluatePromptChange, type SoulGuardConfig, summariseDecision } from "./soul-guard.js";
 import type { SoulChange, SoulChangeSource, SoulStore } from "./soul-store.js";
@@ -111,6 +112,24 @@ export class SoulWatch {
     this.logger.warn({ user: userId, held: held.map((c) => c.path) }, "halting the cell");
     await this.cells.stop(userId);
     return "held";
+  }
+
+  /**
+   * Before a model call leaves the warden. A chat turn's prompt files were judged before the turn began; a cron
+   * job's turn (which the cell's scheduler may start on its own, in the middle of another turn that wrote a
+   * prompt file) was not, so its calls are judged here: a hold, or files the cell cannot show, refuse the call.
+   */
+  async checkModelCall(userId: string, cell: CellHandle, request: ModelRequest): Promise<string | undefined> {
+    const halted = this.halted(userId);
+    if (halted || request.job === undefined) return halted;
+    try {
+      if ((await this.scan(userId, cell, "agent")) === "held")
+        return this.halted(userId) ?? "this agent is halted by the soul guard";
+    } catch (error) {
+      if (error instanceof SoulScanError) return error.message;
+      throw error;
+    }
+    return undefined;
   }
 
   /**

@@ -11,11 +11,18 @@ import {
   userCellSpec,
   WarmPool,
 } from "../cells/index.js";
-import type { IronclawdConfig, JobStatus, MemoryForgotten, Ready } from "../contracts/index.js";
+import type { IronclawdConfig, JobStatus, MemoryForgotten, ModelRequest, Ready } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
 import type { ModelBudget } from "./budget-guard.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 import type { HostProviders } from "./host-providers.js";
+
+/** Why a cell's model call may not leave, or undefined. */
+export type ModelCallGuard = (
+  userId: string,
+  cell: CellHandle,
+  request: ModelRequest,
+) => Promise<string | undefined>;
 
 export interface WardenCellsOptions {
   backend: CellBackend;
@@ -52,6 +59,7 @@ export class WardenCells {
   private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
   private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
   private readonly forgetListeners = new Set<(userId: string, notice: MemoryForgotten) => void>();
+  private modelCallGuard?: ModelCallGuard;
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly options: WardenCellsOptions) {
@@ -164,6 +172,11 @@ export class WardenCells {
     return () => this.forgetListeners.delete(listener);
   }
 
+  /** Asked before every model call a cell makes (the soul guard); a reason refuses the call. */
+  guardModelCalls(guard: ModelCallGuard): void {
+    this.modelCallGuard = guard;
+  }
+
   private async greet(userId: string, cell: CellHandle): Promise<Ready> {
     const detach = serveCellRequests(cell, {
       userId,
@@ -173,6 +186,7 @@ export class WardenCells {
       logger: this.options.logger.child({ user: userId }),
       ...(this.options.onModelCall ? { onModelCall: this.options.onModelCall } : {}),
       ...(this.options.budget ? { budget: this.options.budget } : {}),
+      beforeModelCall: async (request) => this.modelCallGuard?.(userId, cell, request),
     });
     const off = cell.onEvent((message) => {
       if (message.type === "JobStatus" && message.reply_to === undefined) {

@@ -71,13 +71,14 @@ describe("a chat turn through the warden", () => {
     expect(shown.data.entries.at(-1)?.content).toBe("Still here.");
   }, 60_000);
 
-  it("ends a turn whose model fails with the reason, and the cell keeps serving", async () => {
+  it("ends a turn whose model fails with what happened in words, not the provider's internals, and the cell keeps serving", async () => {
     h.model.enqueue(reply.status(500, "upstream exploded"), reply.text("Recovered."));
     const failed = (await (await call("POST", "/api/chat", { text: "fail please" })).json()) as {
       data: Record<string, unknown>;
     };
-    expect(failed.data.stop_reason).toBe("error");
-    expect(String(failed.data.error)).toMatch(/500|upstream exploded/);
+    expect(failed.data).toMatchObject({ stop_reason: "error", failure: "model_unavailable" });
+    expect(String(failed.data.error)).toMatch(/^the model is unavailable right now/);
+    expect(String(failed.data.error)).not.toMatch(/500|upstream exploded|127\.0\.0\.1/);
     const ok = (await (await call("POST", "/api/chat", { text: "again" })).json()) as {
       data: Record<string, unknown>;
     };

@@ -133,7 +133,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
             text: result.text,
             usage: result.usage,
             stopReason: result.stopReason === "max_steps" ? "length" : result.stopReason,
-            ...(result.error ? { error: result.error.message } : {}),
+            ...(result.error ? { error: result.error.message, failure: result.error } : {}),
           });
         },
         (error: Error) =>

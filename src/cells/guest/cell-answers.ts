@@ -41,6 +41,7 @@ export async function answerTurn(
         usage: event.usage ?? { input_tokens: 0, output_tokens: 0 },
         stop_reason: event.stopReason ?? "stop",
         ...(event.error ? { error: event.error } : {}),
+        ...(event.failure ? { failure: event.failure } : {}),
       });
       return;
     }

@@ -7,6 +7,7 @@ import type {
   QueryResult,
   TokenUsage,
   ToolResult,
+  TurnComplete,
   UserMessage,
 } from "../../contracts/cell/index.js";
 
@@ -30,6 +31,8 @@ export type TurnEvent =
       usage?: TokenUsage;
       stopReason?: "stop" | "length" | "aborted" | "error";
       error?: string;
+      /** The failed model call that ended the turn, passed back to the warden as its proxy reported it. */
+      failure?: TurnComplete["failure"];
     };
 
 /** A job's progress as the handler reports it. */

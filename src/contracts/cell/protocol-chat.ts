@@ -2,6 +2,7 @@ import { z } from "zod";
 import { aBoolean, aNumber, aString, idString } from "../common.js";
 import { agentName, toolName } from "./names.js";
 import { protocolHeader, turnId } from "./protocol-header.js";
+import { providerFailureSchema } from "./protocol-model.js";
 
 /**
  * Warden → inmate: one chat input from the user; `agent` picks a profile other than the default. `history` is
@@ -82,5 +83,7 @@ export const turnCompleteSchema = z.strictObject({
   usage: tokenUsageSchema,
   stop_reason: z.enum(STOP_REASONS, `must be one of ${STOP_REASONS.join(", ")}`),
   error: aString().min(1, "must not be empty").optional(),
+  /** The failed model call that ended the turn, as the warden's model proxy reported it. */
+  failure: providerFailureSchema.optional(),
 });
 export type TurnComplete = z.output<typeof turnCompleteSchema>;

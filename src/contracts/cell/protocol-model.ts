@@ -69,6 +69,11 @@ export const providerFailureSchema = z.strictObject({
   message: aString(),
   status: aNumber().int("must be an integer").optional(),
   retryable: aBoolean(),
+  /**
+   * The provider's own words (its error body's message), apart from `message`, for the warden to judge what a
+   * user may see; the warden's proxy keeps it for the audit and never forwards it to a cell.
+   */
+  detail: aString().optional(),
 });
 
 const assistantMessageSchema = z.strictObject({

@@ -66,6 +66,24 @@ export const sessionEntrySchema = z.object({
   at: aString(),
 });
 
+/**
+ * Why a turn failed, for clients that act on it (the OpenAI endpoint's status, a Retry): the model cannot be
+ * reached or is busy, stopped mid-reply, refused the request, is not set up on this host; the warden refused
+ * the call (a spend cap, a model the host does not allow); the turn was stopped; the cell could not start; the
+ * agent itself failed.
+ */
+export const TURN_FAILURES = [
+  "model_unavailable",
+  "model_interrupted",
+  "model_refused",
+  "model_setup",
+  "refused",
+  "aborted",
+  "cell_unavailable",
+  "agent_error",
+] as const;
+export type TurnFailure = (typeof TURN_FAILURES)[number];
+
 /** One event of a chat turn on the SSE stream and the WebSocket (src/warden/chat-events.ts). */
 export const chatEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("session"), sessionId: aString(), agent: aString().optional() }),
@@ -86,6 +104,7 @@ export const chatEventSchema = z.discriminatedUnion("type", [
     usage: tokenUsageSchema,
     stopReason: z.enum(["stop", "length", "max_steps", "aborted", "error"]),
     error: aString().optional(),
+    failure: z.enum(TURN_FAILURES).optional(),
   }),
 ]);
 
@@ -97,6 +116,7 @@ export const chatAnswerSchema = z.object({
   usage: tokenUsageSchema,
   stop_reason: aString(),
   error: aString().optional(),
+  failure: z.enum(TURN_FAILURES).optional(),
 });
 
 /** Client → warden over the WebSocket at /api/ws. */

@@ -55,6 +55,22 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
     return send(reply, new OpenAiError(500, "internal error", "server_error"));
   });
 
+  // Why a cell could not start names host paths and programs: the operator's, in the audit (a host entry, so
+  // the user's own audit view leaves it out).
+  const cellUnavailable = (userId: string) => (error: Error) => {
+    ctx.audit.record({
+      actor: "warden",
+      action: "cell.unavailable",
+      detail: { user: userId, reason: error.message },
+    });
+    throw new OpenAiError(
+      503,
+      "your agent could not start right now. Try again in a moment.",
+      "server_error",
+      "cell_unavailable",
+    );
+  };
+
   const user = async (request: Parameters<typeof requireAccess>[1]) => {
     if (!request.headers.authorization)
       throw new OpenAiError(
@@ -68,14 +84,7 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
 
   app.get("/v1/models", async (request) => {
     const auth = await user(request);
-    const ready = await ctx.cells.describe(auth.userId).catch((error: Error) => {
-      throw new OpenAiError(
-        503,
-        `the agent's cell could not start: ${error.message}`,
-        "server_error",
-        "cell_unavailable",
-      );
-    });
+    const ready = await ctx.cells.describe(auth.userId).catch(cellUnavailable(auth.userId));
     return {
       object: "list",
       data: ready.agents.map((a) => ({ id: a.name, object: "model", created: 0, owned_by: "ironclaw" })),
@@ -97,14 +106,7 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
       );
     }
     const body = parsed.data;
-    const ready = await ctx.cells.describe(auth.userId).catch((error: Error) => {
-      throw new OpenAiError(
-        503,
-        `the agent's cell could not start: ${error.message}`,
-        "server_error",
-        "cell_unavailable",
-      );
-    });
+    const ready = await ctx.cells.describe(auth.userId).catch(cellUnavailable(auth.userId));
     const agent = ready.agents.find((a) => a.name === body.model);
     if (!agent) {
       throw new OpenAiError(
@@ -154,7 +156,7 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
       if (event.type === "session") session = event.sessionId;
       if (event.type !== "done") continue;
       reply.header(SESSION_HEADER, session);
-      if (event.error && event.text === "") throw turnError(event.error, event.stopReason);
+      if (failed(event)) throw turnError(event);
       return {
         id,
         object: "chat.completion",
@@ -177,16 +179,34 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
 
 type Done = Extract<ChatEvent, { type: "done" }>;
 
+/** A turn that failed, even after part of a reply: a cut-off answer must not pass for a finished one. */
+function failed(event: Done): event is Done & { error: string } {
+  return event.error !== undefined && (event.text === "" || event.stopReason === "error");
+}
+
 /**
- * A turn that ended with an error and no text. A spend cap's refusal is the client's to handle (429, like a
- * provider's own quota: the SDKs raise RateLimitError with the message); anything else is the agent's failure.
+ * A failed turn as OpenAI's error shape, sorted by the failure's kind (never by its words): a spend cap's
+ * refusal is the client's to handle (429, like a provider's own quota: the SDKs raise RateLimitError with the
+ * message); a model or cell that cannot answer now is 503, a model that broke off or refused is 502. The
+ * message is the sentence the chat shows, without the provider's internals.
  */
-function turnError(error: string, stopReason: string): OpenAiError {
+function turnError(event: Done & { error: string }): OpenAiError {
+  const { error } = event;
   const budget = findBudgetRefusal(error);
   if (budget?.kind === "exceeded")
     return new OpenAiError(429, budget.message, "budget_exceeded", "budget_exceeded");
   if (budget) return new OpenAiError(403, budget.message, "budget_refused", "unpriced_model");
-  return new OpenAiError(502, error, "agent_error", stopReason);
+  switch (event.failure) {
+    case "model_unavailable":
+    case "cell_unavailable":
+      return new OpenAiError(503, error, "server_error", event.failure);
+    case "model_interrupted":
+    case "model_refused":
+    case "model_setup":
+      return new OpenAiError(502, error, "server_error", event.failure);
+    default:
+      return new OpenAiError(502, error, "agent_error", event.failure ?? event.stopReason);
+  }
 }
 
 function finishReason(event: Done): "stop" | "length" {
@@ -239,8 +259,8 @@ async function streamTurn(
       );
       first = false;
     } else if (event.type === "done") {
-      if (event.error && event.text === "") {
-        const failure = turnError(event.error, event.stopReason);
+      if (failed(event)) {
+        const failure = turnError(event);
         if (!stream) throw failure;
         // The OpenAI SDKs raise an APIError for an `error` object on the stream.
         stream.write(undefined, {

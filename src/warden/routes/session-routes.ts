@@ -156,6 +156,7 @@ async function collect(turn: AsyncIterable<ChatEvent>): Promise<z.output<typeof 
         usage: event.usage,
         stop_reason: event.stopReason,
         ...(event.error ? { error: event.error } : {}),
+        ...(event.failure ? { failure: event.failure } : {}),
       };
     }
   }

@@ -80,6 +80,25 @@ describe("the web UI", () => {
     await page.getByRole("button", { name: "Send" }).waitFor();
   });
 
+  it("says in words that the model is unavailable, without its address, and Retry answers in the same conversation", async () => {
+    const { page } = s;
+    s.h.model.enqueue(reply.status(503, "overloaded at http://10.0.0.9:8000"), reply.text("Back again."));
+    const sessions = await page.locator(".session").count();
+    await page.getByLabel("Message", { exact: true }).fill("Are you there?");
+    await page.keyboard.press("Enter");
+    const failed = page.locator(".notice.error", { hasText: "the model is unavailable right now" });
+    await failed.waitFor();
+    expect(await failed.textContent()).not.toMatch(/10\.0\.0\.9|503|overloaded|http/);
+    await failed.getByRole("button", { name: "Retry" }).click();
+    await page.locator('.message.assistant[data-streaming="false"]', { hasText: "Back again." }).waitFor();
+    await expect(failed.getByRole("button", { name: "Retry" }).count()).resolves.toBe(0);
+    // The same message, sent again in the same conversation: the model saw the turns before it.
+    const asked = s.h.model.chatRequests().at(-1)?.messages.map((m) => m.content) ?? [];
+    expect(asked.at(-1)).toBe("Are you there?");
+    expect(asked).toContain("Run the garden probe");
+    await expect(page.locator(".session").count()).resolves.toBe(sessions);
+  });
+
   it("opens the same conversation again after a reload", async () => {
     const { page } = s;
     await page.reload();

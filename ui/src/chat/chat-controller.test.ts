@@ -185,4 +185,91 @@ describe("the chat controller", () => {
     await expect.poll(() => chat.state.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
     expect(looks).toBe(3);
   });
+
+  it("offers Retry on a failed turn, which sends the same message again in the same conversation", async () => {
+    const { chat, sent, server } = setup(fakeApi(base));
+    await chat.dispatch({ type: "start" });
+    await chat.dispatch({ type: "send", text: "plan the week" });
+    const id = (sent[0] as { id: string }).id;
+    server({ type: "session", sessionId: "s7", id });
+    server({ type: "delta", text: "Mon", id });
+    server({
+      type: "done",
+      text: "Mon",
+      usage: { input_tokens: 0, output_tokens: 0 },
+      stopReason: "error",
+      error: "the model stopped answering mid-reply. Try again in a moment.",
+      failure: "model_interrupted",
+      id,
+    });
+    const failed = chat.state.items.at(-1);
+    expect(failed).toMatchObject({
+      kind: "notice",
+      level: "error",
+      text: "the model stopped answering mid-reply. Try again in a moment.",
+      retry: "plan the week",
+    });
+    expect(await chat.dispatch({ type: "retry", key: failed?.key ?? "" })).toBe(true);
+    expect(sent[1]).toMatchObject({ type: "chat", text: "plan the week", session_id: "s7" });
+    expect((sent[1] as { id: string }).id).not.toBe(id);
+    expect(chat.state.turn).not.toBeNull();
+    // The old failure no longer offers a retry; the message shows again as sent.
+    expect(chat.state.items.find((i) => i.key === failed?.key)).not.toHaveProperty("retry");
+    expect(chat.state.items.at(-1)).toMatchObject({ kind: "user", text: "plan the week" });
+    // A second Retry of the same failure, or one while a turn runs, sends nothing.
+    expect(await chat.dispatch({ type: "retry", key: failed?.key ?? "" })).toBe(false);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("offers no Retry where sending again cannot help (a refusal) and none on a stopped turn", async () => {
+    const { chat, sent, server } = setup(fakeApi(base));
+    await chat.dispatch({ type: "start" });
+    await chat.dispatch({ type: "send", text: "spend more" });
+    server({
+      type: "done",
+      text: "",
+      usage: { input_tokens: 0, output_tokens: 0 },
+      stopReason: "error",
+      error: "the spend cap is reached for today",
+      failure: "refused",
+      id: (sent[0] as { id: string }).id,
+    });
+    expect(chat.state.items.at(-1)).toMatchObject({ kind: "notice", level: "error" });
+    expect(chat.state.items.at(-1)).not.toHaveProperty("retry");
+    await chat.dispatch({ type: "send", text: "talk" });
+    server({
+      type: "done",
+      text: "",
+      usage: { input_tokens: 0, output_tokens: 0 },
+      stopReason: "aborted",
+      id: (sent[1] as { id: string }).id,
+    });
+    expect(chat.state.items.at(-1)).not.toHaveProperty("retry");
+  });
+
+  it("offers Retry on a failed turn of a stored conversation, with the message that failed", async () => {
+    const api = fakeApi({
+      ...base,
+      "GET /api/sessions/:id": () =>
+        ok({
+          session: session("s1", "Garden"),
+          entries: [
+            entry(1, "user", "first"),
+            entry(2, "assistant", "Fine."),
+            entry(3, "user", "second"),
+            entry(4, "error", "the model is unavailable right now. Try again in a moment.", {
+              stop_reason: "error",
+              failure: "model_unavailable",
+            }),
+          ],
+        }),
+    });
+    const { chat, sent } = setup(api, memoryStorage({ "ironclaw.session": "s1" }));
+    await chat.dispatch({ type: "start" });
+    await expect.poll(() => chat.state.items.length).toBe(4);
+    const failed = chat.state.items.at(-1);
+    expect(failed).toMatchObject({ kind: "notice", retry: "second" });
+    expect(await chat.dispatch({ type: "retry", key: failed?.key ?? "" })).toBe(true);
+    expect(sent[0]).toMatchObject({ type: "chat", text: "second", session_id: "s1" });
+  });
 });

@@ -1,4 +1,4 @@
-import { createStore } from "solid-js/store";
+import { createStore, produce } from "solid-js/store";
 import type { ApiClient } from "../api/api-client.js";
 import type { LiveSocket, LiveSocketOptions } from "../api/live-socket.js";
 import { newId } from "../shared/format.js";
@@ -12,6 +12,8 @@ export type ChatAction =
   | { type: "open"; sessionId: string }
   | { type: "new" }
   | { type: "send"; text: string }
+  /** Sends a failed turn's message again, in the same conversation (the notice's key). */
+  | { type: "retry"; key: string }
   | { type: "stop" }
   | { type: "delete"; sessionId: string }
   | { type: "rename"; sessionId: string; title: string }
@@ -164,6 +166,20 @@ export function createChatController(deps: ChatDeps) {
         performance.mark("ironclaw:send");
         setState({ turn: { id, stopping: false } });
         setState("items", (items) => [...items, { kind: "user", key: key(), text: action.text }]);
+        return true;
+      }
+      case "retry": {
+        const failed = state.items.find((i) => i.key === action.key);
+        if (failed?.kind !== "notice" || failed.retry === undefined) return false;
+        if (!(await dispatch({ type: "send", text: failed.retry }))) return false;
+        // Once sent again, the old failure keeps its words but no longer offers a retry.
+        setState(
+          "items",
+          (i) => i.key === action.key,
+          produce((i) => {
+            if (i.kind === "notice") delete i.retry;
+          }),
+        );
         return true;
       }
       case "stop":

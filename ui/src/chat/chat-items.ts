@@ -14,7 +14,14 @@ export type ChatItem =
       durationMs?: number;
       content: string;
     }
-  | { kind: "notice"; key: string; level: "error" | "info"; text: string };
+  | {
+      kind: "notice";
+      key: string;
+      level: "error" | "info";
+      text: string;
+      /** A failed turn's message, which Retry sends again in the same conversation. */
+      retry?: string;
+    };
 
 type Done = Extract<ChatEvent, { type: "done" }>;
 
@@ -44,8 +51,28 @@ export function itemsFromEntries(entries: SessionEntry[]): ChatItem[] {
         },
       ];
     if (stopReason === "aborted") return stoppedTurn(key, entry.content);
-    return [{ kind: "notice", key, level: "error", text: entry.content }];
+    const asked = retryable(typeof meta.failure === "string" ? meta.failure : undefined)
+      ? entries.findLast((e) => e.role === "user" && e.seq < entry.seq)?.content
+      : undefined;
+    return [{ kind: "notice", key, level: "error", text: entry.content, ...(asked ? { retry: asked } : {}) }];
   });
+}
+
+/**
+ * Whether sending the same message again may help: not after a refusal (a spend cap, the soul guard) or a model
+ * the host has not set up, which stay until someone changes something.
+ */
+function retryable(failure: string | undefined): boolean {
+  return failure !== "refused" && failure !== "model_setup";
+}
+
+/** The text of the last message the user sent, for a Retry of the turn that answers it. */
+function lastAsked(items: ChatItem[]): string | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.kind === "user") return item.text;
+  }
+  return undefined;
 }
 
 /**
@@ -99,7 +126,8 @@ export function applyTurnEvent(items: ChatItem[], event: ChatEvent, key: () => s
       items.push({ kind: "assistant", key: key(), text: event.text, streaming: false });
     }
     const notice = endNotice(event);
-    if (notice) items.push({ kind: "notice", key: key(), ...notice });
+    const asked = event.stopReason === "error" && retryable(event.failure) ? lastAsked(items) : undefined;
+    if (notice) items.push({ kind: "notice", key: key(), ...notice, ...(asked ? { retry: asked } : {}) });
   }
 }
 

@@ -70,7 +70,12 @@ export function ChatView(props: { api: ApiClient }) {
             {state.problem}
           </div>
         </Show>
-        <MessageList items={state.items} loading={state.loading} working={state.turn !== null} />
+        <MessageList
+          items={state.items}
+          loading={state.loading}
+          working={state.turn !== null}
+          onRetry={(key) => void dispatch({ type: "retry", key })}
+        />
         <Composer
           working={state.turn !== null}
           stopping={state.turn?.stopping ?? false}

@@ -10,7 +10,13 @@ import { ToolCallView } from "./tool-call.js";
  * The conversation pane. New content follows the bottom unless the reader has scrolled up. A streaming
  * answer is a polite live region, busy until done, so a screen reader reads the finished text.
  */
-export function MessageList(props: { items: ChatItem[]; loading: boolean; working: boolean }) {
+export function MessageList(props: {
+  items: ChatItem[];
+  loading: boolean;
+  working: boolean;
+  /** Sends a failed turn's message again (the notice's key). */
+  onRetry?: (key: string) => void;
+}) {
   let pane!: HTMLElement;
   let stick = true;
   const nearBottom = () => pane.scrollHeight - pane.scrollTop - pane.clientHeight < 80;
@@ -78,6 +84,16 @@ export function MessageList(props: { items: ChatItem[]; loading: boolean; workin
                         {halted().text} <a href={halted().href}>Open the Soul guard screen</a>
                       </>
                     )}
+                  </Show>
+                  <Show when={n().retry !== undefined && props.onRetry}>
+                    <button
+                      type="button"
+                      class="retry"
+                      disabled={props.working}
+                      onClick={() => props.onRetry?.(n().key)}
+                    >
+                      Retry
+                    </button>
                   </Show>
                 </div>
               )}
