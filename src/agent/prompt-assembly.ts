@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import type { AgentProfile } from "../contracts/index.js";
 import { BRAIN_PATHS, type BrainLayout, type SearchHit } from "../memory/index.js";
 import { citeKey } from "./citations.js";
+import { UNTRUSTED_PAGE_NOTE } from "./tools/browser-tool.js";
 
 export interface PromptFile {
   path: string;
@@ -80,10 +81,10 @@ async function listInstructionFiles(brain: BrainLayout): Promise<string[]> {
  */
 export function assembleSystemPrompt(parts: PromptParts): string {
   const sections: string[] = [];
-  for (const file of parts.persona) sections.push(file.text.trim());
+  for (const file of parts.persona) sections.push(clipPromptFile(file));
   if (parts.instructions.length > 0) {
     sections.push(
-      ["# Instructions", ...parts.instructions.map((f) => `<!-- ${f.path} -->\n${f.text.trim()}`)].join(
+      ["# Instructions", ...parts.instructions.map((f) => `<!-- ${f.path} -->\n${clipPromptFile(f)}`)].join(
         "\n\n",
       ),
     );
@@ -109,11 +110,27 @@ export function assembleSystemPrompt(parts: PromptParts): string {
         "action; when they say a remembered fact is wrong, use correct to replace it where it stands.",
     );
   }
+  // Fetched pages reach the model as tool results: it must be told that their fenced text is data, not orders.
+  if (parts.tools.includes("browser")) sections.push(UNTRUSTED_PAGE_NOTE);
   const tools = parts.tools.length > 0 ? parts.tools.join(", ") : "none";
   sections.push(
     `# Session\n\nAgent: ${parts.agent}\nCurrent time (UTC): ${parts.now.toISOString()}\nTools: ${tools}`,
   );
   return sections.filter((s) => s !== "").join("\n\n");
+}
+
+/**
+ * The most of one persona or instruction file a system prompt holds. Those files are the agent's to write: one
+ * grown to megabytes would otherwise go to the model with every call (and past the protocol's frame limit).
+ */
+export const MAX_PROMPT_FILE_BYTES = 64 * 1024;
+
+/** A prompt file's text, cut at MAX_PROMPT_FILE_BYTES with a note saying so (the model should know it is partial). */
+function clipPromptFile(file: PromptFile): string {
+  const text = file.text.trim();
+  if (text.length <= MAX_PROMPT_FILE_BYTES / 3 || Buffer.byteLength(text) <= MAX_PROMPT_FILE_BYTES) return text;
+  const head = Buffer.from(text).subarray(0, MAX_PROMPT_FILE_BYTES).toString("utf8").replace(/\uFFFD$/, "");
+  return `${head}\n\n[${file.path} is ${Buffer.byteLength(text)} bytes; only its first ${MAX_PROMPT_FILE_BYTES} are given here]`;
 }
 
 async function readAll(brain: BrainLayout, paths: readonly string[]): Promise<PromptFile[]> {
