@@ -10,10 +10,11 @@ import type {
   TokenUsage,
 } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
-import type { StreamEvent } from "../providers/index.js";
+import type { ProviderFailure, StreamEvent } from "../providers/index.js";
 import { OutputMeter } from "../providers/index.js";
 import type { ModelBudget, ModelCallStart, Overrun } from "./budget-guard.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
+import { userModelFailure } from "./model-failure.js";
 import type { CallState } from "./usage-store.js";
 
 const FETCH_BODY_CAP = Math.floor((DEFAULT_MAX_FRAME_BYTES - 64 * 1024) * 0.75);
@@ -63,7 +64,8 @@ export function serveCellRequests(cell: CellHandle, options: CellRequestOptions)
     work(abort.signal)
       .catch((error: Error) => {
         options.logger.error({ err: error, type: message.type }, "a cell request failed");
-        refuse(cell, message, "internal", error.message || "the warden failed to answer");
+        // The reason is the host's (it goes to the log); the cell, and so its user, hear only that it failed.
+        refuse(cell, message, "internal", "the warden could not complete this request; try again");
       })
       .finally(() => running.delete(message.msg_id));
   };
@@ -166,7 +168,11 @@ async function proxyModel(
       else if (event.type === "usage") usage = event.usage;
       else if (event.type === "text_delta") partial.content += event.delta;
       else if (event.type === "tool_call") partial.toolCalls.push(event.call);
-      cell.send({ type: "ModelEvent", reply_to: request.msg_id, event });
+      if (event.type === "error") auditModelFailure(event.error, request, options);
+      // The cell hears what its user may see: the failure in words, without the provider's internals.
+      const relayed =
+        event.type === "error" ? { ...event, error: userModelFailure(event.error, request.model) } : event;
+      cell.send({ type: "ModelEvent", reply_to: request.msg_id, event: relayed });
       if (event.type === "done" || event.type === "error") {
         final = event;
         options.onModelCall?.({
@@ -217,6 +223,23 @@ function auditOverrun(overrun: Overrun, request: ModelRequest, options: CellRequ
           }
         : {}),
     },
+  });
+}
+
+/**
+ * A failed model call's internals (the provider's URL and errno, status, its error body) for the operator.
+ * Recorded as a host entry naming the user in its detail: a user's own audit view must not show them.
+ */
+function auditModelFailure(
+  failure: ProviderFailure,
+  request: ModelRequest,
+  options: CellRequestOptions,
+): void {
+  if (failure.code === "aborted") return;
+  options.audit({
+    actor: `cell:${options.userId}`,
+    action: "model.failed",
+    detail: { user: options.userId, provider: request.provider, model: request.model, ...failure },
   });
 }
 
