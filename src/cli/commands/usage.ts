@@ -48,6 +48,9 @@ those whose cost is estimated (the provider reported no usage). Default: every u
         const notes = [
           row.estimated ? `${row.estimated} estimated` : "",
           row.unpriced ? `${row.unpriced} unpriced` : "",
+          row.overruns
+            ? `${row.overruns} past their reservation, $${row.over_reported_usd.toFixed(4)} more reported, not charged`
+            : "",
         ]
           .filter(Boolean)
           .join(", ");
