@@ -17,9 +17,9 @@ import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
 import { HostProviders } from "./host-providers.js";
 import { createAuthenticator } from "./http/auth.js";
+import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
 import { LoginLinks } from "./login-links.js";
-import { RateLimiter } from "./rate-limit.js";
 import { checkSoulGuardConfig } from "./soul-guard.js";
 import { SoulStore } from "./soul-store.js";
 import { SoulWatch } from "./soul-watch.js";
@@ -141,6 +141,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const origins: string[] = [];
   const host = options.host ?? config.server.bind;
   const port = options.port ?? config.server.port;
+  const loginLockout = new LoginLockout({ failuresPerMinute: config.auth.login_attempts_per_minute });
   const context: WardenContext = {
     home: options.home,
     config,
@@ -149,9 +150,9 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     users,
     webSessions,
     loginLinks,
-    loginLimiter: new RateLimiter({ limit: config.auth.login_attempts_per_minute, windowMs: 60_000 }),
+    loginLockout,
     audit,
-    authenticator: createAuthenticator({ users, webSessions, origins }),
+    authenticator: createAuthenticator({ users, webSessions, lockout: loginLockout, origins }),
     conversations,
     cells,
     chat,

@@ -1,8 +1,13 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HOST_DB_FILE, openHostDb } from "./host-db.js";
+import { LoginLinks } from "./login-links.js";
+import { UserStore } from "./user-store.js";
+import { WebSessions } from "./web-sessions.js";
 
 let root: string;
 beforeEach(() => {
@@ -54,7 +59,11 @@ describe("openHostDb", () => {
 
   it("opens an existing host.db again without losing rows", () => {
     const first = openHostDb(root);
-    first.prepare("INSERT INTO warden_users VALUES ('alice', 0, '2026-01-01T00:00:00.000Z', 200000)").run();
+    first
+      .prepare(
+        "INSERT INTO warden_users (id, is_admin, created_at, cell_uid) VALUES ('alice', 0, '2026-01-01T00:00:00.000Z', 200000)",
+      )
+      .run();
     first.close();
     const again = openHostDb(root);
     try {
@@ -62,5 +71,46 @@ describe("openHostDb", () => {
     } finally {
       again.close();
     }
+  });
+
+  it("migrates a host.db from before sign-in epochs: its users, sessions and login codes keep working", () => {
+    // The three tables as they were before sign_in_epoch / epoch existed, with one row each.
+    const old = new Database(join(root, HOST_DB_FILE));
+    old.exec(`
+      CREATE TABLE warden_users (id TEXT PRIMARY KEY, is_admin INTEGER NOT NULL, created_at TEXT NOT NULL,
+        cell_uid INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
+      CREATE TABLE warden_web_sessions (id_hash BLOB PRIMARY KEY, user_id TEXT NOT NULL REFERENCES
+        warden_users(id) ON DELETE CASCADE, created_at TEXT NOT NULL, expires_at TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE warden_login_codes (code_hash BLOB PRIMARY KEY, user_id TEXT NOT NULL REFERENCES
+        warden_users(id) ON DELETE CASCADE, created_at TEXT NOT NULL, expires_at TEXT NOT NULL) WITHOUT ROWID;
+      INSERT INTO warden_users VALUES ('alice', 0, '2026-01-01T00:00:00.000Z', 200000);`);
+    const cookie = "c".repeat(43);
+    const code = "k".repeat(43);
+    const sha = (v: string) => createHash("sha256").update(v).digest();
+    old
+      .prepare(
+        "INSERT INTO warden_web_sessions VALUES (?, 'alice', '2026-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z')",
+      )
+      .run(sha(cookie));
+    old
+      .prepare(
+        "INSERT INTO warden_login_codes VALUES (?, 'alice', '2026-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z')",
+      )
+      .run(sha(code));
+    old.close();
+
+    const db = openHostDb(root);
+    try {
+      const sessions = new WebSessions(db);
+      expect(sessions.resolve(cookie)?.userId).toBe("alice");
+      expect(new LoginLinks(db).redeem(code)).toEqual({ userId: "alice", epoch: 0 });
+      // And the migrated session ends like any other.
+      new UserStore(db).endSignIns("alice");
+      expect(sessions.resolve(cookie)).toBeUndefined();
+    } finally {
+      db.close();
+    }
+    // Opening it again migrates nothing twice.
+    openHostDb(root).close();
   });
 });

@@ -37,7 +37,7 @@ function redeemInProcess(code: string, startAt: number): Promise<string> {
     const db = openHostDb(${JSON.stringify(home)});
     const links = new LoginLinks(db);
     while (Date.now() < ${startAt}) {}
-    process.stdout.write(JSON.stringify(links.redeem(${JSON.stringify(code)}) ?? null));
+    process.stdout.write(JSON.stringify(links.redeem(${JSON.stringify(code)})?.userId ?? null));
     db.close();`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
@@ -59,8 +59,20 @@ function redeemInProcess(code: string, startAt: number): Promise<string> {
 describe("login links", () => {
   it("a code logs its user in once", () => {
     const code = links.issue("alice", 60_000);
-    expect(links.redeem(code)).toBe("alice");
+    expect(links.redeem(code)).toEqual({ userId: "alice", epoch: 0 });
     expect(links.redeem(code)).toBeUndefined();
+  });
+
+  it("an unused code dies with a token rotation or a sign-out everywhere", async () => {
+    const users = new UserStore(db);
+    const beforeRotation = links.issue("alice", 60_000);
+    await users.rotateToken("alice");
+    expect(links.redeem(beforeRotation)).toBeUndefined();
+    const beforeSignOut = links.issue("alice", 60_000);
+    users.endSignIns("alice");
+    const after = links.issue("alice", 60_000);
+    expect(links.redeem(beforeSignOut)).toBeUndefined();
+    expect(links.redeem(after)).toEqual({ userId: "alice", epoch: 2 });
   });
 
   it("of several processes redeeming one code at the same moment, exactly one gets the user", async () => {
@@ -81,7 +93,7 @@ describe("login links", () => {
     expect(Buffer.from(db.serialize()).includes(Buffer.from(code))).toBe(false);
     expect(links.redeem("A".repeat(43))).toBeUndefined();
     expect(links.redeem(`${code}x`)).toBeUndefined();
-    expect(links.redeem(code)).toBe("alice");
+    expect(links.redeem(code)?.userId).toBe("alice");
   });
 
   it("refuses a code for an unknown user", () => {

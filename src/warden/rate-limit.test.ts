@@ -40,4 +40,22 @@ describe("RateLimiter", () => {
     expect(limiter.check("b").allowed).toBe(false);
     expect(limiter.check("a").allowed).toBe(true);
   });
+
+  it("peek counts nothing; record counts failures past the limit, so a key that keeps failing stays refused", () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 10_000, now: () => clock });
+    for (let i = 0; i < 5; i++) expect(limiter.peek("a")).toEqual({ allowed: true });
+    expect(limiter.size).toBe(0);
+    limiter.record("a");
+    limiter.record("a");
+    expect(limiter.peek("a")).toEqual({ allowed: false, retryAfterSeconds: 10 });
+    clock = 9_000;
+    limiter.record("a");
+    limiter.record("a");
+    clock = 10_500;
+    // Without the failures at 9 s the first two would have left the window by now.
+    expect(limiter.peek("a")).toEqual({ allowed: false, retryAfterSeconds: 9 });
+    clock = 19_000;
+    expect(limiter.peek("a")).toEqual({ allowed: true });
+  });
 });

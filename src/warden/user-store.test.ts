@@ -26,8 +26,8 @@ describe("API tokens", () => {
     const { user, token } = await users.add("alice");
     expect(token).toMatch(/^ick_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(user).toMatchObject({ id: "alice", admin: false });
-    expect(await users.authenticate(token)).toEqual({ userId: "alice", admin: false });
-    expect(await users.authenticate(token)).toEqual({ userId: "alice", admin: false });
+    expect(await users.authenticate(token)).toEqual({ userId: "alice", admin: false, epoch: 0 });
+    expect(await users.authenticate(token)).toEqual({ userId: "alice", admin: false, epoch: 0 });
   });
 
   it("stores no token secret in clear", async () => {
@@ -65,7 +65,18 @@ describe("API tokens", () => {
     expect(await users.authenticate(token)).toBeDefined();
     const next = await users.rotateToken("alice");
     expect(await users.authenticate(token)).toBeUndefined();
-    expect(await users.authenticate(next)).toEqual({ userId: "alice", admin: false });
+    expect(await users.authenticate(next)).toEqual({ userId: "alice", admin: false, epoch: 1 });
+  });
+
+  it("tokenIdIfKnown names the id of an existing token only, whatever its secret", async () => {
+    const { token } = await users.add("alice");
+    const id = token.split("_")[1];
+    expect(users.tokenIdIfKnown(token)).toBe(id);
+    expect(users.tokenIdIfKnown(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`)).toBe(id);
+    expect(users.tokenIdIfKnown(`ick_0123456789abcdef_${"A".repeat(43)}`)).toBeUndefined();
+    expect(users.tokenIdIfKnown("ick_wrong")).toBeUndefined();
+    await users.rotateToken("alice");
+    expect(users.tokenIdIfKnown(token)).toBeUndefined();
   });
 
   it("removal through a second store on the same file ends the first store's cached token", async () => {
@@ -147,7 +158,8 @@ describe("users", () => {
   it("remove deletes the user's tokens and web sessions", async () => {
     const { token } = await users.add("alice");
     const sessions = new WebSessions(db);
-    const { id } = sessions.create("alice", 60_000);
+    const { id } = sessions.create("alice", 60_000, 0) ?? { id: "" };
+    expect(sessions.resolve(id)?.userId).toBe("alice");
     users.remove("alice");
     expect(users.get("alice")).toBeUndefined();
     expect(await users.authenticate(token)).toBeUndefined();
@@ -172,6 +184,6 @@ describe("users", () => {
   it("ensureAdmin does not promote a non-admin user called admin", async () => {
     const { token } = await users.add("admin");
     expect(() => users.ensureAdmin()).toThrow(UserExistsError);
-    expect(await users.authenticate(token)).toEqual({ userId: "admin", admin: false });
+    expect(await users.authenticate(token)).toEqual({ userId: "admin", admin: false, epoch: 0 });
   });
 });

@@ -7,7 +7,8 @@ CREATE TABLE IF NOT EXISTS warden_users (
   id TEXT PRIMARY KEY,
   is_admin INTEGER NOT NULL,
   created_at TEXT NOT NULL,
-  cell_uid INTEGER NOT NULL UNIQUE
+  cell_uid INTEGER NOT NULL UNIQUE,
+  sign_in_epoch INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS warden_tokens (
   id TEXT PRIMARY KEY,
@@ -21,6 +22,10 @@ CREATE INDEX IF NOT EXISTS warden_tokens_by_user ON warden_tokens(user_id);
 
 export function migrateUserTables(db: Database.Database): void {
   db.exec(DDL);
+  // A host.db from before sign-in epochs: every user starts at 0, so their open sessions (also 0) stay valid.
+  const columns = db.prepare("SELECT name FROM pragma_table_info('warden_users')").pluck().all();
+  if (!columns.includes("sign_in_epoch"))
+    db.exec("ALTER TABLE warden_users ADD COLUMN sign_in_epoch INTEGER NOT NULL DEFAULT 0");
 }
 
 /** User names become directory and socket names, hence the same rule as cells' assertUserId. */
@@ -64,7 +69,15 @@ export interface User {
 export interface Authenticated {
   userId: string;
   admin: boolean;
+  /**
+   * The user's sign-in epoch when the token was checked. A browser session opened with this token is bound to
+   * it, so a rotation that lands between the check and the session's creation still ends that session.
+   */
+  epoch: number;
 }
+
+/** Why every sign-in of a user ended: their token was rotated, they were removed, or they signed out everywhere. */
+export type SignInsEndedListener = (userId: string) => void;
 
 interface UserRow {
   id: string;
@@ -84,6 +97,7 @@ export class UserStore {
   private readonly now: () => Date;
   /** Prepared once: it runs on every authenticated request. */
   private readonly selectToken: Database.Statement;
+  private readonly endedListeners = new Set<SignInsEndedListener>();
 
   constructor(
     private readonly db: Database.Database,
@@ -97,7 +111,7 @@ export class UserStore {
         "UserStore needs a connection with foreign_keys on (openHostDb)",
       );
     this.selectToken = db.prepare(
-      `SELECT t.user_id, t.salt, t.hash, u.is_admin FROM warden_tokens t
+      `SELECT t.user_id, t.salt, t.hash, u.is_admin, u.sign_in_epoch FROM warden_tokens t
        JOIN warden_users u ON u.id = t.user_id WHERE t.id = ?`,
     );
   }
@@ -136,9 +150,14 @@ export class UserStore {
     const { changes } = this.db.prepare("DELETE FROM warden_users WHERE id = ?").run(name);
     if (changes === 0) throw new NotFoundError("user", name);
     this.forget(name);
+    this.announceEnded(name);
   }
 
-  /** Replaces every token of the user with a new one; the old ones fail from the next request on. */
+  /**
+   * Replaces every token of the user with a new one; the old ones fail from the next request on, and every
+   * browser session and unused login link of the user ends with them (the sign-in epoch moves on): a rotation
+   * answers a leaked token, and a session opened with that token is as good as the token.
+   */
   async rotateToken(name: string): Promise<string> {
     if (!this.get(name)) throw new NotFoundError("user", name);
     const { token, row } = await newToken();
@@ -147,10 +166,45 @@ export class UserStore {
         if (!this.get(name)) throw new NotFoundError("user", name);
         this.db.prepare("DELETE FROM warden_tokens WHERE user_id = ?").run(name);
         this.insertToken(name, row);
+        this.bumpEpoch(name);
       })
       .immediate();
     this.forget(name);
+    this.announceEnded(name);
     return token;
+  }
+
+  /**
+   * Signs the user out everywhere: every browser session and unused login link ends (sign-in epoch + 1);
+   * API tokens keep working (rotateToken ends those).
+   */
+  endSignIns(name: string): void {
+    this.bumpEpoch(name);
+    this.announceEnded(name);
+  }
+
+  /** The user's current sign-in epoch; sessions and login links made under an older one are void. */
+  signInEpoch(name: string): number | undefined {
+    const epoch = this.db.prepare("SELECT sign_in_epoch FROM warden_users WHERE id = ?").pluck().get(name);
+    return typeof epoch === "number" ? epoch : undefined;
+  }
+
+  /**
+   * Told after this process ended a user's sign-ins (rotation, removal, sign out everywhere), so open
+   * connections can be closed at once. Other processes' changes (the CLI) are not announced here.
+   */
+  onSignInsEnded(listener: SignInsEndedListener): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
+  /**
+   * Whether `token` is shaped like one of ours and names a token that exists; its secret is not checked.
+   * The login lockout counts wrong secrets per existing token (login-lockout.ts).
+   */
+  tokenIdIfKnown(token: string): string | undefined {
+    const tokenId = TOKEN.exec(token)?.[1];
+    return tokenId !== undefined && this.tokenRow(tokenId) ? tokenId : undefined;
   }
 
   /**
@@ -183,7 +237,7 @@ export class UserStore {
     const row = this.tokenRow(tokenId);
     if (cached) {
       if (row && row.user_id === cached.userId && row.hash.equals(cached.hash))
-        return { userId: row.user_id, admin: row.is_admin === 1 };
+        return { userId: row.user_id, admin: row.is_admin === 1, epoch: row.sign_in_epoch };
       this.verified.delete(key);
       return undefined;
     }
@@ -195,13 +249,29 @@ export class UserStore {
       if (oldest !== undefined) this.verified.delete(oldest);
     }
     this.verified.set(key, { userId: row.user_id, hash: row.hash });
-    return { userId: row.user_id, admin: row.is_admin === 1 };
+    return { userId: row.user_id, admin: row.is_admin === 1, epoch: row.sign_in_epoch };
   }
 
   private tokenRow(tokenId: string) {
     return this.selectToken.get(tokenId) as
-      | { user_id: string; salt: Buffer; hash: Buffer; is_admin: number }
+      | { user_id: string; salt: Buffer; hash: Buffer; is_admin: number; sign_in_epoch: number }
       | undefined;
+  }
+
+  private bumpEpoch(name: string): void {
+    const { changes } = this.db
+      .prepare("UPDATE warden_users SET sign_in_epoch = sign_in_epoch + 1 WHERE id = ?")
+      .run(name);
+    if (changes === 0) throw new NotFoundError("user", name);
+  }
+
+  /** A listener's failure must not undo or hide the change that was made; it is the listener's to log. */
+  private announceEnded(userId: string): void {
+    for (const listener of this.endedListeners) {
+      try {
+        listener(userId);
+      } catch {}
+    }
   }
 
   /** Names that differ only in case are refused too: they would share a brain directory on macOS. */

@@ -8,8 +8,8 @@ import type { TelegramChannel } from "./channels/telegram.js";
 import type { ChatCore } from "./chat-core.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { Authenticator } from "./http/auth.js";
+import type { LoginLockout } from "./http/login-lockout.js";
 import type { LoginLinks } from "./login-links.js";
-import type { RateLimiter } from "./rate-limit.js";
 import type { SoulStore } from "./soul-store.js";
 import type { SoulWatch } from "./soul-watch.js";
 import type { UserStore } from "./user-store.js";
@@ -25,7 +25,7 @@ export interface WardenContext {
   users: UserStore;
   webSessions: WebSessions;
   loginLinks: LoginLinks;
-  loginLimiter: RateLimiter;
+  loginLockout: LoginLockout;
   audit: AuditStore;
   authenticator: Authenticator;
   conversations: ConversationStore;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openHostDb } from "../../src/warden/host-db.js";
 import { UserStore } from "../../src/warden/user-store.js";
+import { WebSessions } from "../../src/warden/web-sessions.js";
 import { runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 let root: string;
@@ -32,7 +33,7 @@ describe("ironclaw user", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^\{"user":"alice","token":"ick_[0-9a-f]{16}_[A-Za-z0-9_-]{43}"\}\n$/);
     const { token } = JSON.parse(stdout) as { token: string };
-    expect(await whoIs(token)).toEqual({ userId: "alice", admin: false });
+    expect(await whoIs(token)).toMatchObject({ userId: "alice", admin: false });
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, "host.db")).mode & 0o777).toBe(0o600);
   });
@@ -68,7 +69,7 @@ describe("ironclaw user", () => {
     const next = JSON.parse(stdout) as { user: string; token: string };
     expect(next.user).toBe("bob");
     expect(await whoIs(first.token)).toBeUndefined();
-    expect(await whoIs(next.token)).toEqual({ userId: "bob", admin: false });
+    expect(await whoIs(next.token)).toMatchObject({ userId: "bob", admin: false });
   });
 
   it("remove ends the user's token; removing again is an error", async () => {
@@ -82,6 +83,31 @@ describe("ironclaw user", () => {
     expect(again.stderr).toBe("ironclaw user: user carol not found\n");
   });
 
+  it("logout signs the user out everywhere: sessions end, the token still works", async () => {
+    const { token } = JSON.parse((await user("add", "dave", "--json")).stdout) as { token: string };
+    const db = openHostDb(home);
+    let cookie = "";
+    try {
+      const epoch = new UserStore(db).signInEpoch("dave") ?? -1;
+      cookie = new WebSessions(db).create("dave", 60_000, epoch)?.id ?? "";
+    } finally {
+      db.close();
+    }
+    const { code, stdout } = await user("logout", "dave");
+    expect(code).toBe(0);
+    expect(stdout).toContain("signed dave out everywhere: 1 browser session(s) ended");
+    const after = openHostDb(home);
+    try {
+      expect(new WebSessions(after).resolve(cookie)).toBeUndefined();
+    } finally {
+      after.close();
+    }
+    expect(await whoIs(token)).toMatchObject({ userId: "dave" });
+    const nobody = await user("logout", "nobody");
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toBe("ironclaw user: user nobody not found\n");
+  }, 90_000);
+
   // In-process: each of these fails while parsing, before any host.db is opened.
   it("usage mistakes exit 2 with the usage", async () => {
     for (const args of [
@@ -91,6 +117,7 @@ describe("ironclaw user", () => {
       ["add", "a", "b"],
       ["list", "--admin"],
       ["token", "rotate"],
+      ["logout"],
       ["add", "x", "--nope"],
     ]) {
       const { code, stderr } = await runIronclawInProcess(["user", ...args]);

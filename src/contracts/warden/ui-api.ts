@@ -148,6 +148,8 @@ export const cellStatusListSchema = z.object({
 export const providerNamesSchema = z.object({ providers: z.array(aString()) });
 
 export const logoutAnswerSchema = z.object({ signed_out: aBoolean() });
+/** POST /api/auth/logout-all: how many browser sessions of the user were ended (this one included). */
+export const logoutAllAnswerSchema = z.object({ sessions_ended: aNumber().int().min(0) });
 
 /**
  * Warden → client over the WebSocket at /api/ws (src/warden/routes/ws-route.ts): each chat event tagged with

@@ -1,6 +1,7 @@
 import { createHash, randomInt } from "node:crypto";
 import type Database from "better-sqlite3";
 import { InvalidInputError } from "../../core/index.js";
+import { RateLimiter, type RateLimiterOptions } from "../rate-limit.js";
 
 /**
  * Who is who across channels, in the host database (host.db): one-time pairing codes a signed-in IronClaw user
@@ -35,8 +36,9 @@ export function migrateChannelTables(db: Database.Database): void {
   db.exec(DDL);
 }
 
-// No 0/O, 1/I/L: the code is read off one screen and typed on a phone. 31^8 ≈ 8.5e11 codes, so guessing a live
-// one through the bot (Telegram allows a bot about 30 messages a second) takes centuries.
+// No 0/O, 1/I/L: the code is read off one screen and typed on a phone. 31^8 ≈ 8.5e11 codes; with the pairing
+// limits below (at most 30 wrong codes per bot in 10 minutes, whoever sends them) guessing one of ten live codes
+// takes millions of years, where Telegram's own 30 messages a second would have allowed it in about a century.
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 export const PAIRING_CODE_LENGTH = 8;
 export const DEFAULT_PAIRING_TTL_MS = 15 * 60_000;
@@ -75,16 +77,40 @@ interface LinkRow {
 export interface ChannelLinksOptions {
   /** Milliseconds since the epoch; tests move it to expire codes. */
   now?: () => number;
+  /** Wrong pairing codes allowed per sender and per bot, in a sliding window. */
+  pairingLimits?: { perSender?: PairingLimit; perBot?: PairingLimit };
 }
+
+export type PairingLimit = Pick<RateLimiterOptions, "limit" | "windowMs">;
+
+/** 5 wrong codes from one sender, 30 to one bot from everyone together, per 10 minutes. */
+export const DEFAULT_PAIRING_LIMITS = {
+  perSender: { limit: 5, windowMs: 10 * 60_000 },
+  perBot: { limit: 30, windowMs: 10 * 60_000 },
+} as const;
+
+/**
+ * What a pairing attempt came to. `sender_limited` / `bot_limited`: refused without looking at the code, which
+ * stays unspent, so even the right code pairs nobody until the wait is over.
+ */
+export type PairingOutcome =
+  | { paired: true; userId: string }
+  | { paired: false; why: "unknown_code" }
+  | { paired: false; why: "sender_limited" | "bot_limited"; retryAfterSeconds: number };
 
 export class ChannelLinks {
   private readonly now: () => number;
+  private readonly bySender: RateLimiter;
+  private readonly byBot: RateLimiter;
 
   constructor(
     private readonly db: Database.Database,
     options: ChannelLinksOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    const limits = { ...DEFAULT_PAIRING_LIMITS, ...options.pairingLimits };
+    this.bySender = new RateLimiter({ ...limits.perSender, now: this.now });
+    this.byBot = new RateLimiter({ ...limits.perBot, now: this.now });
     migrateChannelTables(db);
   }
 
@@ -113,9 +139,33 @@ export class ChannelLinks {
 
   /**
    * Spends `code` and links the channel account to its user, replacing any earlier link of that account (the
-   * code proves the new user agreed). Undefined when the code is unknown, used or expired.
+   * code proves the new user agreed). Wrong codes are limited per sender and per bot: a sender over its limit,
+   * or any sender while the bot is over its own, is refused before the code is looked at (so a flood of guesses
+   * from many accounts is bounded too). Only wrong codes count; a refusal counts for the sender alone, so one
+   * that keeps trying stays refused, and cannot by itself hold the bot shut for everyone else.
    */
-  redeemPairingCode(code: string, target: LinkTarget): string | undefined {
+  redeemPairingCode(code: string, target: LinkTarget): PairingOutcome {
+    const senderKey = `${target.kind}:${target.bot}:${target.senderId}`;
+    const botKey = `${target.kind}:${target.bot}`;
+    const sender = this.bySender.peek(senderKey);
+    if (!sender.allowed) {
+      this.bySender.record(senderKey);
+      return { paired: false, why: "sender_limited", retryAfterSeconds: sender.retryAfterSeconds };
+    }
+    const bot = this.byBot.peek(botKey);
+    if (!bot.allowed) {
+      this.bySender.record(senderKey);
+      return { paired: false, why: "bot_limited", retryAfterSeconds: bot.retryAfterSeconds };
+    }
+    const userId = this.spendCode(code, target);
+    if (userId !== undefined) return { paired: true, userId };
+    this.bySender.record(senderKey);
+    this.byBot.record(botKey);
+    return { paired: false, why: "unknown_code" };
+  }
+
+  /** Undefined when the code is unknown, used or expired. */
+  private spendCode(code: string, target: LinkTarget): string | undefined {
     const normalized = normalizeCode(code);
     if (normalized.length !== PAIRING_CODE_LENGTH) return undefined;
     const now = iso(this.now());

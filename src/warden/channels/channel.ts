@@ -1,6 +1,6 @@
 import { ConflictError, createLogger, type Logger } from "../../core/index.js";
 import type { ChatService, JobNotice } from "../chat-events.js";
-import type { ChannelLink, ChannelLinks } from "./channel-links.js";
+import type { ChannelLink, ChannelLinks, PairingOutcome } from "./channel-links.js";
 
 /** Where a channel answers: a Telegram chat id, a Slack conversation id… */
 export type ChannelAddress = string;
@@ -42,6 +42,19 @@ export const PAIRING_HELP =
 const PAIRED = "Paired. Messages you send here now go to your IronClaw agent.";
 const BAD_CODE = "That pairing code is unknown, used or expired. Ask IronClaw for a new one.";
 const FAILED = "Something went wrong on the IronClaw host. Please try again.";
+
+/** What a pairing attempt is answered with; a refusal says that nothing was paired and how long to wait. */
+function pairingReply(outcome: PairingOutcome): string {
+  if (outcome.paired) return PAIRED;
+  if (outcome.why === "unknown_code") return BAD_CODE;
+  const wait =
+    outcome.retryAfterSeconds > 90
+      ? `${Math.ceil(outcome.retryAfterSeconds / 60)} minutes`
+      : `${outcome.retryAfterSeconds} seconds`;
+  return outcome.why === "sender_limited"
+    ? `Too many wrong pairing codes from this chat. Nothing was paired; wait ${wait}, then send /pair <code> again.`
+    : `Too many wrong pairing codes were sent to this bot just now. Nothing was paired; wait ${wait}, then try again.`;
+}
 
 /**
  * Routes inbound channel messages to users' agents and relays their answers and job notices back. Messages of
@@ -127,13 +140,15 @@ export class ChannelRouter {
     const command = parseCommand(message.text);
     if ((command?.name === "start" || command?.name === "pair") && command.arg !== "") {
       const target = { kind: channel.kind, bot: channel.name, senderId, chatId: address };
-      const userId = this.links.redeemPairingCode(command.arg, {
+      const outcome = this.links.redeemPairingCode(command.arg, {
         ...target,
         ...(senderName === undefined ? {} : { senderName }),
       });
-      const paired = userId !== undefined;
-      this.log.info({ channel: channelKey(channel.kind, channel.name), senderId, paired }, "pairing attempt");
-      return paired ? PAIRED : BAD_CODE;
+      const at = { channel: channelKey(channel.kind, channel.name), senderId };
+      if (outcome.paired || outcome.why === "unknown_code")
+        this.log.info({ ...at, paired: outcome.paired }, "pairing attempt");
+      else this.log.warn({ ...at, refused: outcome.why }, "pairing attempt refused: too many wrong codes");
+      return pairingReply(outcome);
     }
     const link = this.links.linkFor(channel.kind, channel.name, senderId);
     if (!link) return PAIRING_HELP;

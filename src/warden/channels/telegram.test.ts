@@ -168,6 +168,23 @@ describe("pairing a Telegram chat", () => {
     expect(links.linkFor("telegram", "default", "43")).toBeUndefined();
     expect(links.linkFor("telegram", "default", "44")).toBeUndefined();
   });
+
+  it("answers a sender over its limit of wrong codes with the wait, and pairs nothing even with the right code", async () => {
+    const code = links.issuePairingCode("user-ada");
+    for (const guess of ["AAAA2222", "AAAA3333", "AAAA4444", "AAAA5555", "AAAA6666"])
+      await say(`/pair ${guess}`);
+    await say(`/pair ${code}`);
+    const texts = telegram.sentMessages().map((m) => String(m.text));
+    expect(texts.slice(0, 5)).toEqual(Array(5).fill(expect.stringMatching(/unknown, used or expired/)));
+    expect(texts[5]).toBe(
+      "Too many wrong pairing codes from this chat. Nothing was paired; wait 10 minutes, then send /pair <code> again.",
+    );
+    expect(links.linkFor("telegram", "default", "42")).toBeUndefined();
+    expect(chat.inputs).toEqual([]);
+    now += 10 * 60_000;
+    await say(`/pair ${code}`);
+    expect(telegram.sentMessages().at(-1)?.text).toMatch(/^Paired\./);
+  });
 });
 
 describe("talking to the agent", () => {

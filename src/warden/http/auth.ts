@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { IronclawError } from "../../core/index.js";
 import type { UserStore } from "../user-store.js";
 import { SESSION_COOKIE, type WebSessions } from "../web-sessions.js";
+import type { LoginLockout } from "./login-lockout.js";
 
 /** Who may call a route: anybody, any signed-in user, or an admin. */
 export type Access = "none" | "user" | "admin";
@@ -50,6 +51,12 @@ export function cookieValue(header: string | undefined, name: string): string | 
 export interface Authenticator {
   /** The caller, or undefined; throws for a bad token or a cross-site cookie request. */
   identify(request: FastifyRequest): Promise<Auth | undefined>;
+  /**
+   * Whether the credential `auth` was identified by (the same request's token or cookie) still signs in that
+   * user: false once the token is rotated, the session ended or the user removed. Counts nothing toward the
+   * lockout: it re-checks a connection that is already open (routes/ws-route.ts).
+   */
+  stillSignedIn(request: FastifyRequest, auth: Auth): Promise<boolean>;
   /** Whether a browser Origin may drive this warden (WebSocket upgrades, cookie-authenticated writes). */
   originAllowed(origin: string | undefined): boolean;
 }
@@ -62,6 +69,8 @@ export interface Authenticator {
 export function createAuthenticator(deps: {
   users: UserStore;
   webSessions: WebSessions;
+  /** A bearer token is a sign-in like POST /api/auth/login: wrong ones count, and lock, the same way. */
+  lockout: LoginLockout;
   /** Read on every check: the daemon adds its own origins once it knows its port. */
   origins: readonly string[];
 }): Authenticator {
@@ -70,14 +79,25 @@ export function createAuthenticator(deps: {
     origin !== undefined && deps.origins.some((o) => normal(o) === normal(origin));
   return {
     originAllowed,
+    async stillSignedIn(request, auth) {
+      if (auth.via === "token") {
+        const token = bearerToken(request.headers.authorization);
+        return token !== undefined && (await deps.users.authenticate(token))?.userId === auth.userId;
+      }
+      const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      return cookie !== undefined && deps.webSessions.resolve(cookie)?.userId === auth.userId;
+    },
     async identify(request) {
       const header = request.headers.authorization;
       if (header !== undefined) {
-        const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-        if (!match?.[1]) throw new UnauthorizedError("the Authorization header must be `Bearer <token>`");
-        const who = await deps.users.authenticate(match[1]);
-        if (!who) throw new UnauthorizedError("the token is not valid (revoked, rotated or mistyped)");
-        return { userId: who.userId, admin: who.admin, via: "token" };
+        const token = bearerToken(header);
+        if (!token) throw new UnauthorizedError("the Authorization header must be `Bearer <token>`");
+        const outcome = await deps.lockout.attempt(request.ip, deps.users.tokenIdIfKnown(token), () =>
+          deps.users.authenticate(token),
+        );
+        if (outcome.ok) return { userId: outcome.value.userId, admin: outcome.value.admin, via: "token" };
+        if (outcome.retryAfterSeconds !== undefined) throw new RateLimitedError(outcome.retryAfterSeconds);
+        throw new UnauthorizedError("the token is not valid (revoked, rotated or mistyped)");
       }
       const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
       if (cookie === undefined) return undefined;
@@ -91,6 +111,10 @@ export function createAuthenticator(deps: {
       return { userId: session.userId, admin: session.admin, via: "cookie" };
     },
   };
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }
 
 export async function requireAccess(

@@ -1,26 +1,43 @@
 import { z } from "zod";
-import { logoutAnswerSchema, meSchema, tokenLoginBodySchema } from "../../contracts/index.js";
+import {
+  logoutAllAnswerSchema,
+  logoutAnswerSchema,
+  meSchema,
+  tokenLoginBodySchema,
+} from "../../contracts/index.js";
 import { defineRoute } from "../http/api-route.js";
 import { cookieValue, RateLimitedError, UnauthorizedError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
-import { SESSION_COOKIE } from "../web-sessions.js";
+import { SESSION_COOKIE, signOutEverywhere } from "../web-sessions.js";
 
 /**
  * Signing in: the one-time link printed at start (Jupyter-style), or a user token traded for a browser
- * session. Both are rate-limited per client address; both end in an HttpOnly SameSite=Strict cookie.
+ * session. Failures lock the client address out (http/login-lockout.ts, which still lets a correct token
+ * through); both end in an HttpOnly SameSite=Strict cookie bound to the user's sign-in epoch, so rotating the
+ * token, removing the user or signing out everywhere ends it.
  */
 export function authRoutes(ctx: WardenContext) {
   const ttlMs = ctx.config.auth.session_ttl_hours * 3_600_000;
   const secure = (ctx.config.server.public_url ?? "").startsWith("https:");
   const sessionCookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
-  const limit = (ip: string) => {
-    const decision = ctx.loginLimiter.check(ip);
-    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
-  };
-  const startSession = (userId: string, admin: boolean) => {
-    const session = ctx.webSessions.create(userId, ttlMs);
-    ctx.audit.record({ userId, actor: `user:${userId}`, action: "login", detail: { admin } });
+  const refuse = (retryAfterSeconds: number | undefined, why: string) =>
+    retryAfterSeconds === undefined ? new UnauthorizedError(why) : new RateLimitedError(retryAfterSeconds);
+  const startSession = (
+    who: { userId: string; admin: boolean; epoch: number },
+    via: "token" | "link",
+    fromLockedAddress: boolean,
+  ) => {
+    const session = ctx.webSessions.create(who.userId, ttlMs, who.epoch);
+    // The epoch moved between the check and now: the token was rotated or the user signed out everywhere.
+    if (!session)
+      throw new UnauthorizedError("this sign-in was ended while it was being checked: sign in again");
+    ctx.audit.record({
+      userId: who.userId,
+      actor: `user:${who.userId}`,
+      action: "login",
+      detail: { admin: who.admin, via, ...(fromLockedAddress ? { from_locked_address: true } : {}) },
+    });
     return sessionCookie(session.id, Math.floor(ttlMs / 1000));
   };
   return [
@@ -32,11 +49,15 @@ export function authRoutes(ctx: WardenContext) {
       access: "none",
       query: z.looseObject({ code: z.string().min(1, "must not be empty") }),
       async handler({ query, request, reply }) {
-        limit(request.ip);
-        const userId = ctx.loginLinks.redeem(query.code);
-        if (!userId) {
+        // A link is never checked from a locked address: unlike a token it has no id to budget guesses by.
+        const outcome = await ctx.loginLockout.attempt(request.ip, undefined, () =>
+          ctx.loginLinks.redeem(query.code),
+        );
+        if (!outcome.ok && outcome.retryAfterSeconds !== undefined)
+          throw new RateLimitedError(outcome.retryAfterSeconds);
+        if (!outcome.ok) {
           const why =
-            "This login link was already used or has expired. Ask the operator for a new one (ironclaw user login-link <name>), or sign in with your API token.";
+            "This login link was already used, has expired or was withdrawn (the token was rotated or the user signed out everywhere). Ask the operator for a new one (ironclaw user login-link <name>), or sign in with your API token.";
           // A person followed this link in a browser: answer with a page, not JSON.
           if ((request.headers.accept ?? "").includes("text/html")) {
             return reply
@@ -49,9 +70,14 @@ export function authRoutes(ctx: WardenContext) {
           }
           throw new UnauthorizedError(why);
         }
-        const user = ctx.users.get(userId);
+        const user = ctx.users.get(outcome.value.userId);
         if (!user) throw new UnauthorizedError("the user of this login link no longer exists");
-        reply.header("set-cookie", startSession(user.id, user.admin));
+        const cookie = startSession(
+          { userId: user.id, admin: user.admin, epoch: outcome.value.epoch },
+          "link",
+          false,
+        );
+        reply.header("set-cookie", cookie);
         return reply.redirect(`${ctx.config.ui.path}/`, 303);
       },
     }),
@@ -64,13 +90,15 @@ export function authRoutes(ctx: WardenContext) {
       body: tokenLoginBodySchema,
       response: meSchema,
       async handler({ body, request, reply }) {
-        limit(request.ip);
-        const who = await ctx.users.authenticate(body.token);
-        if (!who) {
+        const outcome = await ctx.loginLockout.attempt(request.ip, ctx.users.tokenIdIfKnown(body.token), () =>
+          ctx.users.authenticate(body.token),
+        );
+        if (!outcome.ok) {
           ctx.audit.record({ actor: `ip:${request.ip}`, action: "login.failed", detail: {} });
-          throw new UnauthorizedError("the token is not valid");
+          throw refuse(outcome.retryAfterSeconds, "the token is not valid");
         }
-        reply.header("set-cookie", startSession(who.userId, who.admin));
+        const who = outcome.value;
+        reply.header("set-cookie", startSession(who, "token", outcome.fromLockedAddress));
         return { user: who.userId, admin: who.admin, via: "cookie" as const };
       },
     }),
@@ -86,6 +114,26 @@ export function authRoutes(ctx: WardenContext) {
         if (cookie) ctx.webSessions.revoke(cookie);
         reply.header("set-cookie", sessionCookie("", 0));
         return { signed_out: cookie !== undefined };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/auth/logout-all",
+      summary:
+        "Sign out everywhere: end every browser session and unused login link of the signed-in user (API tokens keep working; rotate one to end it)",
+      tag: "auth",
+      access: "user",
+      response: logoutAllAnswerSchema,
+      async handler({ auth, reply }) {
+        const ended = signOutEverywhere(ctx, auth.userId);
+        ctx.audit.record({
+          userId: auth.userId,
+          actor: `user:${auth.userId}`,
+          action: "logout.everywhere",
+          detail: { sessions: ended },
+        });
+        reply.header("set-cookie", sessionCookie("", 0));
+        return { sessions_ended: ended };
       },
     }),
     defineRoute({

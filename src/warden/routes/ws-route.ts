@@ -1,21 +1,29 @@
 import type { WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { RawData } from "ws";
 import { wsClientMessageSchema } from "../../contracts/index.js";
 import { issuesFromZod } from "../../core/index.js";
 import { type Auth, ForbiddenError, requireAccess } from "../http/auth.js";
+import { SignInWatch } from "../http/sign-in-watch.js";
 import type { WardenContext } from "../warden-context.js";
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 const authOf = new WeakMap<FastifyRequest, Auth>();
+/** Application close code (4000-4999) for an ended sign-in; the UI then asks /api/me and shows the sign-in. */
+export const SIGNED_OUT_CLOSE = 4401;
 
 /**
  * GET /api/ws: chat over a WebSocket. The upgrade is refused (403) when the request carries an Origin that is
  * not the UI's own: a browser always sends one, so a foreign page can never drive a user's agent with the
  * user's cookie (the class of bug of CVE-2026-25253). Clients without an Origin (not browsers) must send a
  * bearer token. Client messages: {type:"chat", id, text, session_id?, agent?}, {type:"cancel", id},
- * {type:"ping"}; every chat event comes back with the chat's id.
+ * {type:"ping"}; every chat event comes back with the chat's id. A socket lives only as long as its sign-in:
+ * each message re-checks it, and rotating the token, removing the user or signing out everywhere closes the
+ * socket (code 4401) at once, or within a second when another process (the CLI) did it.
  */
 export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise<void> {
+  const watch = new SignInWatch({ db: ctx.db, users: ctx.users });
+  app.addHook("onClose", async () => watch.close());
   app.addHook("preValidation", async (request) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !ctx.authenticator.originAllowed(origin)) {
@@ -40,7 +48,19 @@ export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise
     const send = (message: unknown) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
     };
+    const stillSignedIn = () => ctx.authenticator.stillSignedIn(request, auth).catch(() => false);
+    const end = () => socket.close(SIGNED_OUT_CLOSE, "signed out: the sign-in of this connection has ended");
+    const unwatch = watch.add({ userId: auth.userId, stillSignedIn, end });
+    // Messages are handled in arrival order, each only after its sender's sign-in is checked again.
+    let inbox = Promise.resolve();
     socket.on("message", (data, isBinary) => {
+      inbox = inbox.then(async () => {
+        if (socket.readyState !== socket.OPEN) return;
+        if (await stillSignedIn()) handle(data, isBinary);
+        else end();
+      });
+    });
+    const handle = (data: RawData, isBinary: boolean) => {
       const text = isBinary ? "" : data.toString();
       if (text.length > MAX_MESSAGE_BYTES) {
         send({
@@ -110,8 +130,9 @@ export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise
           running.delete(message.id);
         }
       })();
-    });
+    };
     socket.on("close", () => {
+      unwatch();
       for (const abort of running.values()) abort.abort();
     });
   });
