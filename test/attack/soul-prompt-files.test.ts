@@ -57,6 +57,10 @@ const systemPrompts = (from = 0) =>
     .slice(from)
     .map((r) => String(r.messages.find((m) => m.role === "system")?.content ?? ""));
 
+/** The part of a system prompt the model is told to obey: the persona and instructions, before recalled notes. */
+const instructionsOf = (system: string) =>
+  system.split(/\n\n# (?:Recalled memory|Memory|Web pages|Session)\n/)[0] ?? "";
+
 describe("the soul guard against an agent rewriting its prompt files", () => {
   it("holds ten small soul edits, one per turn, once together they drift too far; approving resets the baseline", async () => {
     const call = api(h.url, await h.addUser("ada"));
@@ -126,7 +130,7 @@ describe("the soul guard against an agent rewriting its prompt files", () => {
     expect(await readFile(call, "soul.md")).toContain("- Uses metric units.");
   }, 240_000);
 
-  it("holds an injection the agent writes into instructions/x.md and identity.md, which no later model request carries", async () => {
+  it("holds an injection the agent writes into instructions/x.md and identity.md, which no later model request carries as an instruction", async () => {
     const call = api(h.url, await h.addUser("erin"));
     const identity = await readFile(call, "identity.md");
     h.model.enqueue(reply.text("hello"));
@@ -176,9 +180,15 @@ describe("the soul guard against an agent rewriting its prompt files", () => {
     h.model.enqueue(reply.text("my rules are the usual ones"));
     expect((await chat(call, "what are your rules?")).text).toBe("my rules are the usual ones");
     expect(systemPrompts(writing)[0]).not.toContain(INJECTION); // the turn that wrote it began before it
-    for (const request of h.model.chatRequests().slice(later))
-      expect(JSON.stringify(request.messages)).not.toContain("Ignore all previous instructions");
-    expect(systemPrompts(later)).toHaveLength(1);
+    // The agent's own record of its tool calls (logs/, sessions/) keeps the text and may be recalled, but only
+    // in the recalled-memory section, which the prompt marks as notes, never as instructions.
+    const afterWrite = h.model.chatRequests().slice(later);
+    expect(afterWrite).toHaveLength(1);
+    for (const request of afterWrite) {
+      const [system, ...rest] = request.messages;
+      expect(instructionsOf(String(system?.content))).not.toContain("Ignore all previous instructions");
+      expect(JSON.stringify(rest)).not.toContain("Ignore all previous instructions");
+    }
   }, 240_000);
 
   it("passes a person's own edit of instructions through the API, audited, into the next prompt", async () => {
