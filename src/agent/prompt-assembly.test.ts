@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type BrainLayout, initBrain } from "../memory/index.js";
-import { assembleSystemPrompt, type RecalledPassage, readPromptFiles } from "./prompt-assembly.js";
+import {
+  assembleSystemPrompt,
+  MAX_PROMPT_FILE_BYTES,
+  type RecalledPassage,
+  readPromptFiles,
+} from "./prompt-assembly.js";
 
 let dir: string;
 let brain: BrainLayout;
@@ -73,5 +78,23 @@ describe("the system prompt", () => {
     expect(prompt).not.toContain("# Recalled memory");
     expect(prompt).not.toContain("# Identity");
     expect(prompt).toContain("Tools: none");
+  });
+
+  it("gives the model at most 64 KiB of a persona or instruction file, and says the rest was left out", () => {
+    const huge = `# Soul\n\n${"I keep notes. ".repeat(800_000)}The end.`;
+    const prompt = assembleSystemPrompt({
+      agent: "assistant",
+      persona: [{ path: "soul.md", text: huge }],
+      instructions: [{ path: "instructions/log.md", text: "x".repeat(200_000) }],
+      recalled: [],
+      tools: [],
+      now: new Date("2026-03-01T12:00:00Z"),
+    });
+    expect(Buffer.byteLength(prompt)).toBeLessThan(2 * MAX_PROMPT_FILE_BYTES + 1024);
+    expect(prompt).toContain(
+      `[soul.md is ${Buffer.byteLength(huge)} bytes; only its first 65536 are given here]`,
+    );
+    expect(prompt).toContain("[instructions/log.md is 200000 bytes;");
+    expect(prompt).toContain("Agent: assistant");
   });
 });

@@ -1,7 +1,14 @@
 import { join } from "node:path";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import { settleSpareCopies } from "./brain-disk.js";
-import type { CellBackend, CellExit, CellHandle, CellStartSpec } from "./cell.js";
+import {
+  type CellBackend,
+  type CellExit,
+  type CellHandle,
+  CellStartError,
+  type CellStartSpec,
+} from "./cell.js";
+import { describeCellExit } from "./cell-exit.js";
 import type { MessageBody } from "./protocol-peer.js";
 import type { WarmPool } from "./warm-pool.js";
 
@@ -14,7 +21,8 @@ export type CellEvent =
   | { kind: "stopped"; userId: string; why: StopReason; suspended: boolean }
   | { kind: "crashed"; userId: string; exit: CellExit }
   | { kind: "restarted"; userId: string; attempt: number }
-  | { kind: "gave_up"; userId: string; error: string };
+  /** `retryAt`: when the user's next message may start it again (release() starts it sooner). */
+  | { kind: "gave_up"; userId: string; error: string; exit?: CellExit; retryAt?: string };
 
 export interface CellManagerOptions {
   backend: CellBackend;
@@ -29,6 +37,36 @@ export interface CellManagerOptions {
   /** Crash restarts allowed within restartWindowMs before the manager gives up on a user. */
   maxRestarts?: number;
   restartWindowMs?: number;
+  /**
+   * After giving up, how long the user's cell is not started again (default 5 min), doubled with each give-up
+   * in a row up to 1 h: a brain that aborts every start must not burn a core. release() ends it at once.
+   */
+  crashCooldownMs?: number;
+}
+
+/** How a user's cell last crashed, and whether the manager has given up on it for now. */
+export interface CellFailure {
+  exit: CellExit;
+  at: string;
+  /** Crashes within the restart window, this one included. */
+  crashes: number;
+  /** Set while given up: no start before this time (ISO), unless released. */
+  retryAt?: string;
+  /** Give-ups in a row, for the cooldown's backoff. */
+  giveUps: number;
+}
+
+/** The user's cell kept crashing and is not started again before `failure.retryAt` (see CellManager.release). */
+export class CellCrashLoopError extends CellStartError {
+  override readonly name = "CellCrashLoopError";
+  constructor(
+    readonly userId: string,
+    readonly failure: CellFailure & { retryAt: string },
+  ) {
+    super(
+      `the cell of ${userId} crashed ${failure.crashes} times in a row, last ${describeCellExit(failure.exit)}; not started again before ${failure.retryAt}`,
+    );
+  }
 }
 
 export interface CellInfo {
@@ -54,6 +92,7 @@ export class CellManager {
   private readonly entries = new Map<string, Entry>();
   private readonly starting = new Map<string, Promise<CellHandle>>();
   private readonly listeners = new Set<(event: CellEvent) => void>();
+  private readonly failures = new Map<string, CellFailure>();
   private closing = false;
 
   constructor(private readonly options: CellManagerOptions) {}
@@ -78,6 +117,14 @@ export class CellManager {
     }
     const pending = this.starting.get(userId);
     if (pending) return pending;
+    const failure = this.failures.get(userId);
+    if (failure?.retryAt !== undefined) {
+      if (Date.parse(failure.retryAt) > Date.now())
+        throw new CellCrashLoopError(userId, { ...failure, retryAt: failure.retryAt });
+      // The cooldown is over: one more try, with a fresh count of crashes (the backoff remembers give-ups).
+      const { retryAt: _, ...cooled } = failure;
+      this.failures.set(userId, { ...cooled, crashes: 0 });
+    }
     const start = this.launch(userId, []).finally(() => this.starting.delete(userId));
     this.starting.set(userId, start);
     return start;
@@ -108,6 +155,19 @@ export class CellManager {
     return this.entries.get(userId)?.cell;
   }
 
+  /** How the user's cell last crashed (until it stops normally or is released), and whether it is held. */
+  failure(userId: string): CellFailure | undefined {
+    return this.failures.get(userId);
+  }
+
+  /**
+   * Forgets the user's crashes and ends a give-up's cooldown: their next get() starts a cell at once. What an
+   * admin's restart does, after fixing what made it crash (or to try again).
+   */
+  release(userId: string): boolean {
+    return this.failures.delete(userId);
+  }
+
   /**
    * Graceful stop: the guest flushes its brain database before it exits. No restart follows. An idle cell, and
    * every cell when the warden ends, is suspended instead where its backend can (CellHandle.suspend): the
@@ -135,6 +195,8 @@ export class CellManager {
       if (this.entries.get(userId) === entry) this.entries.delete(userId);
       settle();
     }
+    // A cell that ran until it was stopped is healthy again: its crash history ends here.
+    if (why !== "shutdown") this.failures.delete(userId);
     this.emit({ kind: "stopped", userId, why, suspended: suspended !== undefined });
     return exit;
   }
@@ -175,11 +237,28 @@ export class CellManager {
     const window = this.options.restartWindowMs ?? 60_000;
     const now = Date.now();
     const recent = [...entry.crashes.filter((t) => now - t < window), now];
-    if (recent.length > (this.options.maxRestarts ?? 3)) {
+    const before = this.failures.get(userId);
+    const failure: CellFailure = {
+      exit,
+      at: new Date(now).toISOString(),
+      crashes: recent.length,
+      giveUps: before?.giveUps ?? 0,
+    };
+    this.failures.set(userId, failure);
+    // After a cooldown the cell has one try: crashing again gives up again, for twice as long.
+    if (recent.length > (this.options.maxRestarts ?? 3) || failure.giveUps > 0) {
+      const cooldown = Math.min(
+        (this.options.crashCooldownMs ?? 5 * 60_000) * 2 ** failure.giveUps,
+        Math.max(this.options.crashCooldownMs ?? 0, 3_600_000),
+      );
+      failure.retryAt = new Date(now + cooldown).toISOString();
+      failure.giveUps++;
       this.emit({
         kind: "gave_up",
         userId,
-        error: `${recent.length} crashes within ${window} ms: ${exit.reason}`,
+        error: `${recent.length} crashes within ${window} ms, the last ${describeCellExit(exit)}`,
+        exit,
+        retryAt: failure.retryAt,
       });
       return;
     }

@@ -41,6 +41,8 @@ export interface CellExit {
   /** True when the cell stopped because it was asked to. */
   requested: boolean;
   reason: string;
+  /** The last lines the cell's processes wrote to stderr (its console for a microVM): what node said. */
+  stderr?: string;
 }
 
 export interface CellStats {
@@ -117,7 +119,7 @@ export interface CellBackend {
 }
 
 export class CellStartError extends Error {
-  override readonly name = "CellStartError";
+  override readonly name: string = "CellStartError";
 }
 
 const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

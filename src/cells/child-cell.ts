@@ -9,6 +9,7 @@ import {
   type CellStartSpec,
   type CellStats,
 } from "./cell.js";
+import { stderrTail } from "./cell-exit.js";
 import { treeRssBytes } from "./process-tree.js";
 import { ProtocolPeer } from "./protocol-peer.js";
 
@@ -55,10 +56,26 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
   let requested = false;
   let stopReason = "stopped";
   let exitReason = "the cell process exited";
+  // An exit can come before the last of stderr (node's fatal error) has been read: the exit waits for it briefly.
+  const stderrClosed = new Promise<void>((resolve) => {
+    if (!child.stderr) return resolve();
+    child.stderr.once("close", resolve);
+  });
   const exited = new Promise<CellExit>((resolve) => {
     child.once("exit", (code, signal) => {
-      const done = () => resolve({ code, signal, requested, reason: requested ? stopReason : exitReason });
-      (init.cleanup ? init.cleanup() : Promise.resolve()).then(done, done);
+      const done = () => {
+        const said = stderrTail(tail);
+        resolve({
+          code,
+          signal,
+          requested,
+          reason: requested ? stopReason : exitReason,
+          ...(said ? { stderr: said } : {}),
+        });
+      };
+      void Promise.race([stderrClosed, sleep(500)])
+        .then(() => init.cleanup?.())
+        .then(done, done);
     });
   });
   const spawnFailed = new Promise<Error>((resolve) =>

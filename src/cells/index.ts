@@ -35,9 +35,17 @@ export {
   createCellCgroup,
   sweepStaleCellCgroups,
 } from "./cell-cgroup.js";
+export { describeCellExit } from "./cell-exit.js";
 export { type KeptCell, keeperFiles, listKeptCells, runCellKeeper } from "./cell-keeper.js";
 export { type CellLimitReport, probeBrainImages, probeToolSandbox, reportCellLimits } from "./cell-limits.js";
-export { type CellEvent, type CellInfo, CellManager, type CellManagerOptions } from "./cell-manager.js";
+export {
+  CellCrashLoopError,
+  type CellEvent,
+  type CellFailure,
+  type CellInfo,
+  CellManager,
+  type CellManagerOptions,
+} from "./cell-manager.js";
 export {
   DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,

@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { createLogger, type Logger } from "../core/index.js";
 import { loadMemorySettings, type MemorySettings } from "./brain-config.js";
+import type { SkippedFile } from "./brain-files.js";
 import { BrainLayout } from "./brain-layout.js";
 import { type CompactionInput, type CompactionOutcome, flushBeforeCompaction } from "./compaction.js";
 import type { CompactionLog } from "./compaction-log.js";
@@ -54,6 +55,8 @@ export interface MemoryStatus {
   vectorLists: number;
   compactions: number;
   lastIndexedAt: string | null;
+  /** Files the index passes left out and why (too large, a link, not a regular file), until indexed again. */
+  skipped: SkippedFile[];
 }
 
 /**
@@ -68,6 +71,7 @@ export class BrainMemory {
   private readonly queue: IndexQueue;
   private watcher: BrainWatcher | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  private readonly skipped = new Map<string, string>();
   // Appends and rewrites of brain files from this process, one at a time: a forget's rewrite must never drop
   // a transcript turn appended between its read and its rename.
   private writes: Promise<unknown> = Promise.resolve();
@@ -111,12 +115,12 @@ export class BrainMemory {
 
   /** Indexes the brain now (incrementally) and returns what changed. */
   index(options: PassOptions = {}): Promise<IndexReport> {
-    return this.exclusive(() => this.indexer.indexAll(options));
+    return this.exclusive(() => this.indexer.indexAll(options)).then((r) => this.noteSkipped(r, "all"));
   }
 
   /** Rebuilds the index from the markdown (vectors come from the cache where the text is unchanged). */
   reindex(options: PassOptions = {}): Promise<IndexReport> {
-    return this.exclusive(() => this.indexer.rebuild(options));
+    return this.exclusive(() => this.indexer.rebuild(options)).then((r) => this.noteSkipped(r, "all"));
   }
 
   search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
@@ -221,6 +225,7 @@ export class BrainMemory {
         : 0,
       compactions: this.compactions.list().length,
       lastIndexedAt: this.store.lastIndexedAt(),
+      skipped: [...this.skipped].map(([path, reason]) => ({ path, reason })),
     };
   }
 
@@ -234,7 +239,22 @@ export class BrainMemory {
   private runPass(request: IndexRequest): Promise<IndexReport> {
     return this.exclusive(() =>
       request === "all" ? this.indexer.indexAll() : this.indexer.indexPaths(request),
-    );
+    ).then((report) => this.noteSkipped(report, request));
+  }
+
+  /**
+   * Keeps what a pass left out for status(), and logs each file newly left out: a huge file someone wrote into
+   * the brain is skipped and said so, never read whole.
+   */
+  private noteSkipped(report: IndexReport, request: IndexRequest): IndexReport {
+    const before = new Map(this.skipped);
+    if (request === "all") this.skipped.clear();
+    else for (const path of request) this.skipped.delete(path);
+    for (const { path, reason } of report.skipped) {
+      this.skipped.set(path, reason);
+      if (before.get(path) !== reason) this.logger.warn({ path, reason }, "a brain file was not indexed");
+    }
+    return report;
   }
 
   /**

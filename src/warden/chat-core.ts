@@ -4,6 +4,7 @@ import { type Logger, NotFoundError } from "../core/index.js";
 import type { ProviderFailure } from "../providers/index.js";
 import { findBudgetRefusal } from "./budget-messages.js";
 import type { AuditEntry } from "./cell-requests.js";
+import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
 import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 import type { ConversationStore } from "./conversation-store.js";
 import { turnFailureOf } from "./model-failure.js";
@@ -124,7 +125,8 @@ export class ChatCore implements ChatService {
       // Why it could not start names host paths and programs: the operator's, in the audit and the log.
       this.auditFailure(input.userId, "cell.unavailable", error);
       yield fail(
-        "your agent could not start right now. Try again in a moment; if it keeps failing, the operator can run `ironclaw doctor` to see why.",
+        crashLoopMessage(error) ??
+          "your agent could not start right now. Try again in a moment; if it keeps failing, the operator can run `ironclaw doctor` to see why.",
         "cell_unavailable",
       );
       return;
@@ -218,7 +220,8 @@ export class ChatCore implements ChatService {
         if (!input.signal?.aborted) this.auditFailure(input.userId, "cell.stopped_answering", error);
         const why = input.signal?.aborted
           ? "the turn was stopped"
-          : "your agent stopped answering mid-turn. Try again in a moment.";
+          : ((await stoppedAnsweringMessage(cell)) ??
+            "your agent stopped answering mid-turn. Try again in a moment.");
         const partial = text ? `${text}\n\n` : "";
         conversations.append(sessionId, "error", `${partial}${why}`, {
           stop_reason: input.signal?.aborted ? "aborted" : "error",

@@ -13,6 +13,11 @@ const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10
 # port = 7410
 # bind = "127.0.0.1"          # exposing the warden is a decision: put it behind a TLS proxy
 # public_url = "https://claw.example.org"   # the UI's origin when it is reached through a proxy
+# body_limit = 1048576        # the largest request body, in bytes
+
+[limits]
+# max_message_bytes = 262144  # the largest chat message (UTF-8 bytes) any door takes; a larger one is refused
+#                             # with an error naming this limit. A request body is also held to body_limit.
 
 [cells]
 # backend = "auto"            # auto | microvm | bwrap | process

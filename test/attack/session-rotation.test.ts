@@ -196,6 +196,10 @@ describe("a session ends with the sign-in it came from", () => {
     expect(await closedWithin(live.closed, since, 2_000)).toBeLessThan(500);
     const audit = h.warden.context.audit.list({ userId: "sam", action: "logout.everywhere" });
     expect(audit[0]?.detail).toEqual({ sessions: 2 });
+    const doc = (await (await fetch(`${h.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, { post?: { summary?: string } }>;
+    };
+    expect(doc.paths["/api/auth/logout-all"]?.post?.summary).toMatch(/^Sign out everywhere/);
   });
 });
 

@@ -85,6 +85,7 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
               embedder_stale: s.embedderStale,
               database_bytes: s.databaseBytes,
               last_indexed_at: s.lastIndexedAt,
+              skipped: s.skipped,
             },
           },
         };

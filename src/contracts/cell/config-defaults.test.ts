@@ -19,6 +19,7 @@ describe("config defaults", () => {
   it("reads an empty ironclawd.toml as the complete default config", () => {
     expect(parseTomlConfig("", ironclawdConfigSchema)).toEqual({
       server: { port: 7410, bind: "127.0.0.1", body_limit: 1_048_576 },
+      limits: { max_message_bytes: 262_144 },
       cells: {
         backend: "auto",
         allow_tcg: false,

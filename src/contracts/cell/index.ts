@@ -28,6 +28,7 @@ export {
   type CellBackendSetting,
   type ChannelCredential,
   channelCredentialSchema,
+  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_PORT,
   type HostProviderConfig,
   hostProviderSchema,

@@ -38,6 +38,22 @@ const serverSchema = z
   })
   .prefault({});
 
+/** The largest message a front door passes to a cell; what the default is measured against is in the README. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
+
+const limitsSchema = z
+  .strictObject({
+    // The largest chat message, in UTF-8 bytes, any front door (HTTP, OpenAI endpoint, WebSocket, Telegram)
+    // takes; a larger one is refused with an error naming this limit, before it reaches the cell. Bounded so a
+    // message always fits a protocol frame (8 MiB) with room for JSON escapes.
+    max_message_bytes: aNumber()
+      .int("must be an integer")
+      .min(1024, "must be at least 1024 bytes")
+      .max(4 * 1024 * 1024, "must be at most 4194304 bytes")
+      .default(DEFAULT_MAX_MESSAGE_BYTES),
+  })
+  .prefault({});
+
 const cellsSchema = z
   .strictObject({
     backend: z.enum(CELL_BACKENDS, `must be one of ${CELL_BACKENDS.join(", ")}`).default("auto"),
@@ -302,6 +318,7 @@ const budgetsSchema = z
 /** `ironclawd.toml`, the host daemon's config (seed 003 §10.1). */
 export const ironclawdConfigSchema = z.strictObject({
   server: serverSchema,
+  limits: limitsSchema,
   cells: cellsSchema,
   storage: storageSchema,
   integrations: integrationsSchema,
@@ -323,7 +340,7 @@ export const ironclawdConfigContract = defineContract({
   seed: "003",
   title: "Host daemon config (ironclawd.toml)",
   description:
-    "The warden's TOML config: [server] port, bind address and public URL, [cells] backend, image paths and " +
+    "The warden's TOML config: [server] port, bind address and public URL, [limits] the largest chat message, [cells] backend, image paths and " +
     "idle stop, [storage] home and users directory, [integrations] channel tokens (inline or by environment " +
     "variable), [ui], [providers.<name>] the model providers offered to cells, [egress] the browser's network " +
     'policy, [soul_guard], [auth], [new_brains], [pricing.<provider>."<model>"] model prices in US dollars per ' +

@@ -135,6 +135,8 @@ export const memoryIndexStatusSchema = z.strictObject({
   embedder_stale: aBoolean(),
   database_bytes: count,
   last_indexed_at: isoOrNull,
+  /** Files left out of the index and why (too large, a link…): they are in the brain but not searchable. */
+  skipped: z.array(z.strictObject({ path: aString(), reason: aString() })).optional(),
 });
 export type MemoryIndexStatus = z.output<typeof memoryIndexStatusSchema>;
 

@@ -56,6 +56,9 @@ const EXTRA_PATHS = {
   },
 };
 
+/** The largest WebSocket frame read: 16 MiB, four times the largest [limits] max_message_bytes. */
+const WS_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
 /** The warden's HTTP + WebSocket server, every route registered, not yet listening. */
 export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
@@ -77,7 +80,10 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
     }
   });
   app.setErrorHandler((error, request, reply) => {
-    const answer = wardenErrorReply(error);
+    const answer = wardenErrorReply(error, {
+      bodyLimit: ctx.config.server.body_limit,
+      messageLimit: ctx.config.limits.max_message_bytes,
+    });
     if (answer.status >= 500) request.log.error({ err: error, url: request.url }, "request failed");
     if (answer.retryAfter !== undefined) reply.header("retry-after", String(answer.retryAfter));
     return reply.code(answer.status).send(answer.body);
@@ -90,7 +96,9 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
     reply.header("referrer-policy", "no-referrer");
   });
 
-  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  // A frame over this closes the socket (1009); a chat message over [limits] is refused with an error event and
+  // the socket stays open, so the frame limit sits well above the largest message limit.
+  await app.register(websocket, { options: { maxPayload: WS_MAX_FRAME_BYTES } });
   const api = new ApiRegistry(app, ctx.authenticator);
   api.add(
     ...systemRoutes(ctx),

@@ -7,9 +7,11 @@ import {
 } from "../../contracts/index.js";
 import { IronclawError, newId } from "../../core/index.js";
 import { findBudgetRefusal } from "../budget-messages.js";
+import { crashLoopMessage } from "../cell-trouble.js";
 import type { ChatEvent } from "../chat-events.js";
 import { requireAccess } from "../http/auth.js";
 import { openEventStream } from "../http/sse.js";
+import { bodyTooLargeMessage, checkMessageSize, MessageTooLargeError } from "../message-limit.js";
 import type { WardenContext } from "../warden-context.js";
 
 const SESSION_HEADER = "x-ironclaw-session";
@@ -43,12 +45,19 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
     if (error instanceof OpenAiError) return send(reply, error);
     if (error instanceof IronclawError && error.code === "unauthorized")
       return send(reply, new OpenAiError(401, error.message, "invalid_request_error", "invalid_api_key"));
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413)
+    if (error instanceof MessageTooLargeError)
       return send(
         reply,
-        new OpenAiError(413, "request body is too large", "invalid_request_error", "payload_too_large"),
+        new OpenAiError(413, error.message, "invalid_request_error", "payload_too_large", error.field),
       );
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413) {
+      const limits = [ctx.config.server.body_limit, ctx.config.limits.max_message_bytes] as const;
+      return send(
+        reply,
+        new OpenAiError(413, bodyTooLargeMessage(...limits), "invalid_request_error", "payload_too_large"),
+      );
+    }
     if (status && status >= 400 && status < 500)
       return send(reply, new OpenAiError(status, (error as Error).message, "invalid_request_error"));
     request.log.error({ err: error }, "openai endpoint failed");
@@ -65,7 +74,7 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
     });
     throw new OpenAiError(
       503,
-      "your agent could not start right now. Try again in a moment.",
+      crashLoopMessage(error) ?? "your agent could not start right now. Try again in a moment.",
       "server_error",
       "cell_unavailable",
     );
@@ -106,6 +115,8 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
       );
     }
     const body = parsed.data;
+    for (const [i, m] of body.messages.entries())
+      checkMessageSize(textOf(m), `messages.${i}.content`, ctx.config.limits.max_message_bytes);
     const ready = await ctx.cells.describe(auth.userId).catch(cellUnavailable(auth.userId));
     const agent = ready.agents.find((a) => a.name === body.model);
     if (!agent) {

@@ -12,6 +12,7 @@ import { NotFoundError } from "../../core/index.js";
 import type { ChatEvent } from "../chat-events.js";
 import { defineRoute } from "../http/api-route.js";
 import { openEventStream } from "../http/sse.js";
+import { checkMessageSize } from "../message-limit.js";
 import type { WardenContext } from "../warden-context.js";
 
 const idParams = z.strictObject({ id: z.string().min(1) });
@@ -40,6 +41,7 @@ export function sessionRoutes(ctx: WardenContext) {
       async handler({ params, body, auth, request, reply }) {
         const sessionId = sessionFromParams ? (params as { id: string }).id : body.session_id;
         if (sessionId) own(auth.userId, sessionId);
+        checkMessageSize(body.text, "text", ctx.config.limits.max_message_bytes);
         const streamed = body.stream ?? (request.headers.accept ?? "").includes("text/event-stream");
         const abort = new AbortController();
         const turn = chat.turn({

@@ -18,6 +18,7 @@ export type AdminAction =
   | { type: "add-user"; name: string; admin: boolean }
   | { type: "rotate"; name: string }
   | { type: "remove"; name: string }
+  | { type: "restart-cell"; user: string }
   | { type: "dismiss-token" };
 
 /** Admin: users and their tokens, every cell's state, and the providers the host offers (names only). */
@@ -72,6 +73,22 @@ export function createAdminController(api: ApiClient) {
         const answer = await api.call("DELETE /api/users/:name", { params: { name: action.name } });
         if (!answer.ok) return fail(`${action.name} could not be removed: ${answer.error.message}`);
         setState("message", { level: "info", text: `Removed ${action.name}; their brain stays on disk.` });
+        return load();
+      }
+      case "restart-cell": {
+        const answer = await api.call("POST /api/admin/cells/:user/restart", {
+          params: { user: action.user },
+        });
+        if (!answer.ok)
+          return fail(`The cell of ${action.user} could not be restarted: ${answer.error.message}`);
+        const row = answer.data;
+        setState("message", {
+          level: row.state === "running" ? "info" : "error",
+          text:
+            row.state === "running"
+              ? `The cell of ${action.user} is running again.`
+              : `The cell of ${action.user} did not start: ${row.last_crash?.reason ?? row.state}.`,
+        });
         return load();
       }
       case "dismiss-token":

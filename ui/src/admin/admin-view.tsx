@@ -140,6 +140,10 @@ export default function AdminView(props: { api: ApiClient }) {
                 <th scope="col">Uptime</th>
                 <th scope="col">Memory</th>
                 <th scope="col">Restarts</th>
+                <th scope="col">Last crash</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -154,7 +158,9 @@ export default function AdminView(props: { api: ApiClient }) {
                         title={
                           cell.state === "suspended"
                             ? "Saved to disk while idle: resumes where it was on the user's next message"
-                            : undefined
+                            : cell.state === "crash_loop"
+                              ? "Crashed again and again: not started until the time shown, or a Restart"
+                              : undefined
                         }
                       >
                         {cell.state}
@@ -164,6 +170,32 @@ export default function AdminView(props: { api: ApiClient }) {
                     <td>{duration(cell.uptime_ms)}</td>
                     <td>{bytes(cell.memory_bytes)}</td>
                     <td>{cell.restarts}</td>
+                    <td class="last-crash">
+                      <Show when={cell.last_crash} fallback="—">
+                        {(crash) => (
+                          <details>
+                            <summary>
+                              {localDateTime(crash().at)}: {crash().reason}
+                              <Show when={cell.retry_at}>
+                                {(at) => <> — not started again before {localDateTime(at())}</>}
+                              </Show>
+                            </summary>
+                            <pre class="stderr-tail">
+                              {crash().stderr || "(the cell wrote nothing to stderr)"}
+                            </pre>
+                          </details>
+                        )}
+                      </Show>
+                    </td>
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        title="Stop the cell if it runs, forget its crashes and start it again"
+                        onClick={() => void dispatch({ type: "restart-cell", user: cell.user })}
+                      >
+                        Restart
+                      </button>
+                    </td>
                   </tr>
                 )}
               </For>

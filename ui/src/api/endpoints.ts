@@ -92,6 +92,10 @@ export interface Endpoints {
   "DELETE /api/users/:name": { params: { name: string }; response: { removed: string } };
   "POST /api/users/:name/token": { params: { name: string }; response: Out<typeof W.userTokenSchema> };
   "GET /api/admin/cells": { response: CellStatusList };
+  "POST /api/admin/cells/:user/restart": {
+    params: { user: string };
+    response: Out<typeof W.cellStatusSchema>;
+  };
   "GET /api/admin/providers": { response: Out<typeof W.providerNamesSchema> };
   "GET /api/usage": { query: In<typeof W.usageQuerySchema>; response: UsageReport };
   "GET /api/budgets": { query: { user?: string }; response: BudgetOverview };
