@@ -128,8 +128,12 @@ export const MAX_PROMPT_FILE_BYTES = 64 * 1024;
 /** A prompt file's text, cut at MAX_PROMPT_FILE_BYTES with a note saying so (the model should know it is partial). */
 function clipPromptFile(file: PromptFile): string {
   const text = file.text.trim();
-  if (text.length <= MAX_PROMPT_FILE_BYTES / 3 || Buffer.byteLength(text) <= MAX_PROMPT_FILE_BYTES) return text;
-  const head = Buffer.from(text).subarray(0, MAX_PROMPT_FILE_BYTES).toString("utf8").replace(/\uFFFD$/, "");
+  if (text.length <= MAX_PROMPT_FILE_BYTES / 3 || Buffer.byteLength(text) <= MAX_PROMPT_FILE_BYTES)
+    return text;
+  const head = Buffer.from(text)
+    .subarray(0, MAX_PROMPT_FILE_BYTES)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
   return `${head}\n\n[${file.path} is ${Buffer.byteLength(text)} bytes; only its first ${MAX_PROMPT_FILE_BYTES} are given here]`;
 }
 

@@ -104,7 +104,12 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   cells.onForgotten((userId, notice) =>
     forgetInConversations(userId, notice, { conversations, audit, logger }),
   );
-  const router = new ChannelRouter({ chat, links: channelLinks, logger });
+  const router = new ChannelRouter({
+    chat,
+    links: channelLinks,
+    logger,
+    maxMessageBytes: config.limits.max_message_bytes,
+  });
   relayBudgetAlerts(budget, { router, users, audit });
   const telegramBots = new Map<string, TelegramChannel>();
   const telegram = config.integrations.telegram;

@@ -6,6 +6,7 @@ import {
   type CellHandle,
   CellManager,
   type CellStartSpec,
+  describeCellExit,
   hasSavedVm,
   sweepSavedVms,
   userCellSpec,
@@ -155,6 +156,17 @@ export class WardenCells {
     await this.manager.stop(userId);
   }
 
+  /**
+   * An admin's way out of a crash loop (or of a stuck cell): stops the user's cell if one runs, forgets its
+   * crashes and starts it afresh, greeted. Throws when it cannot start; the message says why.
+   */
+  async restart(userId: string): Promise<LiveCell> {
+    await this.manager.stop(userId);
+    this.manager.release(userId);
+    this.options.logger.info({ user: userId }, "a cell was restarted by an admin");
+    return this.get(userId);
+  }
+
   async stopAll(): Promise<void> {
     clearInterval(this.sweep);
     await this.manager.stopAll();
@@ -221,8 +233,14 @@ export class WardenCells {
           timeoutMs: this.options.readyTimeoutMs ?? 120_000,
         },
       )
-      .catch((error: Error) => {
-        throw new Error(`the cell did not get ready: ${error.message}`);
+      .catch(async (error: Error) => {
+        // A cell that died on its way up (its brain's index, its config) says more than the lost channel.
+        const exit = await Promise.race([cell.exited, delay(3_000)]);
+        throw new Error(
+          exit
+            ? `the cell stopped before it was ready: ${describeCellExit(exit)}`
+            : `the cell did not get ready: ${error.message}`,
+        );
       });
     if (reply.type !== "Ready") {
       const why = reply.type === "Error" ? reply.message : `it answered ${reply.type}`;
@@ -234,9 +252,18 @@ export class WardenCells {
 
   private logEvent(event: CellEvent): void {
     const log = this.options.logger;
-    if (event.kind === "crashed") log.warn({ user: event.userId, exit: event.exit }, "a cell crashed");
+    if (event.kind === "crashed")
+      log.warn({ user: event.userId, exit: event.exit, why: describeCellExit(event.exit) }, "a cell crashed");
     else if (event.kind === "gave_up")
-      log.error({ user: event.userId, error: event.error }, "a cell keeps crashing; not restarting it");
+      log.error(
+        {
+          user: event.userId,
+          error: event.error,
+          ...(event.exit ? { exit: event.exit } : {}),
+          ...(event.retryAt ? { retry_at: event.retryAt } : {}),
+        },
+        `a cell keeps crashing; not restarting it${event.retryAt ? ` before ${event.retryAt}` : ""} (POST /api/admin/cells/${event.userId}/restart starts it now)`,
+      );
     else if (event.kind === "stopped" && event.suspended)
       log.info(
         { user: event.userId, event: "suspended" },
@@ -246,6 +273,10 @@ export class WardenCells {
       log.info({ user: event.userId, event: "resumed" }, "a cell resumed where it was suspended");
     else log.info({ user: event.userId, event: event.kind }, "cell");
   }
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
 /**

@@ -125,11 +125,26 @@ export const toolAuditParamsSchema = z.strictObject({
 });
 export const toolAuditAnswerSchema = z.object({ entries: z.array(toolAuditEntrySchema) });
 
-export const CELL_STATES = ["running", "suspended", "stopped", "halted"] as const;
+export const CELL_STATES = ["running", "suspended", "stopped", "halted", "crash_loop"] as const;
+
+/** How a cell last crashed: its exit, in words and as node said it. */
+export const cellCrashSchema = z.object({
+  at: aString(),
+  code: aNumber().nullable(),
+  signal: aString().nullable(),
+  /** In words: "it ran out of memory (exit code 134: …)". */
+  reason: aString(),
+  /** The last lines the cell wrote to stderr (node's own fatal error among them). */
+  stderr: aString(),
+  /** Crashes in a row within the restart window. */
+  crashes: aNumber(),
+});
 
 /**
  * GET /api/admin/cells: one row per user; a stopped or suspended cell has no uptime or memory. A suspended cell
- * (microVM) was saved to disk when idle and resumes where it was on its user's next message.
+ * (microVM) was saved to disk when idle and resumes where it was on its user's next message. A cell in
+ * crash_loop crashed again and again and is not started before `retry_at`, unless an admin restarts it (POST
+ * /api/admin/cells/:user/restart); `last_crash` says why, until it next stops normally.
  */
 export const cellStatusSchema = z.object({
   user: aString(),
@@ -138,7 +153,10 @@ export const cellStatusSchema = z.object({
   uptime_ms: aNumber().nullable(),
   memory_bytes: aNumber().nullable(),
   restarts: aNumber(),
+  last_crash: cellCrashSchema.nullable(),
+  retry_at: aString().nullable(),
 });
+export type CellStatus = z.output<typeof cellStatusSchema>;
 export const cellStatusListSchema = z.object({
   backend: aString(),
   isolated: aBoolean(),

@@ -1,5 +1,7 @@
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../contracts/index.js";
 import { ConflictError, createLogger, type Logger } from "../../core/index.js";
 import type { ChatService, JobNotice } from "../chat-events.js";
+import { checkMessageSize, MessageTooLargeError } from "../message-limit.js";
 import type { ChannelLink, ChannelLinks, PairingOutcome } from "./channel-links.js";
 
 /** Where a channel answers: a Telegram chat id, a Slack conversation id… */
@@ -35,6 +37,8 @@ export interface ChannelRouterOptions {
   logger?: Logger;
   /** Messages a chat may have waiting; more are refused, so a flood cannot grow memory without bound. */
   maxQueuedPerChat?: number;
+  /** The largest message passed to an agent ([limits] max_message_bytes); a larger one is answered with why. */
+  maxMessageBytes?: number;
 }
 
 export const PAIRING_HELP =
@@ -65,6 +69,7 @@ export class ChannelRouter {
   private readonly links: ChannelLinks;
   private readonly log: Logger;
   private readonly maxQueued: number;
+  private readonly maxMessageBytes: number;
   private readonly channels = new Map<string, Channel>();
   private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
   private readonly aborter = new AbortController();
@@ -76,6 +81,7 @@ export class ChannelRouter {
     this.links = options.links;
     this.log = options.logger ?? createLogger("channels");
     this.maxQueued = options.maxQueuedPerChat ?? 20;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.stopNotices = this.chat.onJobNotice((notice) => this.relayJobNotice(notice));
   }
 
@@ -169,6 +175,13 @@ export class ChannelRouter {
   /** The turn's answer, or a sentence saying why there is none; the session is kept for the next message. */
   private async runTurn(link: ChannelLink, message: InboundMessage): Promise<string> {
     let sessionId = link.sessionId;
+    try {
+      checkMessageSize(message.text, "message", this.maxMessageBytes);
+    } catch (error) {
+      if (error instanceof MessageTooLargeError)
+        return `This message was not sent to your agent: ${error.message}.`;
+      throw error;
+    }
     try {
       for await (const event of this.chat.turn({
         userId: link.userId,

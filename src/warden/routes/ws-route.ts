@@ -5,9 +5,9 @@ import { wsClientMessageSchema } from "../../contracts/index.js";
 import { issuesFromZod } from "../../core/index.js";
 import { type Auth, ForbiddenError, requireAccess } from "../http/auth.js";
 import { SignInWatch } from "../http/sign-in-watch.js";
+import { checkMessageSize, MessageTooLargeError } from "../message-limit.js";
 import type { WardenContext } from "../warden-context.js";
 
-const MAX_MESSAGE_BYTES = 1024 * 1024;
 const authOf = new WeakMap<FastifyRequest, Auth>();
 /** Application close code (4000-4999) for an ended sign-in; the UI then asks /api/me and shows the sign-in. */
 export const SIGNED_OUT_CLOSE = 4401;
@@ -62,14 +62,6 @@ export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise
     });
     const handle = (data: RawData, isBinary: boolean) => {
       const text = isBinary ? "" : data.toString();
-      if (text.length > MAX_MESSAGE_BYTES) {
-        send({
-          type: "error",
-          code: "payload_too_large",
-          message: `messages are limited to ${MAX_MESSAGE_BYTES} bytes`,
-        });
-        return;
-      }
       let raw: unknown;
       try {
         raw = JSON.parse(text);
@@ -91,6 +83,13 @@ export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise
       if (message.type === "ping") return send({ type: "pong" });
       if (message.type === "cancel") {
         running.get(message.id)?.abort();
+        return;
+      }
+      try {
+        checkMessageSize(message.text, "text", ctx.config.limits.max_message_bytes);
+      } catch (error) {
+        if (!(error instanceof MessageTooLargeError)) throw error;
+        send({ type: "error", id: message.id, code: error.code, message: error.message });
         return;
       }
       if (running.has(message.id)) {
