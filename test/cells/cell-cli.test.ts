@@ -208,6 +208,8 @@ describe.skipIf(!asRoot)("ironclaw cell start under a root host", () => {
       "bob",
       "i=0; while [ $i -lt 16 ]; do (sleep 0.1 &) || break; i=$((i+1)); done; wait; echo forked=$i",
     );
+    // Bob forked while the flood still held its processes, not after it let them go.
+    expect(pidsCurrent(adaGroup)).toBeGreaterThan(200);
     const flooded = await flood;
     const started = Number(/started=(\d+)/.exec(flooded.stdout)?.[1] ?? "NaN");
     // The probe ran against a real limit: the flood got many processes, and was refused the rest.
