@@ -1,4 +1,5 @@
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
+import { canonicalAddress } from "./ip-ranges.js";
 import { ToolRefusal } from "./tool-definition.js";
 
 /**
@@ -57,23 +58,21 @@ function deniedBy(address: string, patterns: readonly string[]): string | undefi
 }
 
 /**
- * Equal addresses in any spelling: `::ffff:127.0.0.1` is 127.0.0.1 (BlockList compares IPv4-mapped IPv6 with
- * IPv4 rules), `0:0::1` is `::1`. A connection to the unspecified address reaches this host on Linux, so
- * 0.0.0.0 and `::` count as loopback.
+ * Equal addresses in any spelling: `::ffff:127.0.0.1`, `[::7f00:1]`, `64:ff9b::7f00:1` and `2002:7f00:1::` are
+ * 127.0.0.1 (see canonicalAddress), `0:0::1` is `::1`. A connection to the unspecified address reaches this host on
+ * Linux, so 0.0.0.0 and `::` count as loopback.
  */
 function sameAddress(a: string, b: string): boolean {
-  const rule = new BlockList();
-  for (const address of withLoopback(b)) rule.addAddress(address, isIP(address) === 4 ? "ipv4" : "ipv6");
-  return withLoopback(a).some((address) => rule.check(address, isIP(address) === 4 ? "ipv4" : "ipv6"));
+  const keys = new Set(withLoopback(b));
+  return withLoopback(a).some((key) => keys.has(key));
 }
 
-function withLoopback(address: string): string[] {
-  const unspecified = new BlockList();
-  unspecified.addAddress("0.0.0.0", "ipv4");
-  unspecified.addAddress("::", "ipv6");
-  return unspecified.check(address, isIP(address) === 4 ? "ipv4" : "ipv6")
-    ? [address, "127.0.0.1", "::1"]
-    : [address];
+const UNSPECIFIED = new Set([canonicalAddress("0.0.0.0"), canonicalAddress("::")]);
+const LOOPBACK = [canonicalAddress("127.0.0.1"), canonicalAddress("::1")];
+
+function withLoopback(address: string): Array<string | undefined> {
+  const key = canonicalAddress(address);
+  return UNSPECIFIED.has(key) ? [key, ...LOOPBACK] : [key];
 }
 
 function normalise(host: string): string {

@@ -80,12 +80,12 @@ export function interfaceOf(
   address: string,
   interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces(),
 ): string | undefined {
-  const key = canonical(address);
+  const key = canonicalAddress(address);
   if (key === undefined) return undefined;
   for (const [name, infos] of Object.entries(interfaces))
     for (const info of infos ?? []) {
       // Loopback interfaces are the loopback ranges' business, which name them better.
-      if (!info.internal && canonical(info.address) === key) return name;
+      if (!info.internal && canonicalAddress(info.address) === key) return name;
     }
   return undefined;
 }
@@ -115,6 +115,7 @@ function embeddedIpv4(bytes: readonly number[]): string | undefined {
 const MAPPED = prefixOf("::ffff:0:0");
 const NAT64 = prefixOf("64:ff9b::");
 const SIX_TO_FOUR = prefixOf("2002::");
+const UNSPECIFIED = prefixOf("::");
 
 function prefixOf(net: string): number[] {
   const bytes = parseIpv6(net);
@@ -122,13 +123,19 @@ function prefixOf(net: string): number[] {
   return bytes;
 }
 
-/** One spelling per address: dotted IPv4 (embedded forms included), else the 16 bytes in hex. */
-function canonical(address: string): string | undefined {
+/**
+ * One spelling per address, or undefined for text that is none: dotted IPv4 for IPv4 and for every IPv6 form that
+ * leads to one (mapped, IPv4-compatible, NAT64, 6to4), else the 16 bytes in hex. `::` and `::1` stay IPv6.
+ */
+export function canonicalAddress(address: string): string | undefined {
   const bare = strip(address);
   const family = isIP(bare);
   if (family === 4) return bare;
   const bytes = family === 6 ? parseIpv6(bare) : undefined;
   if (!bytes) return undefined;
+  const compatible =
+    inPrefix(bytes, UNSPECIFIED, 96) && bytes.slice(12).some((b, i) => (i < 3 ? b > 0 : b > 1));
+  if (compatible) return dotted(bytes.slice(12));
   return embeddedIpv4(bytes) ?? bytes.map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
