@@ -39,6 +39,7 @@ export interface Endpoints {
   "GET /api/me": { response: Me };
   "POST /api/auth/login": { body: In<typeof W.tokenLoginBodySchema>; response: Me };
   "POST /api/auth/logout": { response: Out<typeof W.logoutAnswerSchema> };
+  "POST /api/auth/logout-all": { response: Out<typeof W.logoutAllAnswerSchema> };
   "GET /api/sessions": { response: Session[] };
   "GET /api/sessions/:id": { params: Id; response: Out<typeof W.sessionDetailSchema> };
   "PATCH /api/sessions/:id": { params: Id; body: In<typeof W.sessionPatchBodySchema>; response: Session };

@@ -6,7 +6,7 @@ import { createGenerations } from "../shared/generation.js";
 export interface AuthState {
   phase: "checking" | "signed-out" | "signed-in";
   me: Me | null;
-  /** Why the sign-in form is showing, or what went wrong signing in. */
+  /** Why the sign-in form is showing, or what went wrong signing in (or, signed in, signing out everywhere). */
   message: string;
   busy: boolean;
 }
@@ -15,6 +15,8 @@ export type AuthAction =
   | { type: "check" }
   | { type: "sign-in"; token: string }
   | { type: "sign-out" }
+  /** Ends every browser session of the user (other devices too) and unused login links; tokens keep working. */
+  | { type: "sign-out-everywhere" }
   | { type: "expired" };
 
 /**
@@ -51,6 +53,15 @@ export function createAuthController(api: ApiClient) {
       case "sign-out":
         await api.call("POST /api/auth/logout");
         return signedOut("You are signed out.");
+      case "sign-out-everywhere": {
+        setState({ busy: true, message: "" });
+        const answer = await api.call("POST /api/auth/logout-all");
+        if (!answer.ok) return void setState({ busy: false, message: answer.error.message });
+        const ended = answer.data.sessions_ended;
+        return signedOut(
+          `You are signed out everywhere: ${ended} browser session${ended === 1 ? "" : "s"} ended. Your API token still works; rotate it to end it too.`,
+        );
+      }
       case "expired":
         return signedOut("Your sign-in has ended: sign in again.");
     }

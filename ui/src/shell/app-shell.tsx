@@ -16,7 +16,7 @@ const LABELS: Record<View, string> = {
   admin: "Admin",
 };
 
-/** The frame around every screen: a skip link, the navigation, theme, who is signed in, sign out. */
+/** The frame around every screen: a skip link, the navigation, theme, who is signed in, sign out (here or everywhere). */
 export function AppShell(props: {
   api: ApiClient;
   auth: AuthController;
@@ -100,7 +100,21 @@ export function AppShell(props: {
         <button type="button" class="ghost" onClick={() => void props.auth.dispatch({ type: "sign-out" })}>
           Sign out
         </button>
+        <button
+          type="button"
+          class="ghost"
+          title="End every browser session of yours, on every device (your API token keeps working)"
+          disabled={props.auth.state.busy}
+          onClick={() => void props.auth.dispatch({ type: "sign-out-everywhere" })}
+        >
+          Sign out everywhere
+        </button>
       </header>
+      <Show when={props.auth.state.message}>
+        <div class="notice error banner" role="alert">
+          {props.auth.state.message}
+        </div>
+      </Show>
       <Show when={(pending() ?? 0) > 0 && props.route.view !== "soul"}>
         <div class="notice error banner" role="alert">
           A change your agent made to its soul, identity or instructions is waiting for approval; the agent is
