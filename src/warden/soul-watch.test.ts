@@ -184,9 +184,11 @@ describe("SoulWatch", () => {
     const undo = watch.recordPersonEdit("dana", "instructions/new.md", "- x\n", "user:dana");
     undo();
     expect(store.baseline("dana", "instructions/new.md")).toBeUndefined();
-    // Files outside the prompt get no baseline.
+    // Files outside the prompt get no baseline, a subfolder of instructions/ included (the prompt lists none).
     watch.recordPersonEdit("dana", "memory.md", "anything", "user:dana");
+    watch.recordPersonEdit("dana", "instructions/old/x.md", "anything", "user:dana");
     expect(store.baseline("dana", "memory.md")).toBeUndefined();
+    expect(store.baseline("dana", "instructions/old/x.md")).toBeUndefined();
   });
 
   it("judges the prompt files before a cron job's model call leaves, and refuses it on a hold", async () => {

@@ -5,15 +5,14 @@ import { evaluatePromptChange, type SoulGuardConfig, summariseDecision } from ".
 import type { SoulChange, SoulChangeSource, SoulStore } from "./soul-store.js";
 import type { WardenCells } from "./warden-cells.js";
 
-const INSTRUCTIONS = "instructions/";
+/** instructions/*.md: the files of that folder itself, as prompt assembly lists them (not its subfolders). */
+const INSTRUCTION_FILE = /^instructions\/[^/]+\.md$/;
 /** Where a person reviews held changes in the web UI. */
 export const SOUL_SCREEN = "/ui/#/soul";
 
 /** Prompt files every brain has, whatever its profiles name: guarded even before a first scan saw them. */
 export function isPromptPath(path: string): boolean {
-  return (
-    path === "soul.md" || path === "identity.md" || (path.startsWith(INSTRUCTIONS) && path.endsWith(".md"))
-  );
+  return path === "soul.md" || path === "identity.md" || INSTRUCTION_FILE.test(path);
 }
 
 /** The cell could not show the guard its prompt files; turns are refused until it can. */
@@ -89,7 +88,7 @@ export class SoulWatch {
     // An instructions file with a baseline that the cell no longer lists was deleted or renamed away.
     const listed = new Set(files.map((f) => f.path));
     const gone = [...baselines.keys()]
-      .filter((path) => path.startsWith(INSTRUCTIONS) && !listed.has(path))
+      .filter((path) => INSTRUCTION_FILE.test(path) && !listed.has(path))
       .map((path) => ({ path, content: null }));
     const held: SoulChange[] = [];
     for (const file of [...files, ...gone]) {
