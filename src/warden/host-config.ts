@@ -47,9 +47,10 @@ const STARTER = `# ironclawd.toml: the IronClaw warden's settings (seed 003 §10
 # deny_hosts = []
 # allow_hosts = []
 
+# The agent's changes to soul.md, identity.md, instructions/*.md and persona files, against the approved version.
 # [soul_guard]
 # enabled = true
-# max_change_ratio = 0.5
+# max_change_ratio = 0.5      # share of the approved text changed before a person must approve
 
 # Spend caps: set them with \`ironclaw budget set\`; these are their rules. Prices in USD per million tokens
 # (a dated table ships with IronClaw: \`ironclaw budget prices\`); a model with no price under a cap is refused.

@@ -211,7 +211,10 @@ const egressSchema = z
   })
   .prefault({});
 
-/** Soul guard (seed 003 §11.3): which changes to soul.md are held for a human's approval. */
+/**
+ * Soul guard (seed 003 §11.3): which of the agent's changes to its prompt files (soul.md, identity.md,
+ * instructions/*.md, profile persona files), measured against the version a person approved, are held for approval.
+ */
 const soulGuardSchema = z
   .strictObject({
     enabled: aBoolean().default(true),
