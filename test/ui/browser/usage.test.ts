@@ -21,7 +21,9 @@ function settleCalls(budget: ModelBudget, count: number): number {
       provider: "local",
       model: "test-model",
       messages: [{ role: "user", content: "What is on today?" }],
-      maxTokens: 100,
+      // Reserves exactly what the call is charged: 10 prompt tokens (the estimate) + 999 out = $0.01, so a call is
+      // never charged past its reservation and three fill the cap.
+      maxTokens: 999,
     };
     const admission = budget.admit(call);
     if (!admission.ok) {
