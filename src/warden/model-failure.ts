@@ -79,7 +79,8 @@ const MAX_SHOWN = 300;
 
 /**
  * A provider's explanation of a refused request ("maximum context length is 8192 tokens") helps the user; any
- * address in it (an endpoint, a host:port) is the operator's, so it is cut out.
+ * address in it (an endpoint, a host:port) and anything that looks like a key (some echo part of it) is the
+ * operator's, so it is cut out.
  */
 function safeDetail(detail: string | undefined): string {
   if (!detail) return "";
@@ -87,6 +88,8 @@ function safeDetail(detail: string | undefined): string {
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "(address withheld)")
     .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, "(address withheld)")
     .replace(/\[[0-9a-f:]+\](?::\d+)?/gi, "(address withheld)")
+    .replace(/\b(?:sk|pk|rk|ick)[-_][\w*.-]+/gi, "(key withheld)")
+    .replace(/\b[\w-]{32,}/g, "(key withheld)")
     .replace(/\s+/g, " ")
     .trim();
   return cleaned.length > MAX_SHOWN ? `${cleaned.slice(0, MAX_SHOWN)}…` : cleaned;

@@ -54,11 +54,17 @@ export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise
     // Messages are handled in arrival order, each only after its sender's sign-in is checked again.
     let inbox = Promise.resolve();
     socket.on("message", (data, isBinary) => {
-      inbox = inbox.then(async () => {
-        if (socket.readyState !== socket.OPEN) return;
-        if (await stillSignedIn()) handle(data, isBinary);
-        else end();
-      });
+      inbox = inbox
+        .then(async () => {
+          if (socket.readyState !== socket.OPEN) return;
+          if (await stillSignedIn()) handle(data, isBinary);
+          else end();
+        })
+        // A failure must neither stop the messages behind it nor become an unhandled rejection.
+        .catch((err: unknown) => {
+          ctx.logger.error({ err, userId: auth.userId }, "WebSocket message failed");
+          send({ type: "error", code: "internal", message: "this message could not be handled" });
+        });
     });
     const handle = (data: RawData, isBinary: boolean) => {
       const text = isBinary ? "" : data.toString();
