@@ -105,14 +105,13 @@ export function identityOf(path: string): DirIdentity | undefined {
 }
 
 /**
- * Splits a root-relative path into components, refusing `..` and NUL; empty and `.` components are dropped.
- * Backslashes are separators too, as the path checks before this one treated them.
+ * Splits a root-relative path into its `/`-separated components, refusing `..` (also between backslashes, as
+ * the path checks before this one did) and NUL; empty and `.` components are dropped.
  */
 export function pathComponents(path: string, shown = path): string[] {
   if (path.includes("\0")) throw new PathRefusal(shown, "contains a NUL byte");
-  const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
-  if (parts.includes("..")) throw new PathRefusal(shown, "contains .., which is not allowed");
-  return parts;
+  if (path.split(/[\\/]/).includes("..")) throw new PathRefusal(shown, "contains .., which is not allowed");
+  return path.split("/").filter((p) => p !== "" && p !== ".");
 }
 
 /**
@@ -192,6 +191,8 @@ export function openFile(
   name: string,
   mode: "read" | "update" | "create" | "append",
 ): OpenFile | undefined {
+  if (name.includes("/") || name === ".." || name === "." || name === "")
+    throw new PathRefusal(dir.shown, "is not a single file name");
   const writes = mode !== "read";
   if (writes && dir.readOnly) throw new PathRefusal(dir.shown, "is read-only for tools");
   const flags = { read: READ_FLAGS, update: UPDATE_FLAGS, create: CREATE_FLAGS, append: APPEND_FLAGS }[mode];
