@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ModelServer, reply, startModelServer } from "../../test/support/model-server.js";
 import type { ChatRequest } from "./chat-message.js";
 import { createOpenAiProvider, type OpenAiProviderOptions } from "./openai-chat.js";
-import { OutputMeter } from "./token-estimate.js";
 import type { StreamEvent } from "./stream-event.js";
+import { OutputMeter } from "./token-estimate.js";
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -311,6 +311,20 @@ describe("a server that streams past max_tokens", () => {
     expect(events.some((e) => e.type === "tool_call")).toBe(false);
     expect(last(events)).toMatchObject({ type: "done", finishReason: "length", message: { toolCalls: [] } });
     expect(meter.tokens).toBeLessThan(600);
+  });
+
+  it("counts streamed reasoning, which is billed as output though it is not part of the answer", async () => {
+    const thinking = Array.from({ length: 40 }, () => ({
+      choices: [{ index: 0, delta: { reasoning: "hmm ".repeat(25) }, finish_reason: null }],
+    }));
+    server.enqueue(
+      reply.raw([...thinking, { choices: [{ index: 0, delta: { content: "42" }, finish_reason: "stop" }] }]),
+    );
+    const meter = new OutputMeter(300);
+    const events = await collect(provider().stream(request, { outputMeter: meter }));
+    expect(last(events)).toMatchObject({ type: "done", finishReason: "length", message: { content: "" } });
+    expect(meter.tokens).toBeGreaterThan(300);
+    expect(meter.tokens).toBeLessThanOrEqual(300 + 34);
   });
 
   it("leaves a reply within its limit as it is", async () => {
