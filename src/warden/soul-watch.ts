@@ -82,6 +82,8 @@ export class SoulWatch {
   async scan(userId: string, cell: CellHandle, source: SoulChangeSource): Promise<"ok" | "held"> {
     if (!this.config.enabled) return "ok";
     const files = await readPromptFiles(cell);
+    // A development handler (shell, echo) builds no prompt from the brain: there is nothing to judge.
+    if (files === undefined) return "ok";
     const present = files.filter((f): f is { path: string; content: string } => f.content !== null);
     if (this.store.recordFirstLook(userId, present)) return "ok";
     const baselines = new Map(this.store.baselines(userId).map((b) => [b.path, b.content]));
@@ -153,13 +155,15 @@ export class SoulWatch {
   }
 }
 
-async function readPromptFiles(cell: CellHandle): Promise<PromptFileNow[]> {
+/** The cell's prompt files now; undefined when its handler is not the agent and so answers no queries. */
+async function readPromptFiles(cell: CellHandle): Promise<PromptFileNow[] | undefined> {
   const reply = await cell
     .call({ type: "QueryRequest", query: { kind: "prompt_files" } }, { timeoutMs: 30_000 })
     .catch((error: Error) => {
       throw new SoulScanError(error.message, error);
     });
   if (reply.type !== "QueryResult") throw new SoulScanError(`the cell answered ${reply.type}`);
+  if (reply.error?.code === "unsupported") return undefined;
   if (reply.error) throw new SoulScanError(reply.error.message);
   if (reply.answer?.kind !== "prompt_files")
     throw new SoulScanError(`the cell answered ${reply.answer?.kind ?? "nothing"}`);
