@@ -1,4 +1,4 @@
-import { createEffect, createResource, createSignal, For, type JSX, on, Show } from "solid-js";
+import { createResource, createSignal, For, type JSX, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import type { AuthController } from "../auth/auth-controller.js";
 import { hrefOf, type Route, type View } from "../shared/route.js";
@@ -34,13 +34,6 @@ export function AppShell(props: {
   );
   // On a phone the screens sit behind a menu button (which carries the soul badge too); a choice closes it.
   const [menuOpen, setMenuOpen] = createSignal(false);
-  createEffect(
-    on(
-      () => props.route.view,
-      () => setMenuOpen(false),
-      { defer: true },
-    ),
-  );
   const views = (): View[] =>
     (Object.keys(LABELS) as View[]).filter((v) => v !== "admin" || props.auth.state.me?.admin);
   return (
@@ -72,7 +65,11 @@ export function AppShell(props: {
         <nav class="views" id="screens-nav" aria-label="Screens">
           <For each={views()}>
             {(view) => (
-              <a href={hrefOf(view)} aria-current={props.route.view === view ? "page" : undefined}>
+              <a
+                href={hrefOf(view)}
+                aria-current={props.route.view === view ? "page" : undefined}
+                onClick={() => setMenuOpen(false)}
+              >
                 {LABELS[view]}
                 <Show when={view === "soul" && (pending() ?? 0) > 0}>
                   <span class="badge" aria-hidden="true">

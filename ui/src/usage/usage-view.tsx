@@ -111,7 +111,7 @@ export default function UsageView(props: { api: ApiClient; me: string; admin: bo
       <section aria-labelledby="models-title">
         <h2 id="models-title">By model</h2>
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">Spend by model over the last {CHART_DAYS} days</caption>
             <thead>
               <tr>
@@ -147,13 +147,19 @@ export default function UsageView(props: { api: ApiClient; me: string; admin: bo
                 {(row) => (
                   <tr>
                     <th scope="row">{row.key}</th>
-                    <td class="num">{row.calls}</td>
-                    <td class="num">{row.refused}</td>
-                    <td class="num">
+                    <td class="num" data-label="Calls">
+                      {row.calls}
+                    </td>
+                    <td class="num" data-label="Refused">
+                      {row.refused}
+                    </td>
+                    <td class="num" data-label="Tokens in (cached)">
                       {row.input_tokens} ({row.cached_input_tokens})
                     </td>
-                    <td class="num">{row.output_tokens}</td>
-                    <td class="num">
+                    <td class="num" data-label="Tokens out">
+                      {row.output_tokens}
+                    </td>
+                    <td class="num" data-label="Cost">
                       {usd(row.cost_usd)}
                       {row.estimated ? ` (${row.estimated} estimated)` : ""}
                     </td>
