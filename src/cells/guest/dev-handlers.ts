@@ -39,7 +39,8 @@ const OUTPUT_CAP = 64 * 1024;
  * DEV/TEST ONLY: runs each message's text with bash inside the cell exactly as the agent's bash tool does (the
  * tool sandbox, the process group, the stragglers' kill). The escape suite uses it to make a compromised
  * agent's attempts real. Directives for that suite play a compromised runtime: `!raw <base64>` writes bytes
- * to the channel unframed, `!exit <code>` ends the runtime as a crash would, and `!flood <count> <stall-ms>`
+ * to the channel unframed, `!exit <code>` ends the runtime as a crash would, `!oom` fills the heap until V8
+ * aborts the runtime at its limit (what a runaway allocation does), and `!flood <count> <stall-ms>`
  * sends `count` bad frames each followed by a valid Heartbeat, then stops reading for `stall-ms`.
  */
 export function createShellTestHandler(options: { timeoutMs?: number } = {}): CellHandler {
@@ -53,6 +54,7 @@ export function createShellTestHandler(options: { timeoutMs?: number } = {}): Ce
         return;
       }
       if (text.startsWith("!exit ")) process.exit(Number(text.slice(6)) || 1);
+      if (text === "!oom") fillHeap();
       if (text.startsWith("!flood ")) {
         const [count = 0, stallMs = 0] = text.slice(7).split(" ").map(Number);
         context.writeRaw(floodFrames(context.userId, count));
@@ -73,6 +75,12 @@ export function createShellTestHandler(options: { timeoutMs?: number } = {}): Ce
 async function* succeedJob(): AsyncIterable<JobProgress> {
   yield { status: "running" };
   yield { status: "succeeded" };
+}
+
+/** Allocates until V8 reaches the cell's heap limit and aborts the process: node's own out-of-memory end. */
+function fillHeap(): never {
+  const kept: number[][] = [];
+  for (;;) kept.push(new Array(1 << 20).fill(kept.length));
 }
 
 async function runShell(command: string, context: GuestContext, timeoutMs: number): Promise<ShellOutcome> {
