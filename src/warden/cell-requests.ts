@@ -309,7 +309,8 @@ async function proxyFetch(
   const policy: HostPolicy = {
     egress: egress.policy,
     allowHosts: egress.allow_hosts,
-    denyHosts: egress.deny_hosts,
+    // The brain's deny list narrows the host's, compared with every address a name resolves to.
+    denyHosts: [...egress.deny_hosts, ...(request.deny_hosts ?? [])],
     allowPrivate: egress.allow_private,
   };
   // The cell may ask for less than the host allows, never more, and the page must fit one frame as base64.

@@ -227,7 +227,14 @@ export function createProxyFetcher(peer: ProtocolPeer): PageFetcher {
     try {
       let last: ProtocolMessage | undefined;
       for await (const reply of peer.request(
-        { type: "FetchRequest", url: url.href, max_bytes: limits.maxBytes, timeout_ms: limits.timeoutMs },
+        {
+          type: "FetchRequest",
+          url: url.href,
+          max_bytes: limits.maxBytes,
+          timeout_ms: limits.timeoutMs,
+          // The cell has no DNS: only the warden's lookup can hold the brain's denied addresses to every name.
+          ...(policy.denyHosts.length > 0 ? { deny_hosts: policy.denyHosts.slice(0, 1000) } : {}),
+        },
         { onSent: (m) => (sentId = m.msg_id) },
       ))
         last = reply;
