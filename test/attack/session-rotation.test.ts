@@ -131,6 +131,31 @@ describe("a session ends with the sign-in it came from", () => {
     expect(await meStatus(await signInWithToken(data.token))).toBe(200);
   });
 
+  it("rotating one's own token from the UI replaces that page's session; every other one ends", async () => {
+    const token = await h.addUser("rhea");
+    const page = await signInWithToken(token);
+    const elsewhere = await signInWithLink("rhea");
+    const rotated = await fetch(`${h.url}/api/users/rhea/token`, {
+      method: "POST",
+      headers: { cookie: page, origin: h.url },
+    });
+    expect(rotated.status).toBe(200);
+    const replacement = (rotated.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect(replacement).toMatch(/^ironclaw_session=[A-Za-z0-9_-]{43}$/);
+    expect(replacement).not.toBe(page);
+    expect(await meStatus(page)).toBe(401);
+    expect(await meStatus(elsewhere)).toBe(401);
+    expect(await meStatus(replacement)).toBe(200);
+    // An admin rotating someone else's token gets no session of theirs.
+    const byAdmin = await fetch(`${h.url}/api/users/rhea/token`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.headers.get("set-cookie")).toBeNull();
+    expect(await meStatus(replacement)).toBe(401);
+  });
+
   it("removing the user ends their sessions and closes their socket", async () => {
     await h.addUser("ursula");
     const cookie = await signInWithLink("ursula");

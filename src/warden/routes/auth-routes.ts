@@ -7,6 +7,7 @@ import {
 } from "../../contracts/index.js";
 import { defineRoute } from "../http/api-route.js";
 import { cookieValue, RateLimitedError, UnauthorizedError } from "../http/auth.js";
+import { browserSessions } from "../http/browser-session.js";
 import type { WardenContext } from "../warden-context.js";
 import { SESSION_COOKIE, signOutEverywhere } from "../web-sessions.js";
 
@@ -17,29 +18,9 @@ import { SESSION_COOKIE, signOutEverywhere } from "../web-sessions.js";
  * token, removing the user or signing out everywhere ends it.
  */
 export function authRoutes(ctx: WardenContext) {
-  const ttlMs = ctx.config.auth.session_ttl_hours * 3_600_000;
-  const secure = (ctx.config.server.public_url ?? "").startsWith("https:");
-  const sessionCookie = (value: string, maxAgeSeconds: number) =>
-    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+  const sessions = browserSessions(ctx);
   const refuse = (retryAfterSeconds: number | undefined, why: string) =>
     retryAfterSeconds === undefined ? new UnauthorizedError(why) : new RateLimitedError(retryAfterSeconds);
-  const startSession = (
-    who: { userId: string; admin: boolean; epoch: number },
-    via: "token" | "link",
-    fromLockedAddress: boolean,
-  ) => {
-    const session = ctx.webSessions.create(who.userId, ttlMs, who.epoch);
-    // The epoch moved between the check and now: the token was rotated or the user signed out everywhere.
-    if (!session)
-      throw new UnauthorizedError("this sign-in was ended while it was being checked: sign in again");
-    ctx.audit.record({
-      userId: who.userId,
-      actor: `user:${who.userId}`,
-      action: "login",
-      detail: { admin: who.admin, via, ...(fromLockedAddress ? { from_locked_address: true } : {}) },
-    });
-    return sessionCookie(session.id, Math.floor(ttlMs / 1000));
-  };
   return [
     defineRoute({
       method: "GET",
@@ -72,10 +53,9 @@ export function authRoutes(ctx: WardenContext) {
         }
         const user = ctx.users.get(outcome.value.userId);
         if (!user) throw new UnauthorizedError("the user of this login link no longer exists");
-        const cookie = startSession(
+        const cookie = sessions.start(
           { userId: user.id, admin: user.admin, epoch: outcome.value.epoch },
           "link",
-          false,
         );
         reply.header("set-cookie", cookie);
         return reply.redirect(`${ctx.config.ui.path}/`, 303);
@@ -98,7 +78,8 @@ export function authRoutes(ctx: WardenContext) {
           throw refuse(outcome.retryAfterSeconds, "the token is not valid");
         }
         const who = outcome.value;
-        reply.header("set-cookie", startSession(who, "token", outcome.fromLockedAddress));
+        const detail = outcome.fromLockedAddress ? { from_locked_address: true } : {};
+        reply.header("set-cookie", sessions.start(who, "token", detail));
         return { user: who.userId, admin: who.admin, via: "cookie" as const };
       },
     }),
@@ -112,7 +93,7 @@ export function authRoutes(ctx: WardenContext) {
       async handler({ request, reply }) {
         const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
         if (cookie) ctx.webSessions.revoke(cookie);
-        reply.header("set-cookie", sessionCookie("", 0));
+        reply.header("set-cookie", sessions.cleared());
         return { signed_out: cookie !== undefined };
       },
     }),
@@ -132,7 +113,7 @@ export function authRoutes(ctx: WardenContext) {
           action: "logout.everywhere",
           detail: { sessions: ended },
         });
-        reply.header("set-cookie", sessionCookie("", 0));
+        reply.header("set-cookie", sessions.cleared());
         return { sessions_ended: ended };
       },
     }),

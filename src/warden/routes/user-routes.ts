@@ -11,6 +11,7 @@ import {
 import { NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import { ForbiddenError } from "../http/auth.js";
+import { browserSessions } from "../http/browser-session.js";
 import type { WardenContext } from "../warden-context.js";
 
 const nameParams = z.strictObject({ name: userNameSchema });
@@ -18,6 +19,7 @@ const nameParams = z.strictObject({ name: userNameSchema });
 /** Users and their API tokens: admins manage everyone; a user may rotate their own token. */
 export function userRoutes(ctx: WardenContext) {
   const { users, audit } = ctx;
+  const sessions = browserSessions(ctx);
   return [
     defineRoute({
       method: "GET",
@@ -73,14 +75,16 @@ export function userRoutes(ctx: WardenContext) {
     defineRoute({
       method: "POST",
       url: "/api/users/:name/token",
-      summary: "Rotate a user's API token: the old one stops working at once (admin, or the user themselves)",
+      summary:
+        "Rotate a user's API token: the old one and every browser session of the user stop working at once (admin, or the user themselves)",
       tag: "users",
       access: "user",
       params: nameParams,
       response: userTokenSchema,
-      async handler({ params, auth }) {
+      async handler({ params, auth, reply }) {
         if (params.name !== auth.userId && !auth.admin)
           throw new ForbiddenError("only an admin can rotate another user's token");
+        const before = users.signInEpoch(params.name);
         const token = await users.rotateToken(params.name);
         audit.record({
           userId: params.name,
@@ -88,6 +92,15 @@ export function userRoutes(ctx: WardenContext) {
           action: "token.rotated",
           detail: {},
         });
+        // Rotating one's own token from the UI ends that browser session with all the others; it is replaced
+        // by a new one, so the page that shows the new token (once) is not signed out under its reader. That
+        // gives the caller nothing the new token in this very answer does not. Bound to the epoch this
+        // rotation made: if anything else ended the user's sign-ins meanwhile, no session is opened.
+        if (params.name === auth.userId && auth.via === "cookie" && before !== undefined) {
+          const owner = { userId: auth.userId, admin: auth.admin, epoch: before + 1 };
+          const cookie = sessions.open(owner, "rotation");
+          if (cookie) reply.header("set-cookie", cookie);
+        }
         return { user: params.name, token };
       },
     }),
