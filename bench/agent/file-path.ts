@@ -2,9 +2,10 @@
 // What a file tool operation costs now that paths are walked by descriptors (every component opened inside the
 // one before it, no link followed, the file used through the checked descriptor), against the check-then-open
 // it replaced (the real path of the deepest existing part compared with the roots, then the path opened again),
-// in the same run, on the same brain, for a file three folders deep. Rows: the path step alone, and whole
-// read and write operations of the file tool against the same steps done the old way.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+// in the same run, on the same brain, for a file three folders deep. Rows: the path step alone (against the old
+// check with its async open, and with sync calls as the walk makes them), and whole read and write operations of
+// the file tool against the same steps done the old way.
+import { closeSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, open, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -86,13 +87,19 @@ async function oldPathOnly(): Promise<void> {
   await handle.close();
 }
 
+/** The old check with synchronous calls, as the walk makes them: what the extra system calls alone cost. */
+async function oldPathSync(): Promise<void> {
+  closeSync(openSync(checkThenOpenPath(REL, "read"), "r"));
+}
+
 const write = {
   action: "write" as const,
   path: REL,
   content: "# Launch\n\nThe venue is the old harbour hall.\n",
 };
-const [oldPath, newPath, oldReads, newReads, oldWrites, newWrites] = await timeRounds(ROUNDS, [
+const [oldPath, oldSync, newPath, oldReads, newReads, oldWrites, newWrites] = await timeRounds(ROUNDS, [
   oldPathOnly,
+  oldPathSync,
   newPathOnly,
   oldRead,
   () => tool.execute({ action: "read", path: REL }, ctx),
@@ -112,6 +119,7 @@ console.log(
     ["operation", "check-then-open p50", "descriptor walk p50", "old p95", "new p95", "ratio p50"],
     [
       row("path + open + close", oldPath, newPath),
+      row("same, old check with sync calls", oldSync, newPath),
       row("read (whole tool)", oldReads, newReads),
       row("write (whole tool)", oldWrites, newWrites),
     ],
