@@ -31,7 +31,6 @@ export {
   sleep,
 } from "./retry-policy.js";
 export { SseParser } from "./sse-parser.js";
-export { estimateTextTokens, OutputMeter } from "./token-estimate.js";
 export {
   type FinishReason,
   PROVIDER_ERROR_CODES,
@@ -42,3 +41,4 @@ export {
   type StreamFunction,
   type StreamOptions,
 } from "./stream-event.js";
+export { estimateTextTokens, OutputMeter } from "./token-estimate.js";
