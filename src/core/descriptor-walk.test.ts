@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   linkSync,
@@ -127,6 +127,26 @@ describe("the descriptor walk", () => {
     expect(writeThroughWalk("notes/alias.toml", "egress = 1")).toMatch(/hard link/);
     expect(readFileSync(join(config, "irowclaw.toml"), "utf8")).toBe("[tools]\n");
   });
+
+  it.skipIf(spawnSync("bwrap", ["--unshare-user", "--ro-bind", "/", "/", "true"]).status !== 0)(
+    "fails closed where /proc is not mounted, and works where it is",
+    () => {
+      const probe = (proc: string[]) =>
+        spawnSync(
+          "bwrap",
+          [
+            ...["--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", ...proc],
+            ...[process.execPath, "--import", "tsx", "-e"],
+            `import("./src/core/descriptor-walk.ts").then((m) => { try { m.requireDescriptorPaths();
+             console.log("usable") } catch (e) { console.log(e.message) } })`,
+          ],
+          { encoding: "utf8", timeout: 30_000, cwd: join(import.meta.dirname, "../..") },
+        ).stdout.trim();
+      expect(probe(["--tmpfs", "/proc"])).toMatch(/\/proc is not mounted.*refused/);
+      expect(probe(["--proc", "/proc"])).toBe("usable");
+    },
+    40_000,
+  );
 
   it("keeps working in the folder it opened when that folder's name is swapped for a link meanwhile", () => {
     const dir = openDirectory(root, ["notes"], { readOnly, shown: "notes" }) as OpenDir;
