@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type CellBackend,
+  CellCrashLoopError,
   type CellEvent,
   CellManager,
   createProcessBackend,
@@ -149,6 +150,58 @@ describe("cell manager", () => {
     void second.call({ type: "UserMessage", text: "!exit 1" }).catch(() => undefined);
     expect(await gaveUp).toMatchObject({ kind: "gave_up", userId: "ada" });
     expect(manager.list()).toEqual([]);
+  });
+
+  it("holds a user whose cell keeps crashing, saying how it ended, until released", async () => {
+    const backend = countingBackend();
+    manager = new CellManager({ backend, usersDir, maxRestarts: 1, spec: { handler: "shell" } });
+    const gaveUp = waitFor(manager, "gave_up");
+    const first = await manager.get("ada");
+    void first.call({ type: "UserMessage", text: "!exit 7" }).catch(() => undefined);
+    await waitFor(manager, "restarted");
+    void (await manager.get("ada")).call({ type: "UserMessage", text: "!exit 7" }).catch(() => undefined);
+    const event = await gaveUp;
+    expect(event).toMatchObject({ kind: "gave_up", error: expect.stringMatching(/exit code 7/) });
+    const starts = backend.starts;
+    const held = await manager.get("ada").catch((error: unknown) => error);
+    expect(held).toBeInstanceOf(CellCrashLoopError);
+    expect((held as CellCrashLoopError).failure).toMatchObject({ crashes: 2, exit: { code: 7 } });
+    // Five minutes by default, the first time.
+    const wait = Date.parse((held as CellCrashLoopError).failure.retryAt) - Date.now();
+    expect(wait).toBeGreaterThan(4 * 60_000);
+    expect(backend.starts).toBe(starts);
+    expect(manager.failure("ada")?.retryAt).toBeDefined();
+
+    expect(manager.release("ada")).toBe(true);
+    const again = await manager.get("ada");
+    expect(backend.starts).toBe(starts + 1);
+    expect(await again.call({ type: "UserMessage", text: "echo up" })).toMatchObject({
+      type: "TurnComplete",
+    });
+    expect(manager.failure("ada")).toBeUndefined();
+  });
+
+  it("tries a held cell once after its cooldown, and holds it twice as long when it crashes again", async () => {
+    manager = new CellManager({
+      backend: countingBackend(),
+      usersDir,
+      maxRestarts: 0,
+      crashCooldownMs: 300,
+      spec: { handler: "shell" },
+    });
+    const first = await manager.get("ada");
+    const gaveUp = waitFor(manager, "gave_up");
+    void first.call({ type: "UserMessage", text: "!exit 3" }).catch(() => undefined);
+    await gaveUp;
+    await expect(manager.get("ada")).rejects.toBeInstanceOf(CellCrashLoopError);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const retried = await manager.get("ada");
+    const again = waitFor(manager, "gave_up");
+    void retried.call({ type: "UserMessage", text: "!exit 3" }).catch(() => undefined);
+    const second = (await again) as Extract<CellEvent, { kind: "gave_up" }>;
+    const wait = Date.parse(second.retryAt ?? "") - Date.now();
+    expect(wait).toBeGreaterThan(400);
+    expect(wait).toBeLessThanOrEqual(600);
   });
 
   it("stops every cell gracefully on shutdown", async () => {
