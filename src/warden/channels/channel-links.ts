@@ -37,8 +37,8 @@ export function migrateChannelTables(db: Database.Database): void {
 }
 
 // No 0/O, 1/I/L: the code is read off one screen and typed on a phone. 31^8 ≈ 8.5e11 codes; with the pairing
-// limits below (at most 30 wrong codes per bot in 10 minutes, whoever sends them) guessing one of ten live codes
-// takes millions of years, where Telegram's own 30 messages a second would have allowed it in about a century.
+// limits below (at most 30 wrong codes per bot in 10 minutes, whoever sends them) finding one of ten live codes
+// takes some 27,000 years on average, where Telegram's own 30 messages a second would have allowed it in 45.
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 export const PAIRING_CODE_LENGTH = 8;
 export const DEFAULT_PAIRING_TTL_MS = 15 * 60_000;
