@@ -20,11 +20,14 @@ export type LoginOutcome<T> =
  *    succeed, and its made-up ids must not fill the per-token table and push real ids' counts out.
  * 2. A token id over its limit is refused without its secret being checked, from any address: that is what
  *    bounds guessing at one token, even by an attacker with a thousand addresses (an IPv6 /64 is 2^64 of them).
+ *    Whoever knows a token's id (its first 16 hex digits) can so hold its owner off for a minute; the id is
+ *    random and only ever shown as part of the token, so someone who has it should rotate the token anyway.
  * 3. An address over its limit is locked, yet a token whose id exists and is under its own limit is still
  *    checked: a correct token signs in, so a neighbour behind the same NAT (or an attacker in it) cannot lock a
  *    user out. A wrong one is refused with the same 429 as before and counted again, for the address and the
- *    token. The locked address learns nothing new: it gets 429 whether the id exists or not, the secret is
- *    256 random bits, and each guess at a real token still costs that token one of its few attempts a minute.
+ *    token. The locked address learns nothing new: it gets 429 whether the id exists or not (only the time a
+ *    check takes differs, as it always did), the secret is 256 random bits, and each guess at a real token
+ *    still costs that token one of its few attempts a minute: locked or not, no faster than before.
  *    A made-up id or a login link from a locked address is refused without being checked.
  * 4. Refusals keep counting for the address (one that keeps trying stays locked until it stops), while a token
  *    counts only wrong secrets actually checked.
