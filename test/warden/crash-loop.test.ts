@@ -74,6 +74,13 @@ describe("a cell that keeps crashing", () => {
     expect(held.error).toMatch(/admin can restart it now from the admin screen \(Cells, Restart\)/);
     expect(held.error).toMatch(/POST \/api\/admin\/cells\/dora\/restart/);
 
+    // Any other route that needs the cell says the same, as a 503.
+    const status = await user("GET", "/api/memory/status");
+    expect(status.status).toBe(503);
+    expect(((await status.json()) as { error: { message: string } }).error.message).toMatch(
+      /^Your agent is stopped: its cell crashed 4 times/,
+    );
+
     const row = await cellOf("dora");
     expect(row).toMatchObject({ state: "crash_loop" });
     expect(row?.last_crash?.crashes).toBe(4);

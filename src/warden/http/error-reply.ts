@@ -1,6 +1,7 @@
 import { type ErrorCode, fail } from "../../contracts/index.js";
 import { IronclawError } from "../../core/index.js";
 import { errorReply, HTTP_STATUS } from "../../ledger/index.js";
+import { crashLoopMessage } from "../cell-trouble.js";
 import { bodyTooLargeMessage, MessageTooLargeError } from "../message-limit.js";
 import { RateLimitedError } from "./auth.js";
 
@@ -20,6 +21,9 @@ export function wardenErrorReply(
   error: unknown,
   limits?: SizeLimits,
 ): { status: number; body: unknown; retryAfter?: number } {
+  // A user's cell held after repeated crashes: any route that needs it says what happened and the way out.
+  const held = crashLoopMessage(error);
+  if (held) return { status: 503, body: fail("unavailable", held) };
   if (error instanceof MessageTooLargeError) {
     return {
       status: 413,

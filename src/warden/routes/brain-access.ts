@@ -1,6 +1,7 @@
 import type { CellHandle } from "../../cells/index.js";
 import type { BrainAnswer, BrainQuery, FileOpRequest, FileOpResult } from "../../contracts/index.js";
 import { ConflictError, InvalidInputError, IronclawError, NotFoundError } from "../../core/index.js";
+import { crashLoopMessage } from "../cell-trouble.js";
 import { ForbiddenError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
 
@@ -18,7 +19,9 @@ export async function liveCell(ctx: WardenContext, userId: string): Promise<Cell
   const refusal = await ctx.soul.gate(userId);
   if (refusal) throw new ConflictError(refusal);
   const { cell } = await ctx.cells.get(userId).catch((error: Error) => {
-    throw new CellUnavailableError(`your agent's cell could not start: ${error.message}`);
+    throw new CellUnavailableError(
+      crashLoopMessage(error) ?? `your agent's cell could not start: ${error.message}`,
+    );
   });
   return cell;
 }

@@ -10,6 +10,7 @@ import {
   type FileOpRequest,
 } from "../../contracts/index.js";
 import { ConflictError, IronclawError, NotFoundError } from "../../core/index.js";
+import { crashLoopMessage } from "../cell-trouble.js";
 import { defineRoute } from "../http/api-route.js";
 import { ForbiddenError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
@@ -37,7 +38,9 @@ export function brainRoutes(ctx: WardenContext) {
     const refusal = await ctx.soul.gate(userId);
     if (refusal) throw new ConflictError(refusal);
     const { cell } = await ctx.cells.get(userId).catch((error: Error) => {
-      throw new BrainUnavailableError(`your agent's cell could not start: ${error.message}`);
+      throw new BrainUnavailableError(
+        crashLoopMessage(error) ?? `your agent's cell could not start: ${error.message}`,
+      );
     });
     const reply = await cell.call({ type: "FileOpRequest", ...body }, { timeoutMs: 60_000 });
     if (reply.type !== "FileOpResult")
