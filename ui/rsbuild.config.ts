@@ -36,5 +36,15 @@ export default defineConfig({
     sourceMap: false,
     cleanDistPath: true,
   },
-  performance: { chunkSplit: { strategy: "split-by-experience" } },
+  performance: {
+    chunkSplit: {
+      strategy: "split-by-experience",
+      // Code two screens share (the file editor of Memory and Instructions) is fetched once, not in each.
+      override: {
+        cacheGroups: {
+          shared: { chunks: "async", minChunks: 2, minSize: 0, priority: -5, reuseExistingChunk: true },
+        },
+      },
+    },
+  },
 });

@@ -1,5 +1,4 @@
-import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
-import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { history, historyKeymap, standardKeymap } from "@codemirror/commands";
 import { EditorState, type Extension, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
 import {
   Decoration,
@@ -10,7 +9,6 @@ import {
   keymap,
   lineNumbers,
 } from "@codemirror/view";
-import { tags } from "@lezer/highlight";
 import { markdownMode } from "./markdown-mode.js";
 
 export interface CodeEditorOptions {
@@ -51,6 +49,13 @@ const theme = EditorView.theme({
   ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--accent-soft) 45%, transparent)" },
   ".cm-activeLineGutter": { backgroundColor: "var(--accent-soft)" },
   ".cm-cursor": { borderLeftColor: "var(--text)" },
+  // Markdown marks (markdown-mode.ts).
+  ".md-heading": { color: "var(--tok-heading)", fontWeight: "700" },
+  ".md-strong": { fontWeight: "700" },
+  ".md-em": { fontStyle: "italic", color: "var(--tok-keyword)" },
+  ".md-list": { color: "var(--tok-keyword)" },
+  ".md-code, .md-link": { color: "var(--tok-string)" },
+  ".md-quote, .md-fence": { color: "var(--tok-meta)" },
   ".cm-hit-line": {
     backgroundColor: "var(--warn-soft)",
     boxShadow: "inset 3px 0 0 var(--warn)",
@@ -59,15 +64,6 @@ const theme = EditorView.theme({
     backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)",
   },
 });
-
-const highlight = HighlightStyle.define([
-  { tag: tags.heading, color: "var(--tok-heading)", fontWeight: "700" },
-  { tag: tags.strong, fontWeight: "700" },
-  { tag: tags.emphasis, fontStyle: "italic", color: "var(--tok-keyword)" },
-  { tag: tags.keyword, color: "var(--tok-keyword)" },
-  { tag: [tags.string, tags.link, tags.url], color: "var(--tok-string)" },
-  { tag: [tags.meta, tags.comment], color: "var(--tok-meta)" },
-]);
 
 // The lines of the search hit the file was opened at, marked until another hit is shown.
 const markHit = StateEffect.define<{ from: number; to: number } | null>();
@@ -111,7 +107,6 @@ export function mountCodeEditor(host: HTMLElement, options: CodeEditorOptions): 
     EditorView.lineWrapping,
     hitLines,
     theme,
-    syntaxHighlighting(highlight),
     keymap.of([
       {
         key: "Mod-s",
@@ -121,7 +116,7 @@ export function mountCodeEditor(host: HTMLElement, options: CodeEditorOptions): 
           return true;
         },
       },
-      ...defaultKeymap,
+      ...standardKeymap,
       ...historyKeymap,
     ]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true" }),

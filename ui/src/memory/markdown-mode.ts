@@ -1,39 +1,87 @@
-import { StreamLanguage } from "@codemirror/language";
+import { RangeSetBuilder } from "@codemirror/state";
+import {
+  Decoration,
+  type DecorationSet,
+  type EditorView,
+  ViewPlugin,
+  type ViewUpdate,
+} from "@codemirror/view";
 
-// Markdown highlighting for the editor, line by line: headings, emphasis, code, links, quotes and fences.
-// @codemirror/lang-markdown parses far more (and brings the HTML, CSS and JavaScript parsers along), which
-// would put the UI over its size budget; a brain's notes need to be readable, not parsed.
+// Markdown colours for the editor, line by line, as marks on the visible lines: headings, emphasis, code,
+// links, quotes, list markers and fences. Neither @codemirror/lang-markdown (which brings the HTML, CSS and
+// JavaScript parsers) nor a stream language (which brings the whole parser and highlighter machinery): a
+// brain's notes need to be readable, not parsed, and the UI has a size budget.
 
-interface FenceState {
-  fence: boolean;
+const mark = (name: string) => Decoration.mark({ class: `md-${name}` });
+const HEADING = mark("heading");
+const QUOTE = mark("quote");
+const LIST = mark("list");
+const FENCE = mark("fence");
+const CODE = mark("code");
+const INLINE: [RegExp, Decoration][] = [
+  [/`[^`\n]+`/y, CODE],
+  [/\*\*[^*\n]+\*\*|__[^_\n]+__/y, mark("strong")],
+  [/\*[^*\s][^*\n]*\*|_[^_\s][^_\n]*_/y, mark("em")],
+  [/\[[^\]\n]*\]\([^)\s]*\)|https?:\/\/\S+/y, mark("link")],
+];
+const FENCE_LINE = /^\s*(```|~~~)/;
+
+function decorate(view: EditorView): DecorationSet {
+  const builder = new RangeSetBuilder<Decoration>();
+  const { doc } = view.state;
+  const { from: top, to: bottom } = view.viewport;
+  // Whether a line is inside a fence depends on every fence above it, visible or not.
+  let fenced = false;
+  for (let n = 1; n <= doc.lines; n++) {
+    const line = doc.line(n);
+    if (line.from > bottom) break;
+    const isFence = FENCE_LINE.test(line.text);
+    if (line.to < top || line.from === line.to) {
+      if (isFence) fenced = !fenced;
+      continue;
+    }
+    if (isFence) {
+      fenced = !fenced;
+      builder.add(line.from, line.to, FENCE);
+    } else if (fenced) builder.add(line.from, line.to, CODE);
+    else if (/^#{1,6}\s/.test(line.text)) builder.add(line.from, line.to, HEADING);
+    else if (/^\s*>/.test(line.text)) builder.add(line.from, line.to, QUOTE);
+    else decorateInline(builder, line.from, line.text);
+  }
+  return builder.finish();
 }
 
-export const markdownMode = StreamLanguage.define<FenceState>({
-  name: "markdown",
-  startState: () => ({ fence: false }),
-  copyState: (state) => ({ ...state }),
-  token(stream, state) {
-    if (stream.sol() && stream.match(/^\s*(```|~~~)/)) {
-      state.fence = !state.fence;
-      stream.skipToEnd();
-      return "meta";
+function decorateInline(builder: RangeSetBuilder<Decoration>, from: number, text: string): void {
+  let at = 0;
+  const marker = /^\s*([-*+]|\d+[.)])\s/.exec(text);
+  if (marker) {
+    builder.add(from, from + marker[0].length, LIST);
+    at = marker[0].length;
+  }
+  while (at < text.length) {
+    let matched = false;
+    for (const [pattern, decoration] of INLINE) {
+      pattern.lastIndex = at;
+      const match = pattern.exec(text);
+      if (!match) continue;
+      builder.add(from + at, from + at + match[0].length, decoration);
+      at += match[0].length;
+      matched = true;
+      break;
     }
-    if (state.fence) {
-      stream.skipToEnd();
-      return "string";
+    if (!matched) at += 1;
+  }
+}
+
+export const markdownMode = ViewPlugin.fromClass(
+  class {
+    decorations: DecorationSet;
+    constructor(view: EditorView) {
+      this.decorations = decorate(view);
     }
-    if (stream.sol()) {
-      if (stream.match(/^#{1,6}\s.*$/)) return "heading";
-      if (stream.match(/^\s*>.*$/)) return "comment";
-      if (stream.match(/^\s*([-*+]|\d+[.)])\s/)) return "keyword";
+    update(update: ViewUpdate) {
+      if (update.docChanged || update.viewportChanged) this.decorations = decorate(update.view);
     }
-    if (stream.match(/^`[^`]+`/)) return "string";
-    if (stream.match(/^\*\*[^*]+\*\*/) || stream.match(/^__[^_]+__/)) return "strong";
-    if (stream.match(/^\*[^*\s][^*]*\*/) || stream.match(/^_[^_\s][^_]*_/)) return "emphasis";
-    if (stream.match(/^\[[^\]]*\]\([^)\s]*\)/)) return "link";
-    if (stream.match(/^https?:\/\/\S+/)) return "url";
-    stream.next();
-    stream.eatWhile(/[^`*_[h]/);
-    return null;
   },
-});
+  { decorations: (plugin) => plugin.decorations },
+);
