@@ -247,29 +247,33 @@ export class CellManager {
     this.failures.set(userId, failure);
     // After a cooldown the cell has one try: crashing again gives up again, for twice as long.
     if (recent.length > (this.options.maxRestarts ?? 3) || failure.giveUps > 0) {
-      const cooldown = Math.min(
-        (this.options.crashCooldownMs ?? 5 * 60_000) * 2 ** failure.giveUps,
-        Math.max(this.options.crashCooldownMs ?? 0, 3_600_000),
-      );
-      failure.retryAt = new Date(now + cooldown).toISOString();
-      failure.giveUps++;
-      this.emit({
-        kind: "gave_up",
+      this.hold(
         userId,
-        error: `${recent.length} crashes within ${window} ms, the last ${describeCellExit(exit)}`,
-        exit,
-        retryAt: failure.retryAt,
-      });
+        failure,
+        `${recent.length} crashes within ${window} ms, the last ${describeCellExit(exit)}`,
+      );
       return;
     }
     const restart = this.launch(userId, recent)
       .then(() => this.emit({ kind: "restarted", userId, attempt: recent.length }))
-      .catch((error: Error) => this.emit({ kind: "gave_up", userId, error: error.message }))
+      // A cell that crashed and then cannot even start is held as well: its user's messages would only retry it.
+      .catch((error: Error) => this.hold(userId, failure, `restart after a crash failed: ${error.message}`))
       .finally(() => this.starting.delete(userId));
     this.starting.set(
       userId,
       restart.then(() => this.get(userId)),
     );
+  }
+
+  /** Gives up on the user's cell for a cooldown that doubles with each give-up in a row (see crashCooldownMs). */
+  private hold(userId: string, failure: CellFailure, error: string): void {
+    const cooldown = Math.min(
+      (this.options.crashCooldownMs ?? 5 * 60_000) * 2 ** failure.giveUps,
+      Math.max(this.options.crashCooldownMs ?? 0, 3_600_000),
+    );
+    failure.retryAt = new Date(Date.now() + cooldown).toISOString();
+    failure.giveUps++;
+    this.emit({ kind: "gave_up", userId, error, exit: failure.exit, retryAt: failure.retryAt });
   }
 
   private touch(userId: string): void {
