@@ -218,6 +218,8 @@ describe("the web UI", () => {
     await page.getByLabel("Message", { exact: true }).fill("Improve yourself");
     await page.keyboard.press("Enter");
     await page.locator(".message.assistant", { hasText: "I rewrote my soul." }).waitFor();
+    // The turn ends after the guard's check of the prompt files; a message sent before that is not taken.
+    await page.getByRole("button", { name: "Send", exact: true }).waitFor();
     await page.getByLabel("Message", { exact: true }).fill("Hello?");
     await page.keyboard.press("Enter");
     const halted = page.locator(".notice.error", { hasText: "This agent is halted: a change to soul.md" });
@@ -283,7 +285,7 @@ describe("the web UI", () => {
 
   it("signs out, then an admin signs in with the one-time link and sees every cell and the providers by name", async () => {
     const { page } = s;
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.getByText("You are signed out.").waitFor();
     // The one-time link the operator hands out signs in by itself, once.
     await s.h.warden.context.users.add("root", { admin: true });
@@ -291,7 +293,7 @@ describe("the web UI", () => {
     await page.goto(link);
     await page.getByText("root (admin)").waitFor();
     await page.goto(link);
-    await page.getByText(/already used or has expired/).waitFor();
+    await page.getByText(/already used, has expired or was withdrawn/).waitFor();
     await page.goto(`${s.h.url}/ui/`);
     await page.getByRole("link", { name: "Admin" }).click();
     await page.locator('tr[data-cell="alice"]').waitFor();

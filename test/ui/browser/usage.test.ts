@@ -91,7 +91,7 @@ describe("the usage page", () => {
 
   it("says so when a user has neither caps nor calls", async () => {
     const bob = await s.h.addUser("bob");
-    await s.page.getByRole("button", { name: "Sign out" }).click();
+    await s.page.getByRole("button", { name: "Sign out", exact: true }).click();
     // Straight to the usage screen: the chat would start bob's cell, whose first index embeds the starter brain
     // through the warden's proxy, a model call of his own that could reach the page before its answer.
     await signIn(s.page, s.h.url, bob, "usage");
