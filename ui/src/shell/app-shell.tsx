@@ -94,12 +94,16 @@ export function AppShell(props: {
           {props.auth.state.me?.user}
           {props.auth.state.me?.admin ? " (admin)" : ""}
         </span>
-        <button type="button" class="ghost" onClick={() => void props.auth.dispatch({ type: "sign-out" })}>
+        <button
+          type="button"
+          class="ghost account-action"
+          onClick={() => void props.auth.dispatch({ type: "sign-out" })}
+        >
           Sign out
         </button>
         <button
           type="button"
-          class="ghost"
+          class="ghost account-action"
           title="End every browser session of yours, on every device (your API token keeps working)"
           disabled={props.auth.state.busy}
           onClick={() => void props.auth.dispatch({ type: "sign-out-everywhere" })}
