@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -69,6 +69,30 @@ describe("the system prompt", () => {
       "instructions/general.md",
       "instructions/zz-style.md",
     ]);
+  });
+
+  it("never brings a file a prompt file links to outside the brain into the prompt; it reads as a refusal instead", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "ironclaw-outside-"));
+    try {
+      writeFileSync(join(outside, "secret.txt"), "RUNTIME-ONLY-SECRET\n");
+      unlinkSync(join(dir, "identity.md"));
+      symlinkSync(join(outside, "secret.txt"), join(dir, "identity.md"));
+      symlinkSync(join(outside, "secret.txt"), join(dir, "instructions/leak.md"));
+      const files = await readPromptFiles(brain, { name: "assistant", provider: "local", model: "m" });
+      const all = [...files.persona, ...files.instructions];
+      expect(JSON.stringify(all)).not.toContain("RUNTIME-ONLY-SECRET");
+      expect(all.find((f) => f.path === "identity.md")?.text).toMatch(
+        /^\[identity\.md is not read: .*outside/,
+      );
+      expect(all.find((f) => f.path === "instructions/leak.md")?.text).toMatch(/is not read/);
+      // A link that stays inside the brain is read as the file it names.
+      unlinkSync(join(dir, "identity.md"));
+      symlinkSync("instructions/research.md", join(dir, "identity.md"));
+      const inside = await readPromptFiles(brain, { name: "assistant", provider: "local", model: "m" });
+      expect(inside.persona.find((f) => f.path === "identity.md")?.text).toContain("Cite sources.");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it("leaves out the recalled-memory section when nothing was recalled and skips missing files", async () => {

@@ -1,6 +1,12 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import type { AgentProfile } from "../contracts/index.js";
-import { BRAIN_PATHS, type BrainLayout, type SearchHit } from "../memory/index.js";
+import {
+  BRAIN_PATHS,
+  BrainFileRefusal,
+  type BrainLayout,
+  readBrainFile,
+  type SearchHit,
+} from "../memory/index.js";
 import { citeKey } from "./citations.js";
 import { UNTRUSTED_PAGE_NOTE } from "./tools/browser-tool.js";
 
@@ -137,16 +143,25 @@ function clipPromptFile(file: PromptFile): string {
   return `${head}\n\n[${file.path} is ${Buffer.byteLength(text)} bytes; only its first ${MAX_PROMPT_FILE_BYTES} are given here]`;
 }
 
+/** The most of a prompt file that is read at all; what enters a prompt is cut far below (MAX_PROMPT_FILE_BYTES). */
+const MAX_PROMPT_FILE_READ = 16 * 1024 * 1024;
+
+/**
+ * Reads each prompt file through the brain's descriptor lookup: the runtime sees more of the cell than the
+ * agent's tools do, so a prompt file the agent turned into a link out of the brain (to the runtime's /proc
+ * entries, say) must not bring what it points at into the prompt. Such a file reads as a line saying why, which
+ * the soul guard sees as a change and holds; a missing one is left out.
+ */
 async function readAll(brain: BrainLayout, paths: readonly string[]): Promise<PromptFile[]> {
-  const files = await Promise.all(
-    paths.map(async (path) => {
-      try {
-        return { path, text: await readFile(brain.resolve(path, "persona_files"), "utf8") };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        return undefined;
-      }
-    }),
-  );
-  return files.filter((f): f is PromptFile => f !== undefined);
+  const files: PromptFile[] = [];
+  for (const path of paths) {
+    try {
+      const read = readBrainFile(brain.root, path, MAX_PROMPT_FILE_READ);
+      if (read) files.push({ path, text: read.bytes.toString("utf8") });
+    } catch (error) {
+      if (!(error instanceof BrainFileRefusal)) throw error;
+      files.push({ path, text: `[${path} is not read: ${error.rule}]` });
+    }
+  }
+  return files;
 }

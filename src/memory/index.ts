@@ -1,4 +1,5 @@
 export { loadMemorySettings, type MemorySettings, retrievalFromProfile } from "./brain-config.js";
+export { BrainFileRefusal, readBrainFile } from "./brain-file-access.js";
 export type { BrainFile, SkippedFile } from "./brain-files.js";
 export { BRAIN_PATHS, BrainLayout, isIndexablePath } from "./brain-layout.js";
 export {
