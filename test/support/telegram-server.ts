@@ -126,3 +126,16 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 }
+
+/** The warden's `[integrations]` for a bot named "family" whose Bot API is this test server. */
+export function telegramIntegration(bot: TelegramServer, secret: string) {
+  return {
+    telegram: {
+      enabled: true,
+      token: "123456:TEST",
+      secret_token: secret,
+      api_base_url: bot.url,
+      bot: "family",
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reply } from "../support/model-server.js";
-import { startTelegramServer, type TelegramServer } from "../support/telegram-server.js";
+import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 // Spend caps through the whole product: HTTP → warden → the user's bwrap cell → the model proxy → the scripted
@@ -27,15 +27,7 @@ beforeAll(async () => {
         },
       },
       budgets: { ...config.budgets, default_max_tokens: 1000 },
-      integrations: {
-        telegram: {
-          enabled: true,
-          token: "123456:TEST",
-          secret_token: SECRET,
-          api_base_url: bot.url,
-          bot: "family",
-        },
-      },
+      integrations: telegramIntegration(bot, SECRET),
     }),
   });
   admin = api(h.url, (await h.warden.context.users.add("boss", { admin: true })).token);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { reply } from "../support/model-server.js";
-import { startTelegramServer, type TelegramServer } from "../support/telegram-server.js";
+import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 // No message and no brain file may kill an agent: every front door refuses a message over [limits]
@@ -37,15 +37,7 @@ beforeAll(async () => {
   h = await startWardenHarness({
     configure: (config) => ({
       ...config,
-      integrations: {
-        telegram: {
-          enabled: true,
-          token: "123456:TEST",
-          secret_token: SECRET,
-          api_base_url: bot.url,
-          bot: "family",
-        },
-      },
+      integrations: telegramIntegration(bot, SECRET),
     }),
   });
   token = await h.addUser("alice");

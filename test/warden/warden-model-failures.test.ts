@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type EmbeddingTestServer, startEmbeddingServer } from "../support/embedding-server.js";
 import { reply } from "../support/model-server.js";
-import { startTelegramServer, type TelegramServer } from "../support/telegram-server.js";
+import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 // A model server that drops a stream mid-reply, then one that is down (ECONNREFUSED): every way a user chats
@@ -34,15 +34,7 @@ beforeAll(async () => {
         embed: { base_url: embeddings.baseUrl, api_key_env: "TEST_MODEL_KEY", models: [] },
       },
       new_brains: { ...config.new_brains, embedding_provider: "embed", embedding_model: "test-embed" },
-      integrations: {
-        telegram: {
-          enabled: true,
-          token: "123456:TEST",
-          secret_token: SECRET,
-          api_base_url: bot.url,
-          bot: "family",
-        },
-      },
+      integrations: telegramIntegration(bot, SECRET),
     }),
   });
   token = await h.addUser("dora");

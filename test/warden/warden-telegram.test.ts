@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply } from "../support/model-server.js";
-import { startTelegramServer, type TelegramServer } from "../support/telegram-server.js";
+import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 const SECRET = "webhook-secret-42";
@@ -34,15 +34,7 @@ beforeAll(async () => {
   h = await startWardenHarness({
     configure: (config) => ({
       ...config,
-      integrations: {
-        telegram: {
-          enabled: true,
-          token: "123456:TEST",
-          secret_token: SECRET,
-          api_base_url: bot.url,
-          bot: "family",
-        },
-      },
+      integrations: telegramIntegration(bot, SECRET),
     }),
   });
   call = api(h.url, await h.addUser("carol"));
