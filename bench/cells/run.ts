@@ -37,7 +37,7 @@ const imageDir = values.image ?? join(PACKAGE_ROOT, "node_modules/.cache/ironcla
 const bundled = existsSync(join(PACKAGE_ROOT, "dist/cell/bundle.json"));
 const runtime = bundled
   ? bundleRuntime()
-  : existsSync(join(PACKAGE_ROOT, "dist/cells/guest/irowclaw.js"))
+  : existsSync(join(PACKAGE_ROOT, "dist/inmate/irowclaw.js"))
     ? distRuntime()
     : sourceRuntime();
 const wanted = (

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { ModelBudget, type ModelCallStart } from "../../src/warden/budget-guard.js";
+import { ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 import { summarise, timeRounds } from "../agent/timing.js";
 

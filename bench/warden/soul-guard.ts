@@ -9,7 +9,7 @@
 // Usage: npm run bench:warden:soul-guard [-- turns]   (default 30; bwrap under root)
 import { loadavg } from "node:os";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { evaluatePromptChange, type SoulGuardConfig } from "../../src/warden/soul-guard.js";
+import { evaluatePromptChange, type SoulGuardConfig } from "../../src/warden/soul/soul-guard.js";
 import { reply } from "../../test/support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../../test/support/warden-harness.js";
 import { formatTable } from "../agent/timing.js";

@@ -1,3 +1,15 @@
+export {
+  addressRefusal,
+  checkFetchTarget,
+  checkHost,
+  type FetchedPage,
+  type FetchLimits,
+  fetchPage,
+  type HostPolicy,
+  interfaceOf,
+  isPrivateAddress,
+  matchesHost,
+} from "../egress/index.js";
 export { AgentDatabase, openAgentDatabase } from "./agent-db.js";
 export type { AgentContext, AgentEvent, AgentRunResult, AgentStopReason } from "./agent-event.js";
 export {
@@ -85,10 +97,7 @@ export { addUsage, ContextMeter } from "./token-budget.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
 export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
-export { checkHost, type HostPolicy, matchesHost } from "./tools/host-policy.js";
-export { addressRefusal, interfaceOf, isPrivateAddress } from "./tools/ip-ranges.js";
 export { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
-export { checkFetchTarget, type FetchedPage, type FetchLimits, fetchPage } from "./tools/page-fetch.js";
 export { PathPolicy } from "./tools/path-policy.js";
 export { type GroupRun, type GroupRunOptions, runInProcessGroup } from "./tools/process-group.js";
 export { readableText } from "./tools/readable-text.js";

@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
+import { type MessageBody, ProtocolPeer } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import type { CellBackend, CellHandle, CellStartSpec } from "./cell.js";
 import { CellManager } from "./cell-manager.js";
-import { type MessageBody, ProtocolPeer } from "./protocol-peer.js";
 
 /** What `ironclaw cell list` reads: one file per kept cell in the run directory. */
 export interface KeptCell {

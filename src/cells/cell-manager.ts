@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { MessageBody } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import { settleSpareCopies } from "./brain-disk.js";
 import {
@@ -9,7 +10,6 @@ import {
   type CellStartSpec,
 } from "./cell.js";
 import { describeCellExit } from "./cell-exit.js";
-import type { MessageBody } from "./protocol-peer.js";
 import type { WarmPool } from "./warm-pool.js";
 
 /** `requested`: a stop asked for (an admin, `ironclaw cell stop`); `shutdown`: the warden is ending. */

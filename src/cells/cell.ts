@@ -1,8 +1,7 @@
+import type { GuestHandlerName, MessageBody, PeerStats, ProtocolPeer } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import type { initBrain } from "../memory/index.js";
 import type { CellBackendName } from "./backend-choice.js";
-import type { GuestHandlerName } from "./guest/irowclaw.js";
-import type { MessageBody, PeerStats, ProtocolPeer } from "./protocol-peer.js";
 
 /** What a new brain starts with (the host's [new_brains]): the agent's provider and model, the embedder. */
 export type BrainSeed = Omit<NonNullable<Parameters<typeof initBrain>[1]>, "agentName">;

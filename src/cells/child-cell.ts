@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { Duplex } from "node:stream";
+import { ProtocolPeer } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import type { CellBackendName } from "./backend-choice.js";
 import {
@@ -11,7 +12,6 @@ import {
 } from "./cell.js";
 import { stderrTail } from "./cell-exit.js";
 import { treeRssBytes } from "./process-tree.js";
-import { ProtocolPeer } from "./protocol-peer.js";
 
 export interface ChildCellInit {
   backend: CellBackendName;

@@ -39,7 +39,7 @@ export function sourceRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
     nodeArgs: (root) => [
       "--import",
       `file://${join(root, relative(packageRoot, loader))}`,
-      join(root, "src/cells/guest/irowclaw.ts"),
+      join(root, "src/inmate/irowclaw.ts"),
     ],
   };
 }
@@ -49,7 +49,7 @@ export function distRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
     kind: "dist",
     packageRoot,
     parts: ["package.json", "dist", "node_modules"],
-    nodeArgs: (root) => [join(root, "dist/cells/guest/irowclaw.js")],
+    nodeArgs: (root) => [join(root, "dist/inmate/irowclaw.js")],
   };
 }
 
@@ -98,7 +98,7 @@ export function bundleRuntime(
  */
 export function defaultRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
   if (import.meta.url.endsWith(".ts")) return sourceRuntime(packageRoot);
-  const compiled = mtimeOf(join(packageRoot, "dist/cells/guest/irowclaw.js"));
+  const compiled = mtimeOf(join(packageRoot, "dist/inmate/irowclaw.js"));
   if (compiled === undefined) return sourceRuntime(packageRoot);
   // A bundle older than the compiled modules was left behind by a build that stopped after tsc.
   const bundled = mtimeOf(join(packageRoot, BUNDLE_ENTRY));

@@ -47,23 +47,6 @@ export {
   type CellManagerOptions,
 } from "./cell-manager.js";
 export {
-  DEFAULT_MAX_FRAME_BYTES,
-  encodeFrame,
-  FrameDecoder,
-  type FrameEvent,
-  FrameTooLargeError,
-} from "./frame-codec.js";
-export { runFileOp } from "./guest/brain-file-ops.js";
-export type {
-  CellHandler,
-  FileOpOutcome,
-  GuestContext,
-  JobProgress,
-  TurnEvent,
-} from "./guest/cell-handler.js";
-export { serveCell } from "./guest/cell-server.js";
-export { createEchoDevHandler, createShellTestHandler, type ShellOutcome } from "./guest/dev-handlers.js";
-export {
   bundleRuntime,
   defaultRuntime,
   distRuntime,
@@ -116,16 +99,6 @@ export {
   snapshotNodeOptions,
 } from "./image/startup-snapshot-build.js";
 export { treeRssBytes } from "./process-tree.js";
-export {
-  ChannelClosedError,
-  type CloseInfo,
-  isFinalReply,
-  type MessageBody,
-  type PeerOptions,
-  type PeerStats,
-  ProtocolPeer,
-  ReplyTimeoutError,
-} from "./protocol-peer.js";
 export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";
 export { userCellSpec } from "./user-cell-spec.js";
 export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";

@@ -5,10 +5,9 @@ import {
   createConfiguredBackend,
   listKeptCells,
   loadHostConfig,
-  type MessageBody,
-  ProtocolPeer,
   usersDir,
 } from "../cells/index.js";
+import { type MessageBody, ProtocolPeer } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger } from "../core/index.js";

@@ -7,7 +7,7 @@ import {
 } from "../contracts/index.js";
 import { loadTomlConfig } from "../core/index.js";
 import { BRAIN_PATHS, type BrainLayout } from "./brain-layout.js";
-import { DEFAULT_RETRIEVAL, type RetrievalSettings } from "./retrieval-settings.js";
+import { DEFAULT_RETRIEVAL, type RetrievalSettings } from "./search/index.js";
 
 /** What memory needs from the brain's config: `[indexing]`, `[providers]` and the agent's `[retrieval]`. */
 export interface MemorySettings {

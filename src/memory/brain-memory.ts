@@ -11,23 +11,31 @@ import { type Embedder, embedderKey } from "./embedders/embedder.js";
 import { createEmbedder } from "./embedders/embedder-factory.js";
 import {
   applyForget,
+  type Correction,
+  type CorrectionResult,
+  correctFact,
   type ForgetOptions,
   type ForgetOutcome,
   type ForgetTarget,
   planForget,
-} from "./forget-plan.js";
-import { purgeDeletedText } from "./forget-purge.js";
-import { type Correction, type CorrectionResult, correctFact } from "./forget-replace.js";
-import { HybridSearch, type SearchHit, type SearchOptions } from "./hybrid-search.js";
-import { IndexQueue, type IndexRequest } from "./index-queue.js";
-import { IndexStore } from "./index-store.js";
-import { Indexer, type IndexReport, type IndexWorkerMode, type PassOptions } from "./indexer.js";
+  purgeDeletedText,
+} from "./forget/index.js";
+import {
+  Indexer,
+  IndexQueue,
+  type IndexReport,
+  type IndexRequest,
+  IndexStore,
+  type IndexWorkerMode,
+  type PassOptions,
+} from "./index/index.js";
 import { appendEntry, type Remembered, type RememberOptions } from "./remember.js";
+import { HybridSearch, type SearchHit, type SearchOptions } from "./search/index.js";
 import { appendTranscriptTurn, type TranscriptTurn } from "./transcript-file.js";
-import type { VectorIndexTuning } from "./vector-index.js";
+import type { VectorIndexTuning } from "./vector/index.js";
 import { type BrainWatcher, watchBrain } from "./watcher.js";
 
-export type { ForgetOptions, ForgetOutcome } from "./forget-plan.js";
+export type { ForgetOptions, ForgetOutcome } from "./forget/index.js";
 
 export interface BrainMemoryOptions {
   /** Overrides the embedder `[indexing]` would create. */

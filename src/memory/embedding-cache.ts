@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embedders/embedder.js";
 import { statement } from "./statements.js";
-import { vectorFromBlob } from "./vector-blob.js";
+import { vectorFromBlob } from "./vector/index.js";
 
 /**
  * Vectors by (embedder, model, hash of the embedded text), so unchanged text is never sent to the embedder

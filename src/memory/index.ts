@@ -35,56 +35,44 @@ export {
   wordTableFile,
 } from "./embedders/word-table-cache.js";
 export {
+  type CorrectedPlace,
+  type Correction,
+  type CorrectionResult,
   containsMatcher,
+  correctFact,
   type FileRemoval,
-  type ForgetMatcher,
-  queryMatcher,
-  type RemovedRegion,
-  removeMatching,
-  unitsOf,
-  wordsOf,
-} from "./forget-match.js";
-export {
   type ForgetFile,
+  type ForgetMatcher,
   type ForgetPlan,
   type ForgetScope,
   type ForgetTarget,
   forgetScope,
   isForgettablePath,
-  parseForgetTarget,
-  scopeMatcher,
-} from "./forget-plan.js";
-export { purgeDeletedText } from "./forget-purge.js";
-export {
-  type CorrectedPlace,
-  type Correction,
-  type CorrectionResult,
-  correctFact,
   MAX_CORRECTED_PLACES,
-} from "./forget-replace.js";
-export { ftsMatchExpression } from "./fts-query.js";
+  parseForgetTarget,
+  purgeDeletedText,
+  queryMatcher,
+  type RemovedRegion,
+  removeMatching,
+  scopeMatcher,
+  unitsOf,
+  wordsOf,
+} from "./forget/index.js";
+export type { LexicalIndex } from "./index/index.js";
 export {
-  checkSettings,
-  DEFAULT_RETRIEVAL,
-  HybridSearch,
-  type HybridSearchOptions,
-  type RetrievalSettings,
-  type SearchHit,
-  type SearchMode,
-  type SearchOptions,
-} from "./hybrid-search.js";
-export { IndexQueue, type IndexRequest } from "./index-queue.js";
-export { type ChunkKey, type FileChange, type FileRecord, IndexStore } from "./index-store.js";
-export {
+  type ChunkKey,
+  type FileChange,
+  type FileRecord,
   Indexer,
   type IndexerOptions,
   type IndexProgress,
+  IndexQueue,
   type IndexReport,
+  type IndexRequest,
+  IndexStore,
   type IndexWorkerMode,
   type PassOptions,
-} from "./indexer.js";
-export { seededRandom } from "./kmeans.js";
-export type { LexicalIndex } from "./lexical-index.js";
+} from "./index/index.js";
 export {
   DEFAULT_PROMOTION_RULE,
   isPromotablePath,
@@ -94,10 +82,23 @@ export {
   type RecallUse,
   selectPromotions,
 } from "./promotion-rule.js";
-export type { RankingExplanation } from "./ranking-explanation.js";
-export { type SourceAge, sourceAge } from "./ranking-recency.js";
 export { appendEntry, type Remembered, type RememberOptions, type RememberTarget } from "./remember.js";
-export { FUSION_METHODS, type FusionMethod } from "./retrieval-settings.js";
+export type { RankingExplanation } from "./search/index.js";
+export {
+  checkSettings,
+  DEFAULT_RETRIEVAL,
+  FUSION_METHODS,
+  type FusionMethod,
+  ftsMatchExpression,
+  HybridSearch,
+  type HybridSearchOptions,
+  type RetrievalSettings,
+  type SearchHit,
+  type SearchMode,
+  type SearchOptions,
+  type SourceAge,
+  sourceAge,
+} from "./search/index.js";
 export type { StoredChunk } from "./stored-chunk.js";
 export {
   type CompactionPolicy,
@@ -119,8 +120,9 @@ export {
 export { oneLine, quoteForBrain } from "./transcript-text.js";
 export {
   DEFAULT_VECTOR_TUNING,
+  seededRandom,
   type VectorHit,
   VectorIndex,
   type VectorIndexTuning,
-} from "./vector-index.js";
+} from "./vector/index.js";
 export { type BrainWatcher, type WatchOptions, watchBrain } from "./watcher.js";

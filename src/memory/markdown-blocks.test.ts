@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "./kmeans.js";
 import { parsedBlocks, scanBlocks, topBlocks } from "./markdown-blocks.js";
+import { seededRandom } from "./vector/kmeans.js";
 
 const note = `# Trip to Kyoto
 

@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
-import { IndexQueue, type IndexRequest } from "./index-queue.js";
+import { IndexQueue, type IndexRequest } from "./index/index-queue.js";
 import { type BrainWatcher, watchBrain } from "./watcher.js";
 
 let temp: TempBrain;

@@ -2,7 +2,7 @@ import { type FSWatcher, watch } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type BrainLayout, isIndexablePath } from "./brain-layout.js";
-import type { IndexRequest } from "./index-queue.js";
+import type { IndexRequest } from "./index/index.js";
 
 export interface BrainWatcher {
   close(): void;

@@ -1,5 +1,6 @@
 import { fetchPage, type HostPolicy, ToolRefusal } from "../agent/index.js";
-import { type CellHandle, DEFAULT_MAX_FRAME_BYTES } from "../cells/index.js";
+import type { CellHandle } from "../cells/index.js";
+import { DEFAULT_MAX_FRAME_BYTES } from "../channel/index.js";
 import type {
   EmbedRequest,
   FetchRequest,
@@ -12,10 +13,9 @@ import type {
 import type { Logger } from "../core/index.js";
 import type { ProviderFailure, StreamEvent } from "../providers/index.js";
 import { OutputMeter } from "../providers/index.js";
-import type { ModelBudget, ModelCallStart, Overrun } from "./budget-guard.js";
+import type { CallState, ModelBudget, ModelCallStart, Overrun } from "./budget/index.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
 import { userModelFailure } from "./model-failure.js";
-import type { CallState } from "./usage-store.js";
 
 const FETCH_BODY_CAP = Math.floor((DEFAULT_MAX_FRAME_BYTES - 64 * 1024) * 0.75);
 

@@ -2,13 +2,13 @@ import type { CellHandle } from "../cells/index.js";
 import type { TurnFailure } from "../contracts/index.js";
 import { type Logger, NotFoundError } from "../core/index.js";
 import type { ProviderFailure } from "../providers/index.js";
-import { findBudgetRefusal } from "./budget-messages.js";
+import { findBudgetRefusal } from "./budget/index.js";
 import type { AuditEntry } from "./cell-requests.js";
 import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
 import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
-import type { ConversationStore } from "./conversation-store.js";
+import type { ConversationStore } from "./conversations/index.js";
 import { turnFailureOf } from "./model-failure.js";
-import { SoulScanError, type SoulWatch } from "./soul-watch.js";
+import { SoulScanError, type SoulWatch } from "./soul/index.js";
 import type { WardenCells } from "./warden-cells.js";
 
 export interface ChatCoreOptions {

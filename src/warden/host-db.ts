@@ -2,12 +2,11 @@ import { closeSync, constants, fchmodSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { migrateAuditTables } from "./audit-store.js";
-import { migrateBudgetTables } from "./budget-store.js";
+import { migrateBudgetTables, migrateUsageTables } from "./budget/index.js";
 import { migrateChannelTables } from "./channels/channel-links.js";
-import { migrateConversationTables } from "./conversation-store.js";
+import { migrateConversationTables } from "./conversations/index.js";
 import { migrateLoginLinkTables } from "./login-links.js";
-import { migrateSoulTables } from "./soul-store.js";
-import { migrateUsageTables } from "./usage-store.js";
+import { migrateSoulTables } from "./soul/index.js";
 import { migrateUserTables } from "./user-store.js";
 import { migrateWebSessionTables } from "./web-sessions.js";
 

@@ -6,5 +6,5 @@ export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";
 export { HostProviders } from "./host-providers.js";
 export { LoginLinks } from "./login-links.js";
-export { SoulStore } from "./soul-store.js";
+export { SoulStore } from "./soul/index.js";
 export { UserStore } from "./user-store.js";

@@ -14,7 +14,7 @@ import {
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, MemoryForgotten, ModelRequest, Ready } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
-import type { ModelBudget } from "./budget-guard.js";
+import type { ModelBudget } from "./budget/index.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 import type { HostProviders } from "./host-providers.js";
 

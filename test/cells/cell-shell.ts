@@ -1,4 +1,5 @@
-import type { CellHandle, ShellOutcome } from "../../src/cells/index.js";
+import type { CellHandle } from "../../src/cells/index.js";
+import type { ShellOutcome } from "../../src/inmate/index.js";
 
 /** Runs a shell command inside a cell through the shell test handler and returns what it printed. */
 export async function shellIn(cell: CellHandle, command: string, timeoutMs = 120_000): Promise<ShellOutcome> {

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_FRAME_BYTES, encodeFrame } from "../../src/cells/index.js";
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame } from "../../src/channel/index.js";
 import { answers, shellIn } from "./cell-shell.js";
 import type { EscapeAttempt } from "./escape-scene.js";
 

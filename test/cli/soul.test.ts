@@ -4,8 +4,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { evaluateSoulChange } from "../../src/warden/soul-guard.js";
-import { migrateSoulTables, type SoulChange, SoulStore } from "../../src/warden/soul-store.js";
+import { evaluateSoulChange } from "../../src/warden/soul/soul-guard.js";
+import { migrateSoulTables, type SoulChange, SoulStore } from "../../src/warden/soul/soul-store.js";
 import { runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 const BEFORE =

@@ -4,8 +4,8 @@ import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BrainFileRefusal, readBrainFile } from "../../src/memory/brain-file-access.js";
-import { IndexStore } from "../../src/memory/index-store.js";
-import { Indexer } from "../../src/memory/indexer.js";
+import { IndexStore } from "../../src/memory/index/index-store.js";
+import { Indexer } from "../../src/memory/index/indexer.js";
 import { makeTempBrain, openInspector, type TempBrain } from "../support/memory-fixtures.js";
 import { WordHashEmbedder } from "../support/word-hash-embedder.js";
 

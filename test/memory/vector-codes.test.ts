@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { normaliseVector } from "../../src/memory/embedders/embedder.js";
-import { CentroidTable, seededRandom, trainCentroids } from "../../src/memory/kmeans.js";
-import { VectorCodes } from "../../src/memory/vector-codes.js";
-import { createVectorKernel } from "../../src/memory/vector-kernel.js";
+import { CentroidTable, seededRandom, trainCentroids } from "../../src/memory/vector/kmeans.js";
+import { VectorCodes } from "../../src/memory/vector/vector-codes.js";
+import { createVectorKernel } from "../../src/memory/vector/vector-kernel.js";
 
 function makeRandomVectors(count: number, dims: number, seed: number): Float32Array[] {
   const random = seededRandom(seed);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { ModelBudget, type ModelCallStart } from "../../src/warden/budget-guard.js";
+import { ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 import { UserStore } from "../../src/warden/user-store.js";
 import { runIronclaw, runIronclawInProcess } from "../cli/run-cli.js";

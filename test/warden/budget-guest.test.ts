@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFrame } from "../../src/cells/index.js";
+import { encodeFrame } from "../../src/channel/index.js";
 import { createLogger } from "../../src/core/index.js";
 import { startWarden, type Warden } from "../../src/warden/index.js";
 import { type ModelServer, startModelServer } from "../support/model-server.js";

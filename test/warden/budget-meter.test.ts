@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type IronclawdConfigInput, ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { type Admission, ModelBudget, type ModelCallStart } from "../../src/warden/budget-guard.js";
+import { type Admission, ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 
 // The budget against a real host.db: reservations, settlement, caps per party, refusals, unpriced models.

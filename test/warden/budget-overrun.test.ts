@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { usageReport } from "../../src/warden/budget-admin.js";
-import { type Admission, ModelBudget, type ModelCallStart } from "../../src/warden/budget-guard.js";
+import { usageReport } from "../../src/warden/budget/budget-admin.js";
+import { type Admission, ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 
 // A call is charged at most what it reserved, whatever its provider streams or reports; what the provider says

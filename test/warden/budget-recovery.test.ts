@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { ModelBudget, type ModelCallStart } from "../../src/warden/budget-guard.js";
-import { isOwnerAlive } from "../../src/warden/budget-owner.js";
+import { ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
+import { isOwnerAlive } from "../../src/warden/budget/budget-owner.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -93,7 +93,7 @@ describe("recovering the reservations of a warden that died", () => {
 function racer(attempts: number, holdMs: number, startAt: number): Promise<number> {
   const script = `
     const { openHostDb } = await import(${JSON.stringify(join(ROOT, "src/warden/host-db.ts"))});
-    const { ModelBudget } = await import(${JSON.stringify(join(ROOT, "src/warden/budget-guard.ts"))});
+    const { ModelBudget } = await import(${JSON.stringify(join(ROOT, "src/warden/budget/budget-guard.ts"))});
     const { ironclawdConfigSchema } = await import(${JSON.stringify(join(ROOT, "src/contracts/index.ts"))});
     const db = openHostDb(process.env.HOME_DIR);
     const config = ironclawdConfigSchema.parse({ pricing: { local: { "test-model": { input: 1, output: 10 } } } });

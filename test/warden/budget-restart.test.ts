@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { ModelBudget } from "../../src/warden/budget-guard.js";
+import { ModelBudget } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb, UserStore } from "../../src/warden/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
 import { startServeProcess } from "../support/serve-process.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
-import { ModelBudget, type ModelCallStart } from "../../src/warden/budget-guard.js";
+import { ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 
 // Days and months turn over at midnight on the user's own clock. The clock is injected: each test sets the time.

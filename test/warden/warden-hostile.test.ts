@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFrame } from "../../src/cells/index.js";
+import { encodeFrame } from "../../src/channel/index.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 // A compromised agent: the cell runs the shell test handler, whose `!raw <base64>` writes any bytes to the

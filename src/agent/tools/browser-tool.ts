@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { HostPolicy } from "./host-policy.js";
-import { type FetchedPage, type FetchLimits, fetchPage } from "./page-fetch.js";
+import type { HostPolicy } from "../../egress/index.js";
+import { type FetchedPage, type FetchLimits, fetchPage } from "../../egress/index.js";
 import { readableText } from "./readable-text.js";
 import { defineTool, failed, ok } from "./tool-definition.js";
 

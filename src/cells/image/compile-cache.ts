@@ -2,10 +2,9 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ProtocolPeer, WRITE_CACHE_ENV } from "../../channel/index.js";
 import { ensureBrainDir } from "../brain-dir.js";
 import { duplexOf } from "../child-cell.js";
-import { WRITE_CACHE_ENV } from "../guest/cell-loader.js";
-import { ProtocolPeer } from "../protocol-peer.js";
 import { GUEST_BUNDLE_ENTRY } from "./guest-bundle.js";
 
 export interface WarmUpResult {

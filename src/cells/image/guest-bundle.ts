@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { join, relative } from "node:path";
-import { RUNTIME_FILE } from "../guest/cell-loader.js";
+import { RUNTIME_FILE } from "../../channel/index.js";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
 import { barrelImports, withoutZodLocales } from "./barrel-imports.js";
 import { runtimePackages } from "./runtime-closure.js";
@@ -72,7 +72,7 @@ export async function bundleGuest(
   } as const;
   const runtime = await build({
     ...common,
-    entryPoints: [join(packageRoot, "src/cells/guest/irowclaw.ts")],
+    entryPoints: [join(packageRoot, "src/inmate/irowclaw.ts")],
     outfile: join(staging, RUNTIME_FILE),
     external: GUEST_EXTERNAL_PACKAGES,
     // ESM sources ask import.meta.url for their own location (createRequire, the entry check).
@@ -82,7 +82,7 @@ export async function bundleGuest(
   });
   await build({
     ...common,
-    entryPoints: [join(packageRoot, "src/cells/guest/cell-loader.ts")],
+    entryPoints: [join(packageRoot, "src/inmate/cell-loader.ts")],
     outfile: join(staging, GUEST_BUNDLE_ENTRY),
     banner: { js: "#!/usr/bin/env node" },
   });

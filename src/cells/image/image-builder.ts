@@ -135,7 +135,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
       600_000,
     );
     // tsc still emits when other modules have type errors; only a missing entry is fatal here.
-    if (!existsSync(join(packageRoot, "dist/cells/guest/irowclaw.js"))) {
+    if (!existsSync(join(packageRoot, "dist/inmate/irowclaw.js"))) {
       throw new Error(`compiling the runtime failed:\n${tsc.stdout.slice(0, 2000)}`);
     }
     const bundle = await bundleGuest({ packageRoot });

@@ -5,8 +5,8 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { RUNTIME_FILE } from "../../channel/index.js";
 import { bwrapNodeOptions, DEFAULT_BWRAP_LIMITS } from "../backends/bwrap-args.js";
-import { RUNTIME_FILE } from "../guest/cell-loader.js";
 import {
   PACKAGE_IN_CELL,
   probeStartupSnapshot,

@@ -3,11 +3,17 @@ import { loadHostConfig } from "../../cells/index.js";
 import { type BudgetSetBody, budgetSetBodySchema, budgetTargetSchema } from "../../contracts/index.js";
 import { InvalidInputError, ironclawHome } from "../../core/index.js";
 import { AuditStore } from "../../warden/audit-store.js";
-import { alertViews, budgetOverview, clearBudget, setBudget } from "../../warden/budget-admin.js";
-import { ModelBudget } from "../../warden/budget-guard.js";
+import {
+  alertViews,
+  budgetOverview,
+  clearBudget,
+  DEFAULT_PRICES_AS_OF,
+  formatUsd,
+  ModelBudget,
+  setBudget,
+  usdToMicros,
+} from "../../warden/budget/index.js";
 import { openHostDb } from "../../warden/host-db.js";
-import { DEFAULT_PRICES_AS_OF } from "../../warden/model-price-table.js";
-import { formatUsd, usdToMicros } from "../../warden/price-book.js";
 import { UserStore } from "../../warden/user-store.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";

@@ -5,8 +5,13 @@ import Database from "better-sqlite3";
 import { IronclawError, ironclawHome, NotFoundError } from "../../core/index.js";
 import { AuditStore, migrateAuditTables } from "../../warden/audit-store.js";
 import { HOST_DB_FILE } from "../../warden/host-db.js";
-import { type DiffLine, diffLines } from "../../warden/soul-guard.js";
-import { migrateSoulTables, type SoulChange, SoulStore } from "../../warden/soul-store.js";
+import {
+  type DiffLine,
+  diffLines,
+  migrateSoulTables,
+  type SoulChange,
+  SoulStore,
+} from "../../warden/soul/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadTestEmbedder } from "../../../test/support/memory-fixtures.js";
-import { seededRandom } from "../kmeans.js";
+import { seededRandom } from "../vector/kmeans.js";
 import type { BuiltinEmbedder } from "./builtin-embedder.js";
 import { dotProduct } from "./embedder.js";
 import { stemCandidates, tokenizeText } from "./text-tokens.js";

@@ -8,7 +8,7 @@ import {
   budgetTargetQuerySchema,
   userNameSchema,
 } from "../../contracts/index.js";
-import { alertViews, budgetOverview, clearBudget, setBudget } from "../budget-admin.js";
+import { alertViews, budgetOverview, clearBudget, setBudget } from "../budget/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { Auth } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";

@@ -6,7 +6,7 @@ import {
   type openAiMessageSchema,
 } from "../../contracts/index.js";
 import { IronclawError, newId } from "../../core/index.js";
-import { findBudgetRefusal } from "../budget-messages.js";
+import { findBudgetRefusal } from "../budget/index.js";
 import { crashLoopMessage } from "../cell-trouble.js";
 import type { ChatEvent } from "../chat-events.js";
 import { requireAccess } from "../http/auth.js";

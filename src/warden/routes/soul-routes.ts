@@ -3,7 +3,7 @@ import { soulChangeDetailSchema, soulChangeSchema } from "../../contracts/index.
 import { NotFoundError } from "../../core/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { Auth } from "../http/auth.js";
-import { diffLines } from "../soul-guard.js";
+import { diffLines } from "../soul/index.js";
 import type { WardenContext } from "../warden-context.js";
 
 const idParams = z.strictObject({ id: z.string().min(1) });

@@ -1,5 +1,5 @@
 import { usageQuerySchema, usageReportSchema } from "../../contracts/index.js";
-import { usageReport } from "../budget-admin.js";
+import { usageReport } from "../budget/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../../src/contracts/index.js";
-import { ModelBudget, type ModelCallStart } from "../../../src/warden/budget-guard.js";
+import { ModelBudget, type ModelCallStart } from "../../../src/warden/budget/budget-guard.js";
 import { api } from "../../support/warden-harness.js";
 import { reportFailures, shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
 

@@ -1,0 +1,16 @@
+export { ftsMatchExpression } from "./fts-query.js";
+export {
+  checkSettings,
+  DEFAULT_RETRIEVAL,
+  HybridSearch,
+  type HybridSearchOptions,
+  type RetrievalSettings,
+  type SearchHit,
+  type SearchMode,
+  type SearchOptions,
+} from "./hybrid-search.js";
+export type { RankingExplanation } from "./ranking-explanation.js";
+export { inverseDocumentFrequency } from "./ranking-fusion.js";
+export { type SourceAge, sourceAge } from "./ranking-recency.js";
+export { PathIndex } from "./retrieval-paths.js";
+export { FUSION_METHODS, type FusionMethod } from "./retrieval-settings.js";
