@@ -73,11 +73,3 @@ export class ChatCall {
     this.controller.abort();
   }
 }
-
-export function causeText(cause: unknown): string {
-  if (cause instanceof Error) {
-    const inner = cause.cause instanceof Error ? ` (${cause.cause.message})` : "";
-    return `${cause.message}${inner}`;
-  }
-  return String(cause);
-}

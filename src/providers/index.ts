@@ -11,7 +11,16 @@ export {
   type UserMessage,
   zeroUsage,
 } from "./chat-message.js";
-export { errorDetail, httpFailure } from "./http-failure.js";
+export {
+  causeText,
+  classifyHttpFailure,
+  classifyNetworkFailure,
+  errorDetail,
+  type HttpFailureClass,
+  httpFailure,
+  isRetryableStatus,
+  type RefusalKind,
+} from "./http-failure.js";
 export { MessageAccumulator, type ToolCallDelta } from "./message-accumulator.js";
 export { createOpenAiProvider, type OpenAiProviderOptions } from "./openai-chat.js";
 export {
@@ -24,11 +33,15 @@ export {
   UnknownProviderError,
 } from "./provider-registry.js";
 export {
+  type AttemptResult,
   DEFAULT_RETRY_POLICY,
   parseRetryAfterMs,
+  type RetriedResult,
+  type RetryOptions,
   type RetryPolicy,
   retryDelayMs,
   sleep,
+  withRetries,
 } from "./retry-policy.js";
 export { SseParser } from "./sse-parser.js";
 export {

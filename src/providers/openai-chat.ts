@@ -1,13 +1,13 @@
-import { ChatCall, causeText } from "./chat-call.js";
+import { ChatCall } from "./chat-call.js";
 import type { ChatRequest } from "./chat-message.js";
-import { httpFailure } from "./http-failure.js";
+import { causeText, classifyNetworkFailure, httpFailure } from "./http-failure.js";
 import type { ToolCallDelta } from "./message-accumulator.js";
 import {
+  type AttemptResult,
   DEFAULT_RETRY_POLICY,
-  isRetryableStatus,
+  parseRetryAfterMs,
   type RetryPolicy,
-  retryDelayMs,
-  sleep,
+  withRetries,
 } from "./retry-policy.js";
 import { SseParser } from "./sse-parser.js";
 import type { FinishReason, Provider, StreamEvent, StreamOptions } from "./stream-event.js";
@@ -84,52 +84,61 @@ async function* connect(
   options: OpenAiProviderOptions,
 ): AsyncGenerator<StreamEvent, { response: Response; attempts: number } | undefined> {
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-  for (let attempts = 1; ; attempts++) {
-    call.armIdle();
-    let retryAfter: string | null = null;
-    let failure: StreamEvent;
-    try {
-      const response = await (options.fetch ?? fetch)(`${options.baseUrl}/chat/completions`, {
-        method: "POST",
-        headers: requestHeaders(options),
-        body: JSON.stringify(toRequestBody(call.request, options.includeUsage ?? true)),
-        signal: call.controller.signal,
-      });
-      if (response.ok) return { response, attempts };
-      const body = await response.text();
-      retryAfter = response.headers.get("retry-after");
-      const f = httpFailure(response.status, body, call.request.model, options.name);
-      failure = call.fail(f.code, f.message, {
-        status: response.status,
-        retryable: f.retryable,
-        ...(f.detail === undefined ? {} : { detail: f.detail }),
-      });
-      if (!isRetryableStatus(response.status)) {
-        yield failure;
-        return undefined;
-      }
-    } catch (cause) {
-      const why = call.stopped();
-      if (why) {
-        yield why;
-        return undefined;
-      }
-      failure = call.fail("network_error", `cannot reach ${options.baseUrl}: ${causeText(cause)}`, {
-        retryable: true,
-      });
-    }
-    call.pauseIdle();
-    const delay = retryDelayMs(policy, attempts, retryAfter);
-    if (delay === undefined) {
-      yield failure;
-      return undefined;
-    }
-    try {
-      await sleep(delay, call.controller.signal);
-    } catch {
-      yield call.stopped() ?? call.fail("aborted", "the call was aborted");
-      return undefined;
-    }
+  let result: Awaited<ReturnType<typeof withRetries<Response, StreamEvent>>>;
+  try {
+    result = await withRetries(policy, () => send(call, options), {
+      signal: call.controller.signal,
+      // Our own waits (retry backoff) are not the server's silence.
+      beforeWait: () => call.pauseIdle(),
+    });
+  } catch {
+    // Only a wait between attempts rejects, and only when the call was stopped.
+    yield call.stopped() ?? call.fail("aborted", "the call was aborted");
+    return undefined;
+  }
+  if (!result.ok) {
+    yield result.failure;
+    return undefined;
+  }
+  return { response: result.value, attempts: result.attempts };
+}
+
+/** One attempt: the accepted response, or the `error` event it would end with and whether to try again. */
+async function send(
+  call: ChatCall,
+  options: OpenAiProviderOptions,
+): Promise<AttemptResult<Response, StreamEvent>> {
+  call.armIdle();
+  try {
+    const response = await (options.fetch ?? fetch)(`${options.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: requestHeaders(options),
+      body: JSON.stringify(toRequestBody(call.request, options.includeUsage ?? true)),
+      signal: call.controller.signal,
+    });
+    if (response.ok) return { ok: true, value: response };
+    const body = await response.text();
+    const f = httpFailure(response.status, body, call.request.model, options.name);
+    const failure = call.fail(f.code, f.message, {
+      status: response.status,
+      retryable: f.retryable,
+      ...(f.detail === undefined ? {} : { detail: f.detail }),
+    });
+    const retryAfterMs = parseRetryAfterMs(response.headers.get("retry-after"));
+    return {
+      ok: false,
+      failure,
+      retryable: f.retryable,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  } catch (cause) {
+    const why = call.stopped();
+    if (why) return { ok: false, failure: why, retryable: false };
+    const { retryable } = classifyNetworkFailure(cause);
+    const failure = call.fail("network_error", `cannot reach ${options.baseUrl}: ${causeText(cause)}`, {
+      retryable,
+    });
+    return { ok: false, failure, retryable };
   }
 }
 

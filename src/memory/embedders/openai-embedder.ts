@@ -1,6 +1,14 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { InvalidInputError, IronclawError, issuesFromZod } from "../../core/index.js";
+import {
+  type AttemptResult,
+  classifyHttpFailure,
+  classifyNetworkFailure,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfterMs,
+  type RetryPolicy,
+  withRetries,
+} from "../../providers/index.js";
 import { type Embedder, normaliseVector } from "./embedder.js";
 
 export interface OpenAiEmbedderOptions {
@@ -42,7 +50,10 @@ const responseSchema = z.object({
   data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
 });
 
+/** Longest backoff between attempts; indexing runs in the background, so it may wait longer than a chat turn. */
 const RETRY_CAP_MS = 30_000;
+
+type Failure = { status?: number; message: string; cause?: unknown };
 
 /**
  * Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server).
@@ -110,27 +121,27 @@ export class OpenAiEmbedder implements Embedder {
     if (this.options.requestDimensions && this.dimensions > 0) body.dimensions = this.dimensions;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(JSON.stringify(body), headers, signal);
-      if ("vectors" in outcome) return this.check(outcome.vectors, texts.length, attempt);
-      if (!outcome.retry || attempt > this.options.maxRetries) {
-        throw new EmbeddingRequestError(this.url, outcome.status, attempt, outcome.message, {
-          cause: outcome.cause,
-        });
-      }
-      const backoff = Math.min(RETRY_CAP_MS, this.options.retryBaseMs * 2 ** (attempt - 1));
-      await sleep(outcome.retryAfterMs ?? backoff * (0.5 + Math.random() / 2), undefined, { signal });
+    const policy: RetryPolicy = {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: this.options.maxRetries,
+      baseDelayMs: this.options.retryBaseMs,
+      maxDelayMs: RETRY_CAP_MS,
+    };
+    const result = await withRetries(policy, () => this.attempt(JSON.stringify(body), headers, signal), {
+      ...(signal ? { signal } : {}),
+    });
+    if (!result.ok) {
+      const { status, message, cause } = result.failure;
+      throw new EmbeddingRequestError(this.url, status, result.attempts, message, { cause });
     }
+    return this.check(result.value, texts.length, result.attempts);
   }
 
   private async attempt(
     body: string,
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
-  ): Promise<
-    | { vectors: unknown }
-    | { retry: boolean; status?: number; message: string; retryAfterMs?: number; cause?: unknown }
-  > {
+  ): Promise<AttemptResult<unknown, Failure>> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     let response: Response;
     try {
@@ -142,30 +153,33 @@ export class OpenAiEmbedder implements Embedder {
       });
     } catch (cause) {
       signal?.throwIfAborted();
+      const { retryable } = classifyNetworkFailure(cause);
       const reason = timeout.aborted
         ? `timed out after ${this.options.timeoutMs} ms`
         : (cause as Error).message;
-      return { retry: true, message: `request failed: ${reason}`, cause };
+      return { ok: false, retryable, failure: { message: `request failed: ${reason}`, cause } };
     }
     const text = await response.text().catch(() => "");
     if (!response.ok) {
-      const retry = response.status === 429 || response.status >= 500;
-      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+      const { retryable, detail } = classifyHttpFailure(response.status, text);
+      const retryAfterMs = parseRetryAfterMs(response.headers.get("retry-after"));
       return {
-        retry,
-        status: response.status,
-        message: `HTTP ${response.status}${statusHint(response.status)}: ${serverMessage(text)}`,
+        ok: false,
+        retryable,
+        failure: {
+          status: response.status,
+          message: `HTTP ${response.status}${statusHint(response.status)}: ${detail || "(empty body)"}`,
+        },
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       };
     }
     try {
-      return { vectors: JSON.parse(text) };
+      return { ok: true, value: JSON.parse(text) };
     } catch (cause) {
       return {
-        retry: false,
-        status: response.status,
-        message: `response is not JSON: ${text.slice(0, 200)}`,
-        cause,
+        ok: false,
+        retryable: false,
+        failure: { status: response.status, message: `response is not JSON: ${text.slice(0, 200)}`, cause },
       };
     }
   }
@@ -210,28 +224,9 @@ function positive(field: string, value: number): number {
   return value;
 }
 
-function parseRetryAfter(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  return Number.isFinite(ms) ? Math.min(RETRY_CAP_MS, Math.max(0, ms)) : undefined;
-}
-
 function statusHint(status: number): string {
   if (status === 401 || status === 403) return " (check the API key and its environment variable)";
   if (status === 404) return " (check base_url: it should end in /v1, and the model name)";
   if (status === 429) return " (rate limited)";
   return "";
-}
-
-/** The `error.message` of an OpenAI-style error body, or the start of whatever the server sent. */
-function serverMessage(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } | string };
-    const message = typeof body.error === "string" ? body.error : body.error?.message;
-    if (typeof message === "string") return message.slice(0, 500);
-  } catch {
-    // not JSON: fall through to the raw text
-  }
-  return text.slice(0, 500) || "(empty body)";
 }

@@ -1,6 +1,12 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
 import { createLogger, type Logger } from "../../core/index.js";
+import {
+  type AttemptResult,
+  classifyHttpFailure,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  withRetries,
+} from "../../providers/index.js";
 
 export interface TelegramApiOptions {
   /** `https://api.telegram.org`, a self-hosted Bot API server, or a local fake in tests. */
@@ -50,24 +56,35 @@ export class TelegramApi {
   }
 
   private async call(method: string, body: Record<string, unknown>, context: object): Promise<boolean> {
-    const maxRetries = this.options.maxRetries ?? 3;
-    for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(method, body);
-      if (outcome.ok) return true;
-      const wait = attempt < maxRetries ? this.retryDelay(outcome, attempt) : undefined;
-      if (wait === undefined) {
-        this.log.warn(
-          { method, ...context, status: outcome.status, reason: outcome.reason },
-          "Bot API call failed",
-        );
-        return false;
-      }
-      this.log.debug({ method, ...context, status: outcome.status, waitMs: wait }, "Bot API call retried");
-      await delay(wait);
-    }
+    const result = await withRetries(this.retryPolicy(), () => this.attempt(method, body), {
+      beforeWait: (failure, _attempt, waitMs) =>
+        this.log.debug({ method, ...context, status: failure.status, waitMs }, "Bot API call retried"),
+    });
+    if (result.ok) return true;
+    this.log.warn(
+      { method, ...context, status: result.failure.status, reason: result.failure.reason },
+      "Bot API call failed",
+    );
+    return false;
   }
 
-  private async attempt(method: string, body: Record<string, unknown>): Promise<Outcome> {
+  private retryPolicy(): RetryPolicy {
+    return {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+      baseDelayMs: this.options.backoffMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+      maxRetryAfterMs: this.options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+    };
+  }
+
+  /**
+   * 429 waits what Telegram asks (in the body, not a header); 5xx backs off; anything else (400 chat not found,
+   * 403 blocked) is final.
+   */
+  private async attempt(
+    method: string,
+    body: Record<string, unknown>,
+  ): Promise<AttemptResult<true, Failure>> {
     let response: Response;
     try {
       response = await (this.options.fetch ?? fetch)(`${this.baseUrl}/bot${this.options.token}/${method}`, {
@@ -78,35 +95,23 @@ export class TelegramApi {
       });
     } catch (cause) {
       // Not retried: after a timeout Telegram may well have delivered the message, and twice is worse than once.
-      return {
-        ok: false,
-        status: 0,
-        reason: this.redact(cause instanceof Error ? cause.message : String(cause)),
-      };
+      const reason = this.redact(cause instanceof Error ? cause.message : String(cause));
+      return { ok: false, retryable: false, failure: { status: 0, reason } };
     }
     const text = await response.text().catch(() => "");
     const answer = answerSchema.safeParse(safeJson(text));
-    if (response.ok && answer.success && answer.data.ok) return { ok: true };
+    if (response.ok && answer.success && answer.data.ok) return { ok: true, value: true };
     const reason = answer.success
       ? (answer.data.description ?? `status ${response.status}`)
       : `status ${response.status}, not a Bot API answer`;
+    const { retryable } = classifyHttpFailure(response.status, text);
     const retryAfter = answer.success ? answer.data.parameters?.retry_after : undefined;
     return {
       ok: false,
-      status: response.status,
-      reason: this.redact(reason),
-      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter * 1000 }),
+      retryable,
+      failure: { status: response.status, reason: this.redact(reason) },
+      ...(response.status === 429 ? { retryAfterMs: (retryAfter ?? 1) * 1000 } : {}),
     };
-  }
-
-  /** 429 waits what Telegram asks; 5xx backs off; anything else (400 chat not found, 403 blocked) is final. */
-  private retryDelay(outcome: Failure, attempt: number): number | undefined {
-    if (outcome.status === 429) {
-      const asked = outcome.retryAfterMs ?? 1000;
-      return asked > (this.options.maxRetryAfterMs ?? 60_000) ? undefined : asked;
-    }
-    if (outcome.status >= 500) return (this.options.backoffMs ?? 500) * 2 ** attempt;
-    return undefined;
   }
 
   private redact(text: string): string {
@@ -114,8 +119,8 @@ export class TelegramApi {
   }
 }
 
-type Failure = { ok: false; status: number; reason: string; retryAfterMs?: number };
-type Outcome = { ok: true } | Failure;
+/** Status 0 means no answer came. */
+type Failure = { status: number; reason: string };
 
 /** Telegram chat ids are integers (up to 52 bits); `@channelname` stays a string. */
 function chatIdValue(chatId: string): number | string {
