@@ -1,4 +1,5 @@
 export { canonicalBytes, canonicalJson, hashCanonical, sha256Hex } from "./canonical-json.js";
+export { type ConfigNode, configKeyPaths, configTree, undescribedKeys } from "./config-schema-tree.js";
 export {
   appendOpenFile,
   closeDir,
@@ -35,4 +36,5 @@ export { isUlid, newId, nowIso, ulidTime } from "./ids.js";
 export { createLogger, type Logger } from "./logger.js";
 export { isWithin, realpathOfDeepestExisting } from "./real-path.js";
 export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
+export { missingTemplateKeys, renderTomlTemplate, templateKeyPaths } from "./toml-template.js";
 export { issuesFromZod } from "./zod-issues.js";

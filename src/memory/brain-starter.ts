@@ -1,8 +1,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { agentName as agentNameSchema } from "../contracts/index.js";
-import { InvalidInputError } from "../core/index.js";
+import {
+  agentName as agentNameSchema,
+  agentProfileSchema,
+  irowclawConfigSchema,
+} from "../contracts/index.js";
+import { InvalidInputError, renderTomlTemplate } from "../core/index.js";
 import { BRAIN_PATHS, BrainLayout } from "./brain-layout.js";
+import { DEFAULT_RETRIEVAL } from "./search/index.js";
 
 export interface BrainInitResult {
   brain: BrainLayout;
@@ -72,9 +77,6 @@ function starterFiles(
   model: string,
   embedding?: { provider: string; model: string },
 ): Record<string, string> {
-  const indexing = embedding
-    ? `embedder = "provider"\nembedding_provider = "${embedding.provider}"\nembedding_model = "${embedding.model}"`
-    : `embedder = "local"`;
   return {
     [BRAIN_PATHS.soul]: `# Soul
 
@@ -122,35 +124,70 @@ asked to remember something durable; you can edit, reorganise or delete anything
 # timezone = "Europe/Paris"
 # prompt = "Summarise yesterday's log and today's calendar."
 `,
-    [BRAIN_PATHS.irowclawConfig]: `# The agent runtime's settings (seed 003 §10.2).
-default_agent = "${agent}"
-
-[providers.openrouter]
-base_url = "https://openrouter.ai/api/v1"
-api_key_env = "OPENROUTER_API_KEY"
-
-[indexing]
-# local: the built-in offline embedder; provider: an OpenAI-compatible /v1/embeddings endpoint.
-${indexing}
-chunk_max_bytes = 2048
-watch_debounce_ms = 500
-
-[promotion]
-# Facts that answers keep citing from logs/ and sessions/ are proposed for memory.md (written only when you
-# approve them in the memory inspector): cited in min_sessions sessions on min_days days within window_days.
-enabled = true
-min_sessions = 3
-min_days = 2
-window_days = 30
-`,
-    [`${BRAIN_PATHS.agents}/${agent}.toml`]: `name = "${agent}"
-provider = "${provider}"
-model = "${model}"
-
-[retrieval]
-semantic_weight = 0.7
-lexical_weight = 0.3
-top_k = 8
-`,
+    [BRAIN_PATHS.irowclawConfig]: starterRuntimeConfig(agent, embedding),
+    [`${BRAIN_PATHS.agents}/${agent}.toml`]: starterProfile(agent, provider, model),
   };
+}
+
+/**
+ * `config/irowclaw.toml`: the settings a new brain starts with, then every other key of the schema commented out
+ * at its default, so its owner sees all there is to set.
+ */
+export function starterRuntimeConfig(agent: string, embedding?: { provider: string; model: string }): string {
+  return renderTomlTemplate(irowclawConfigSchema, {
+    header: [
+      "The agent runtime's settings (seed 003 §10.2). Keys commented out show their default (or, where there is",
+      "none, an example, marked so): remove the # before a key, and before its [table] line, to set it.",
+    ].join("\n"),
+    values: {
+      default_agent: agent,
+      providers: {
+        openrouter: { base_url: "https://openrouter.ai/api/v1", api_key_env: "OPENROUTER_API_KEY" },
+      },
+      indexing: embedding
+        ? { embedder: "provider", embedding_provider: embedding.provider, embedding_model: embedding.model }
+        : { embedder: "local" },
+    },
+  });
+}
+
+/**
+ * `config/agents/<agent>.toml`: its name, provider and model, seed 003 §6.3's retrieval weights, and every other
+ * key commented out at the value that applies when it is absent: the ranking defaults of memory search and the
+ * brain's own [agent] limits.
+ */
+export function starterProfile(agent: string, provider: string, model: string): string {
+  const limits = irowclawConfigSchema.parse({ default_agent: agent }).agent;
+  const retrieval = {
+    semantic_weight: DEFAULT_RETRIEVAL.semanticWeight,
+    lexical_weight: DEFAULT_RETRIEVAL.lexicalWeight,
+    top_k: DEFAULT_RETRIEVAL.topK,
+    fusion: DEFAULT_RETRIEVAL.fusion,
+    decay: DEFAULT_RETRIEVAL.decay,
+    half_life_days: DEFAULT_RETRIEVAL.halfLifeDays,
+    decay_floor: DEFAULT_RETRIEVAL.decayFloor,
+    mmr: DEFAULT_RETRIEVAL.mmr,
+    mmr_lambda: DEFAULT_RETRIEVAL.mmrLambda,
+    min_score: DEFAULT_RETRIEVAL.minScore,
+  };
+  const defaults: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(retrieval)) defaults[`retrieval.${key}`] = value;
+  for (const [key, value] of Object.entries(limits)) defaults[`limits.${key}`] = value;
+  return renderTomlTemplate(agentProfileSchema, {
+    header: [
+      `The agent ${agent}: its model and how it searches its memory (seed 003 §10.3). Keys commented out show`,
+      "the value used when they are absent: remove the # before a key, and before its [table] line, to set it.",
+    ].join("\n"),
+    values: {
+      name: agent,
+      provider,
+      model,
+      retrieval: {
+        semantic_weight: retrieval.semantic_weight,
+        lexical_weight: retrieval.lexical_weight,
+        top_k: retrieval.top_k,
+      },
+    },
+    defaults,
+  });
 }

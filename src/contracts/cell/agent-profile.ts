@@ -2,7 +2,7 @@ import { z } from "zod";
 import { aBoolean, aNumber, aString } from "../common.js";
 import { defineContract } from "../registry.js";
 import { brainMarkdownPath } from "./brain-path.js";
-import { agentLimitsShape } from "./irowclaw-config.js";
+import { AGENT_LIMIT_DESCRIPTIONS, agentLimitsShape } from "./irowclaw-config.js";
 import { agentName, providerName, toolAllowList } from "./names.js";
 
 const weight = aNumber().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
@@ -19,21 +19,42 @@ const WEIGHT_SUM_TOLERANCE = 1e-9;
  */
 export const retrievalOverridesSchema = z
   .strictObject({
-    semantic_weight: weight.optional(),
-    lexical_weight: weight.optional(),
+    semantic_weight: weight
+      .optional()
+      .describe(
+        "The share of a hit's score from meaning (embeddings); give lexical_weight with it, summing to 1.",
+      ),
+    lexical_weight: weight
+      .optional()
+      .describe("The share of a hit's score from the words themselves (full-text)."),
     top_k: aNumber()
       .int("must be an integer")
       .min(1, "must be at least 1")
       .max(100, "must be at most 100")
-      .optional(),
-    // Ranking beyond seed 003 §6.3 (src/memory/retrieval-settings.ts has the defaults and why).
-    fusion: z.enum(["calibrated", "rrf", "relative"], "must be one of calibrated, rrf, relative").optional(),
-    decay: aBoolean().optional(),
-    half_life_days: aNumber().gt(0, "must be above 0").max(36_500, "must be at most 36500").optional(),
-    decay_floor: weight.optional(),
-    mmr: aBoolean().optional(),
-    mmr_lambda: weight.optional(),
-    min_score: weight.optional(),
+      .optional()
+      .describe("How many passages a search returns."),
+    // Ranking beyond seed 003 §6.3 (src/memory/search/retrieval-settings.ts has the defaults and why).
+    fusion: z
+      .enum(["calibrated", "rrf", "relative"], "must be one of calibrated, rrf, relative")
+      .optional()
+      .describe(
+        "How the two scores become one: calibrated (weighted sum, words scored on an absolute scale), rrf " +
+          "(reciprocal-rank fusion) or relative (words scored against the best candidate).",
+      ),
+    decay: aBoolean()
+      .optional()
+      .describe("Dated notes (daily logs, session transcripts) lose weight with age; undated ones never."),
+    half_life_days: aNumber()
+      .gt(0, "must be above 0")
+      .max(36_500, "must be at most 36500")
+      .optional()
+      .describe("The age, in days, at which a dated note has lost half of what it can lose."),
+    decay_floor: weight.optional().describe("The share of its score the oldest dated note keeps."),
+    mmr: aBoolean()
+      .optional()
+      .describe("Maximal marginal relevance: a hit nearly identical to a better one moves down the list."),
+    mmr_lambda: weight.optional().describe("1 ranks by relevance alone, 0 by novelty alone."),
+    min_score: weight.optional().describe("Hits scoring below this are dropped, except exact keyword hits."),
   })
   .superRefine((r, ctx) => {
     const { semantic_weight: semantic, lexical_weight: lexical } = r;
@@ -74,23 +95,60 @@ export type RetrievalOverrides = z.output<typeof retrievalOverridesSchema>;
  * declares its own default model and there is no automatic router (§9.3).
  */
 export const agentProfileSchema = z.strictObject({
-  name: agentName,
-  description: aString().min(1, "must not be empty").optional(),
-  // Read in order into the system prompt; when absent, the brain's soul.md and identity.md.
-  persona_files: z.array(brainMarkdownPath).min(1, "must list at least one file").optional(),
-  provider: providerName,
-  model: aString().min(1, "must not be empty").max(200, "must be at most 200 characters"),
-  // When absent the agent gets every tool irowclaw.toml allows; a list here narrows that.
-  tools: z.strictObject({ allow: toolAllowList }).optional(),
-  retrieval: retrievalOverridesSchema.optional(),
-  // Overrides of irowclaw.toml's [agent] limits for this agent's model.
+  name: agentName.meta({
+    description: "The agent's name, by which default_agent and a chat choose it.",
+    examples: ["assistant"],
+  }),
+  description: aString()
+    .min(1, "must not be empty")
+    .optional()
+    .meta({
+      description: "A line saying what this agent is for.",
+      examples: ["Answers questions about my notes"],
+    }),
+  persona_files: z
+    .array(brainMarkdownPath)
+    .min(1, "must list at least one file")
+    .optional()
+    .meta({
+      description: "Brain files read in order into the system prompt; when absent, soul.md and identity.md.",
+      examples: [["soul.md", "identity.md", "personas/reviewer.md"]],
+    }),
+  provider: providerName.meta({
+    description: "The provider of the agent's model: a name from [providers] (the warden's, in a cell).",
+    examples: ["openrouter"],
+  }),
+  model: aString()
+    .min(1, "must not be empty")
+    .max(200, "must be at most 200 characters")
+    .meta({
+      description: "The model this agent uses; there is no automatic router.",
+      examples: ["openai/gpt-4o"],
+    }),
+  tools: z
+    .strictObject({
+      allow: toolAllowList.meta({
+        description: "The tools this agent may use, within irowclaw.toml's [tools] allow.",
+        examples: [["file", "memory"]],
+      }),
+    })
+    .optional()
+    .describe("When absent the agent gets every tool irowclaw.toml allows; a list here narrows that."),
+  retrieval: retrievalOverridesSchema
+    .optional()
+    .describe("How this agent's memory searches rank what they find (seed 003 §6.3)."),
   limits: z
     .strictObject({
-      max_steps: agentLimitsShape.max_steps.optional(),
-      context_tokens: agentLimitsShape.context_tokens.optional(),
-      reserve_tokens: agentLimitsShape.reserve_tokens.optional(),
+      max_steps: agentLimitsShape.max_steps.optional().describe(AGENT_LIMIT_DESCRIPTIONS.max_steps),
+      context_tokens: agentLimitsShape.context_tokens
+        .optional()
+        .describe(AGENT_LIMIT_DESCRIPTIONS.context_tokens),
+      reserve_tokens: agentLimitsShape.reserve_tokens
+        .optional()
+        .describe(AGENT_LIMIT_DESCRIPTIONS.reserve_tokens),
     })
-    .optional(),
+    .optional()
+    .describe("Overrides of irowclaw.toml's [agent] limits for this agent's model."),
 });
 export type AgentProfile = z.output<typeof agentProfileSchema>;
 export type AgentProfileInput = z.input<typeof agentProfileSchema>;

@@ -23,73 +23,121 @@ const serverSchema = z
       .int("must be an integer")
       .min(1, "must be a TCP port from 1 to 65535")
       .max(65535, "must be a TCP port from 1 to 65535")
-      .default(DEFAULT_PORT),
-    // Loopback by default: exposing the warden is a decision, normally made behind a TLS proxy.
-    bind: bindAddress.default("127.0.0.1"),
-    // The origin browsers reach the UI at (behind a proxy: its https URL). WebSocket upgrades from any other
-    // origin are refused; http://127.0.0.1:<port> and http://localhost:<port> are always accepted.
-    public_url: httpUrl.optional(),
-    // Largest request body accepted, in bytes.
+      .default(DEFAULT_PORT)
+      .describe("The TCP port of the HTTP API, the WebSocket and the UI."),
+    bind: bindAddress
+      .default("127.0.0.1")
+      .describe(
+        "The address to listen on. Loopback by default: exposing the warden is a decision, normally made behind a TLS proxy.",
+      ),
+    public_url: httpUrl.optional().meta({
+      description:
+        "The origin browsers reach the UI at (behind a proxy: its https URL). WebSocket upgrades from any other " +
+        "origin are refused; http://127.0.0.1:<port> and http://localhost:<port> are always accepted.",
+      examples: ["https://claw.example.org"],
+    }),
     body_limit: aNumber()
       .int("must be an integer")
       .min(1024, "must be at least 1024 bytes")
       .max(64 * 1024 * 1024, "must be at most 67108864 bytes")
-      .default(1024 * 1024),
+      .default(1024 * 1024)
+      .describe("The largest request body accepted, in bytes."),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Where the warden listens.");
 
 /** The largest message a front door passes to a cell; what the default is measured against is in the README. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 
 const limitsSchema = z
   .strictObject({
-    // The largest chat message, in UTF-8 bytes, any front door (HTTP, OpenAI endpoint, WebSocket, Telegram)
-    // takes; a larger one is refused with an error naming this limit, before it reaches the cell. Bounded so a
-    // message always fits a protocol frame (8 MiB) with room for JSON escapes.
+    // Bounded so a message always fits a protocol frame (8 MiB) with room for JSON escapes.
     max_message_bytes: aNumber()
       .int("must be an integer")
       .min(1024, "must be at least 1024 bytes")
       .max(4 * 1024 * 1024, "must be at most 4194304 bytes")
-      .default(DEFAULT_MAX_MESSAGE_BYTES),
+      .default(DEFAULT_MAX_MESSAGE_BYTES)
+      .describe(
+        "The largest chat message, in UTF-8 bytes, any front door (HTTP, OpenAI endpoint, WebSocket, Telegram) " +
+          "takes; a larger one is refused with an error naming this limit, before it reaches the cell. A request " +
+          "body is also held to [server] body_limit.",
+      ),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Limits on what users send.");
 
 const cellsSchema = z
   .strictObject({
-    backend: z.enum(CELL_BACKENDS, `must be one of ${CELL_BACKENDS.join(", ")}`).default("auto"),
-    // `auto` skips software-emulated microVMs (slow) and never picks the unisolated process backend unless
-    // these allow it; naming a backend in `backend` is already that choice.
-    allow_tcg: aBoolean().default(false),
-    allow_process: aBoolean().default(false),
-    // Stop a user's cell after this long without traffic (0 = keep running); it starts again on the next use.
-    idle_stop_minutes: aNumber().min(0, "must be at least 0").default(15),
-    // microVM cells whose image can resume them are suspended to disk when idle (their memory, beside the brain:
-    // about what the guest used) and resume where they were on the next use, instead of booting again.
-    suspend_idle: aBoolean().default(true),
-    // A suspended cell's save older than this is deleted (the cell then boots on its next use).
-    suspended_keep_days: aNumber().positive("must be more than 0").default(7),
-    // Blank cells kept started for users who have no cell running: a user's first message (or the first after
-    // an idle stop) gets one with their brain attached instead of waiting for a start. Where cells cannot be
-    // started blank (microvm, process, a warden that is not root) nothing is pooled and cells start cold.
+    backend: z
+      .enum(CELL_BACKENDS, `must be one of ${CELL_BACKENDS.join(", ")}`)
+      .default("auto")
+      .describe(
+        `What runs each user's agent: ${CELL_BACKENDS.join(" | ")}. auto picks the strongest isolation this host offers.`,
+      ),
+    allow_tcg: aBoolean()
+      .default(false)
+      .describe("Let auto pick microVMs without hardware virtualisation (software-emulated, slow)."),
+    allow_process: aBoolean()
+      .default(false)
+      .describe(
+        "Let auto fall back to plain processes, which isolate nothing. Naming a backend in backend is already that choice.",
+      ),
+    idle_stop_minutes: aNumber()
+      .min(0, "must be at least 0")
+      .default(15)
+      .describe(
+        "Stop a user's cell after this long without traffic (0 = keep running); it starts again on the next use.",
+      ),
+    suspend_idle: aBoolean()
+      .default(true)
+      .describe(
+        "microVM cells whose image can resume them are saved to disk when idle (their memory, about 130-180 MiB, " +
+          "beside the brain) and resume where they were on the next use, in under a second, instead of booting again.",
+      ),
+    suspended_keep_days: aNumber()
+      .positive("must be more than 0")
+      .default(7)
+      .describe("A suspended cell's save older than this is deleted; that cell boots on its next use."),
     pool_size: aNumber()
       .int("must be an integer")
       .min(0, "must be at least 0")
       .max(64, "must be at most 64")
-      .default(1),
-    // Cell image parts; when absent the ones built into IRONCLAW_HOME/images/ are used.
-    kernel: hostPath.optional(),
-    initramfs: hostPath.optional(),
-    rootfs: hostPath.optional(),
+      .default(1)
+      .describe(
+        "Blank cells kept started, so a user's first message (or the first after an idle stop) skips the cell's " +
+          "start; each waiting cell holds about 90 MiB (0 = off). Only where cells can start blank (bwrap under a " +
+          "root warden); elsewhere cells start cold.",
+      ),
+    kernel: hostPath.optional().meta({
+      description: "The cell image's kernel; when absent, the one built into IRONCLAW_HOME/images/.",
+      examples: ["/opt/ironclaw/images/vmlinuz"],
+    }),
+    initramfs: hostPath.optional().meta({
+      description: "The cell image's initramfs; when absent, the one built into IRONCLAW_HOME/images/.",
+      examples: ["/opt/ironclaw/images/initramfs.cpio.gz"],
+    }),
+    rootfs: hostPath.optional().meta({
+      description:
+        "The cell image's read-only root file system; when absent, the one built into IRONCLAW_HOME/images/.",
+      examples: ["/opt/ironclaw/images/rootfs.ext4"],
+    }),
   })
-  .prefault({});
+  .prefault({})
+  .describe("The cells the agents run in.");
 
 const storageSchema = z
   .strictObject({
-    // When absent: the IRONCLAW_HOME environment variable, else ~/.ironclaw.
-    home: hostPath.optional(),
-    users_dir: hostPath.default("users"),
+    home: hostPath.optional().meta({
+      description:
+        "Where the warden keeps its state; when absent, the IRONCLAW_HOME environment variable, else ~/.ironclaw.",
+      examples: ["/var/lib/ironclaw"],
+    }),
+    users_dir: hostPath
+      .default("users")
+      .describe("Where users' brains live; a relative path is read from home."),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Where the warden keeps its files.");
 
 /** A channel credential: the token itself (this file stays on the host) or the variable that holds it. */
 export const channelCredentialSchema = z
@@ -124,16 +172,38 @@ export type ChannelCredential = z.output<typeof channelCredentialSchema>;
  */
 export const telegramBotSchema = z
   .strictObject({
-    enabled: aBoolean().default(true),
-    token: aString().min(1, "must not be empty").optional(),
-    token_env: envVarName.optional(),
+    enabled: aBoolean().default(true).describe("false keeps the bot's settings here without running it."),
+    token: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description: "The bot's token from @BotFather, inline; or name the variable holding it in token_env.",
+        examples: ["123456:ABC-DEF"],
+      }),
+    token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the bot's token.",
+      examples: ["TELEGRAM_BOT_TOKEN"],
+    }),
     secret_token: aString()
       .regex(/^[A-Za-z0-9_-]{1,256}$/, "must be 1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
-      .optional(),
-    secret_token_env: envVarName.optional(),
-    api_base_url: httpUrl.default("https://api.telegram.org"),
-    // The URL segment of the webhook: POST /channels/telegram/<bot>.
-    bot: nameToken("a bot name", "family").default("default"),
+      .optional()
+      .meta({
+        description:
+          "The secret Telegram sends with every webhook call, inline; or name its variable in secret_token_env. " +
+          "When neither is given the warden makes one at each start and registers the webhook itself, which needs " +
+          "[server] public_url.",
+        examples: ["a-long-random-string"],
+      }),
+    secret_token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the webhook secret.",
+      examples: ["TELEGRAM_WEBHOOK_SECRET"],
+    }),
+    api_base_url: httpUrl
+      .default("https://api.telegram.org")
+      .describe("The Bot API server: Telegram's, or a self-hosted one."),
+    bot: nameToken("a bot name", "family")
+      .default("default")
+      .describe("The bot's name in its webhook URL: POST /channels/telegram/<bot>."),
   })
   .superRefine((c, ctx) => {
     const pair = (inline: "token", env: "token_env") => {
@@ -168,7 +238,14 @@ export const telegramBotSchema = z
 export type TelegramBotConfig = z.output<typeof telegramBotSchema>;
 
 // Strict, so that a misspelt or not yet supported channel is reported instead of silently ignored.
-const integrationsSchema = z.strictObject({ telegram: telegramBotSchema.optional() }).prefault({});
+const integrationsSchema = z
+  .strictObject({
+    telegram: telegramBotSchema
+      .optional()
+      .describe("A Telegram bot: its users talk to their agents through it (seed 003 §16.1)."),
+  })
+  .prefault({})
+  .describe("Chat channels users reach their agents through; tokens stay on the host.");
 
 /**
  * A model provider the warden offers to cells (the model proxy). Keys stay on the host: inline here (this file
@@ -177,11 +254,25 @@ const integrationsSchema = z.strictObject({ telegram: telegramBotSchema.optional
  */
 export const hostProviderSchema = z
   .strictObject({
-    base_url: httpUrl,
-    api_key_env: envVarName.optional(),
-    api_key: aString().min(1, "must not be empty").optional(),
-    // Models a cell may ask for; empty = any model the provider serves.
-    models: z.array(aString().min(1, "must not be empty")).default([]),
+    base_url: httpUrl.meta({
+      description: "The provider's OpenAI-compatible API (Ollama, vLLM, llama.cpp server, OpenRouter…).",
+      examples: ["http://127.0.0.1:11434/v1"],
+    }),
+    api_key_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the key (preferred to api_key).",
+      examples: ["OPENROUTER_API_KEY"],
+    }),
+    api_key: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description: "The key itself, inline; give api_key or api_key_env, not both.",
+        examples: ["sk-…"],
+      }),
+    models: z
+      .array(aString().min(1, "must not be empty"))
+      .default([])
+      .describe("Models a cell may ask for; empty = any model the provider serves."),
   })
   .refine((p) => !(p.api_key !== undefined && p.api_key_env !== undefined), {
     path: ["api_key_env"],
@@ -192,24 +283,35 @@ export type HostProviderConfig = z.output<typeof hostProviderSchema>;
 /** The host's egress policy for the browser tool's fetches, applied by the warden (seed 003 §11). */
 const egressSchema = z
   .strictObject({
-    // allow: any public host but deny_hosts; deny: only allow_hosts.
-    policy: z.enum(["allow", "deny"], "must be one of allow, deny").default("allow"),
-    allow_hosts: z.array(hostPattern).default([]),
-    deny_hosts: z.array(hostPattern).default([]),
-    // Loopback, private and link-local addresses stay unreachable from cells unless the operator opts in.
-    allow_private: aBoolean().default(false),
+    policy: z
+      .enum(["allow", "deny"], "must be one of allow, deny")
+      .default("allow")
+      .describe("allow: any public host but deny_hosts; deny: only allow_hosts."),
+    allow_hosts: z
+      .array(hostPattern)
+      .default([])
+      .describe('Hosts fetched under policy = "deny"; *.example.org covers its subdomains.'),
+    deny_hosts: z.array(hostPattern).default([]).describe('Hosts refused under policy = "allow".'),
+    allow_private: aBoolean()
+      .default(false)
+      .describe(
+        "Let cells reach loopback, private and link-local addresses (local services); off unless you opt in.",
+      ),
     max_bytes: aNumber()
       .int("must be an integer")
       .min(1024, "must be at least 1024 bytes")
       .max(64 * 1024 * 1024, "must be at most 67108864 bytes")
-      .default(4 * 1024 * 1024),
+      .default(4 * 1024 * 1024)
+      .describe("The largest response fetched, in bytes after decompression; the rest is cut off."),
     timeout_ms: aNumber()
       .int("must be an integer")
       .min(100, "must be at least 100 ms")
       .max(300_000, "must be at most 300000 ms")
-      .default(20_000),
+      .default(20_000)
+      .describe("How long one fetch may take, in milliseconds."),
   })
-  .prefault({});
+  .prefault({})
+  .describe("The browser tool's network: the warden fetches for the cells, under this policy.");
 
 /**
  * Soul guard (seed 003 §11.3): which of the agent's changes to its prompt files (soul.md, identity.md,
@@ -217,59 +319,103 @@ const egressSchema = z
  */
 const soulGuardSchema = z
   .strictObject({
-    enabled: aBoolean().default(true),
-    // Hold a change whose removed plus added lines hold more characters than this share of the file (0.5: a
-    // paragraph as long as half the file added, or a quarter of it rewritten in place).
+    enabled: aBoolean().default(true).describe("false lets every change through unheld."),
     max_change_ratio: aNumber()
       .min(0, "must be between 0 and 1")
       .max(1, "must be between 0 and 1")
-      .default(0.5),
-    // Hold a change that removes a line containing any of these words (case-insensitive).
+      .default(0.5)
+      .describe(
+        "Hold a change whose removed plus added lines hold more characters than this share of the file (0.5: a " +
+          "paragraph as long as half the file added, or a quarter of it rewritten in place).",
+      ),
     protected_words: z
       .array(aString().min(1, "must not be empty"))
-      .default(["never", "must not", "do not", "don't", "always", "refuse", "safety", "privacy", "secret"]),
-    // Hold a change that adds a line matching any of these regular expressions (case-insensitive).
-    suspicious_patterns: z.array(aString().min(1, "must not be empty")).optional(),
+      .default(["never", "must not", "do not", "don't", "always", "refuse", "safety", "privacy", "secret"])
+      .describe("Hold a change that removes a line containing any of these words (case-insensitive)."),
+    suspicious_patterns: z
+      .array(aString().min(1, "must not be empty"))
+      .optional()
+      .meta({
+        description:
+          "Hold a change that adds a line matching any of these regular expressions (case-insensitive); when " +
+          "absent, the built-in list of prompt-injection phrasing and encoded payloads.",
+        examples: [["ignore (all|previous) instructions"]],
+      }),
   })
-  .prefault({});
+  .prefault({})
+  .describe(
+    "The soul guard: the agent's changes to soul.md, identity.md, instructions/*.md and persona files, " +
+      "measured against the version a person approved, are held for approval when they go too far.",
+  );
 
 const authSchema = z
   .strictObject({
     session_ttl_hours: aNumber()
       .min(0.1, "must be at least 0.1")
       .max(8760, "must be at most 8760")
-      .default(168),
+      .default(168)
+      .describe("How long a sign-in lasts, in hours (168: a week)."),
     login_link_ttl_minutes: aNumber()
       .min(1, "must be at least 1")
       .max(10080, "must be at most 10080")
-      .default(60),
-    login_attempts_per_minute: aNumber().int("must be an integer").min(1, "must be at least 1").default(10),
+      .default(60)
+      .describe("How long a login link stays usable, in minutes; each link works once."),
+    login_attempts_per_minute: aNumber()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .default(10)
+      .describe("Sign-in attempts allowed per minute before further ones are refused."),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Sign-in: sessions and login links.");
 
 /** What a new user's brain starts with, so a host with a local model server works without editing brains. */
 const newBrainsSchema = z
   .strictObject({
-    provider: nameToken("a provider name", "openrouter").optional(),
-    model: aString().min(1, "must not be empty").optional(),
-    // Embeddings from this provider's /v1/embeddings (through the warden) instead of the built-in embedder.
-    embedding_provider: nameToken("a provider name", "openrouter").optional(),
-    embedding_model: aString().min(1, "must not be empty").optional(),
+    provider: nameToken("a provider name", "openrouter")
+      .optional()
+      .meta({
+        description:
+          "The provider of a new brain's agent (a name from [providers]); when absent, openrouter.",
+        examples: ["local"],
+      }),
+    model: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description: "The model of a new brain's agent; when absent, IronClaw's default.",
+        examples: ["llama3.1"],
+      }),
+    embedding_provider: nameToken("a provider name", "openrouter")
+      .optional()
+      .meta({
+        description:
+          "Embeddings from this provider's /v1/embeddings (through the warden) instead of the built-in embedder; " +
+          "give embedding_model with it.",
+        examples: ["local"],
+      }),
+    embedding_model: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({ description: "The embedding model of embedding_provider.", examples: ["nomic-embed-text"] }),
   })
   .refine((b) => (b.embedding_provider === undefined) === (b.embedding_model === undefined), {
     path: ["embedding_model"],
     message: "give embedding_provider and embedding_model together",
   })
-  .prefault({});
+  .prefault({})
+  .describe("What a new user's brain starts with; brains that exist keep their own settings.");
 
 const uiSchema = z
   .strictObject({
-    enabled: aBoolean().default(true),
+    enabled: aBoolean().default(true).describe("Serve the web UI."),
     path: aString()
       .regex(/^\/([A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*)?$/, "must be a URL path starting with / (like /ui)")
-      .default("/ui"),
+      .default("/ui")
+      .describe("The URL path the UI is served at."),
   })
-  .prefault({});
+  .prefault({})
+  .describe("The web UI.");
 
 const usdPerMillionTokens = aNumber()
   .min(0, "must be at least 0 (US dollars per million tokens)")
@@ -277,46 +423,73 @@ const usdPerMillionTokens = aNumber()
 
 /** A model's price in US dollars per million tokens, as the provider lists it. */
 export const modelPriceSchema = z.strictObject({
-  input: usdPerMillionTokens,
-  output: usdPerMillionTokens,
-  // Prompt tokens the provider served from its cache, where it reports them; charged at `input` otherwise.
-  cached_input: usdPerMillionTokens.optional(),
+  input: usdPerMillionTokens.meta({
+    description: "Prompt tokens, in US dollars per million.",
+    examples: [3],
+  }),
+  output: usdPerMillionTokens.meta({
+    description: "Generated tokens, in US dollars per million.",
+    examples: [15],
+  }),
+  cached_input: usdPerMillionTokens.optional().meta({
+    description:
+      "Prompt tokens the provider served from its cache, where it reports them; charged at input when absent.",
+    examples: [0.3],
+  }),
 });
 export type ModelPrice = z.output<typeof modelPriceSchema>;
 
-// [pricing.<provider>."<model>"]: prices that add to or override the table shipped with the warden.
 const pricingSchema = z
   .record(
     providerName,
-    z.record(
-      aString()
-        .min(1, "a model name must not be empty")
-        .max(256, "a model name must be at most 256 characters"),
-      modelPriceSchema,
-    ),
+    z
+      .record(
+        aString()
+          .min(1, "a model name must not be empty")
+          .max(256, "a model name must be at most 256 characters"),
+        modelPriceSchema,
+      )
+      .meta({ "x-key": '"<model>"' }),
   )
-  .default({});
+  .default({})
+  .meta({
+    description:
+      "Model prices in US dollars per million tokens, adding to or overriding the dated table shipped with " +
+      "IronClaw (`ironclaw budget prices`). Under a spend cap a model without a price is refused.",
+    "x-key": "<provider>",
+    examples: [{ local: { "llama3.1": { input: 0, output: 0 } } }],
+  });
 
 /** Spend caps: the caps themselves live in host.db (`ironclaw budget`); these are the rules they follow. */
 const budgetsSchema = z
   .strictObject({
-    // The days and months of the host-wide cap, and of users given no time zone of their own.
-    timezone: ianaTimeZone.default("UTC"),
-    // Under a budget a model without a price is refused (its cost cannot be bounded); true lets it through at $0.
-    allow_unpriced: aBoolean().default(false),
-    // The output a call without max_tokens may produce under a budget: reserved before the call and sent to the
-    // provider as its max_tokens, so the reservation is a true worst case.
+    timezone: ianaTimeZone
+      .default("UTC")
+      .describe(
+        "When days and months turn over, for the host-wide cap and users without a time zone of their own.",
+      ),
+    allow_unpriced: aBoolean()
+      .default(false)
+      .describe(
+        "Under a cap a model without a price is refused (its cost cannot be bounded); true lets it through at $0.",
+      ),
+    // Sent as max_tokens so the reservation is a true worst case.
     default_max_tokens: aNumber()
       .int("must be an integer")
       .min(1, "must be at least 1")
       .max(1_000_000, "must be at most 1000000")
-      .default(4096),
-    // Shares of a cap (percent) at which the user is told, each once per day or month.
+      .default(4096)
+      .describe(
+        "The output a call without max_tokens may produce under a cap: reserved before the call and sent to the " +
+          "provider as its max_tokens.",
+      ),
     alert_percent: z
       .array(aNumber().int("must be an integer").min(1, "must be at least 1").max(100, "must be at most 100"))
-      .default([50, 80, 100]),
+      .default([50, 80, 100])
+      .describe("Shares of a cap (percent) at which the user is told, each once per day or month."),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Spend caps: set them with `ironclaw budget set` (they live in host.db); these are their rules.");
 
 /** `ironclawd.toml`, the host daemon's config (seed 003 §10.1). */
 export const ironclawdConfigSchema = z.strictObject({
@@ -326,8 +499,20 @@ export const ironclawdConfigSchema = z.strictObject({
   storage: storageSchema,
   integrations: integrationsSchema,
   ui: uiSchema,
-  // OpenRouter is offered with OPENROUTER_API_KEY when this table does not name it (seed 003 §9.1).
-  providers: z.record(providerName, hostProviderSchema).default({}),
+  providers: z
+    .record(providerName, hostProviderSchema)
+    .default({})
+    .meta({
+      description:
+        "Model providers offered to the agents in cells; keys stay here, or in the warden's environment. " +
+        "OpenRouter is offered with the key in OPENROUTER_API_KEY when this table does not name it (seed 003 §9.1).",
+      examples: [
+        {
+          local: { base_url: "http://127.0.0.1:11434/v1" },
+          openrouter: { base_url: "https://openrouter.ai/api/v1", api_key_env: "OPENROUTER_API_KEY" },
+        },
+      ],
+    }),
   egress: egressSchema,
   soul_guard: soulGuardSchema,
   auth: authSchema,

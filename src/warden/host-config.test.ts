@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { uncommentDefaults } from "../../test/support/toml-uncomment.js";
+import { loadHostConfig } from "../cells/index.js";
+import { ironclawdConfigSchema } from "../contracts/index.js";
+import { missingTemplateKeys, parseTomlConfig, undescribedKeys } from "../core/index.js";
+import { HOST_CONFIG_FILE, prepareHome, starterHostConfig } from "./host-config.js";
+import { DEFAULT_SUSPICIOUS_PATTERNS } from "./soul/index.js";
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
+function freshHome(): string {
+  const home = mkdtempSync(join(tmpdir(), "ironclaw-home-"));
+  homes.push(home);
+  return home;
+}
+
+describe("the ironclawd.toml a first start writes", () => {
+  it("shows every key of the schema, in its table", () => {
+    expect(missingTemplateKeys(ironclawdConfigSchema, starterHostConfig())).toEqual([]);
+  });
+
+  it("would name a key it lost", () => {
+    const without = starterHostConfig().replace(/^# alert_percent = .*$/m, "");
+    expect(missingTemplateKeys(ironclawdConfigSchema, without)).toEqual(["budgets.alert_percent"]);
+  });
+
+  it("describes every table and key", () => {
+    expect(undescribedKeys(ironclawdConfigSchema)).toEqual([]);
+  });
+
+  it("is written 0600 and reads back as the config of a home without the file", () => {
+    const home = freshHome();
+    const { config, created } = prepareHome(home);
+    const file = join(home, HOST_CONFIG_FILE);
+    expect(created).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).toBe(starterHostConfig());
+    expect(config).toEqual(loadHostConfig(freshHome()));
+    expect(config).toEqual(ironclawdConfigSchema.parse({}));
+  });
+
+  it("shows true defaults: with every default uncommented it reads back the same", () => {
+    const uncommented = uncommentDefaults(ironclawdConfigSchema, starterHostConfig());
+    expect(uncommented).toMatch(/^\[server\]\n#.*\nport = 7410$/m);
+    expect(uncommented).toMatch(/^suspicious_patterns = \[\n(?: {2}".*",\n)+\]$/m);
+    const defaults = ironclawdConfigSchema.parse({});
+    expect(parseTomlConfig(uncommented, ironclawdConfigSchema)).toEqual({
+      ...defaults,
+      soul_guard: { ...defaults.soul_guard, suspicious_patterns: [...DEFAULT_SUSPICIOUS_PATTERNS] },
+    });
+  });
+});
