@@ -8,7 +8,7 @@ import {
   retrievalFromProfile,
   type SearchHit,
 } from "../memory/index.js";
-import { createProviderRegistry, type ProviderRegistry } from "../providers/index.js";
+import { createProviderRegistry, OpenAiEmbedder, type ProviderRegistry } from "../providers/index.js";
 import { AgentDatabase } from "./agent-db.js";
 
 export type { AgentRuntimeOptions, TurnRequest, TurnResult } from "./runtime-types.js";
@@ -77,6 +77,7 @@ export class AgentRuntime {
     const memory = await BrainMemory.open(brain.root, {
       env,
       logger,
+      remoteEmbedder: OpenAiEmbedder.create,
       ...(options.embedder ? { embedder: options.embedder } : {}),
       ...(options.indexWorker ? { indexWorker: options.indexWorker } : {}),
     });

@@ -37,4 +37,5 @@ export { createLogger, type Logger } from "./logger.js";
 export { isWithin, realpathOfDeepestExisting } from "./real-path.js";
 export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
 export { missingTemplateKeys, renderTomlTemplate, templateKeyPaths } from "./toml-template.js";
+export { dotProduct, normaliseVector } from "./vector-math.js";
 export { issuesFromZod } from "./zod-issues.js";

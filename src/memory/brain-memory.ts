@@ -8,7 +8,7 @@ import { BrainLayout } from "./brain-layout.js";
 import { type CompactionInput, type CompactionOutcome, flushBeforeCompaction } from "./compaction.js";
 import type { CompactionLog } from "./compaction-log.js";
 import { type Embedder, embedderKey } from "./embedders/embedder.js";
-import { createEmbedder } from "./embedders/embedder-factory.js";
+import { createEmbedder, type RemoteEmbedderFactory } from "./embedders/embedder-factory.js";
 import {
   applyForget,
   type Correction,
@@ -40,6 +40,8 @@ export type { ForgetOptions, ForgetOutcome } from "./forget/index.js";
 export interface BrainMemoryOptions {
   /** Overrides the embedder `[indexing]` would create. */
   embedder?: Embedder;
+  /** Makes the embedder when `[indexing]` asks for a provider's (pass providers' `OpenAiEmbedder.create`). */
+  remoteEmbedder?: RemoteEmbedderFactory;
   /** Where the built-in embedder's word table is cached (default: IRONCLAW_HOME). */
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
@@ -113,6 +115,7 @@ export class BrainMemory {
       (await createEmbedder(settings, {
         env,
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        ...(options.remoteEmbedder ? { remoteEmbedder: options.remoteEmbedder } : {}),
         configFile: brain.resolve("config/irowclaw.toml"),
       }));
     await mkdir(dirname(brain.databaseFile), { recursive: true });

@@ -23,12 +23,12 @@ export {
 export { CompactionLog, type CompactionRecord } from "./compaction-log.js";
 export { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 export { dotProduct, type Embedder, embedderKey, normaliseVector } from "./embedders/embedder.js";
-export { createEmbedder } from "./embedders/embedder-factory.js";
 export {
-  EmbeddingRequestError,
-  OpenAiEmbedder,
-  type OpenAiEmbedderOptions,
-} from "./embedders/openai-embedder.js";
+  type CreateEmbedderOptions,
+  createEmbedder,
+  type RemoteEmbedderFactory,
+  type RemoteEmbedderOptions,
+} from "./embedders/embedder-factory.js";
 export {
   buildWordTableFile,
   loadWordTable,

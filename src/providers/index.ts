@@ -23,6 +23,7 @@ export {
 } from "./http-failure.js";
 export { MessageAccumulator, type ToolCallDelta } from "./message-accumulator.js";
 export { createOpenAiProvider, type OpenAiProviderOptions } from "./openai-chat.js";
+export { EmbeddingRequestError, OpenAiEmbedder, type OpenAiEmbedderOptions } from "./openai-embeddings.js";
 export {
   createProviderRegistry,
   OPENROUTER_BASE_URL,

@@ -1,9 +1,9 @@
 import type { HostProviderConfig, IronclawdConfig } from "../contracts/index.js";
-import { OpenAiEmbedder } from "../memory/index.js";
 import {
   createOpenAiProvider,
   OPENROUTER_BASE_URL,
   OPENROUTER_KEY_ENV,
+  OpenAiEmbedder,
   type Provider,
   type ProviderTuning,
 } from "../providers/index.js";

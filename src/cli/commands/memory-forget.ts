@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { AgentDatabase, DayLog, forgetMemory, MemoryChangeLog } from "../../agent/index.js";
 import { createLogger, InvalidInputError, IronclawError, ironclawHome } from "../../core/index.js";
 import { BrainMemory } from "../../memory/index.js";
+import { OpenAiEmbedder } from "../../providers/index.js";
 import { type CliIo, println, UsageError } from "../command.js";
 
 export interface MemoryForgetOptions {
@@ -28,6 +29,7 @@ export async function runMemoryForget(options: MemoryForgetOptions, io: CliIo): 
     memory = await BrainMemory.open(resolve(io.cwd, options.brain), {
       env: io.env,
       dataDir: ironclawHome(io.env),
+      remoteEmbedder: OpenAiEmbedder.create,
       logger: createLogger("memory", { level: io.env.IRONCLAW_LOG ?? "warn" }),
     });
     db = AgentDatabase.open(memory.brain.databaseFile);

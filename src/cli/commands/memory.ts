@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { createLogger, ironclawHome } from "../../core/index.js";
 import { BrainMemory, buildWordTableFile, type IndexProgress, wordTableFile } from "../../memory/index.js";
+import { OpenAiEmbedder } from "../../providers/index.js";
 import { type CliIo, println, UsageError } from "../command.js";
 import { type CommandNode, defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 import { printHit, printReport, printStatus, progressReporter } from "../memory-report.js";
@@ -168,6 +169,7 @@ async function withMemory(
   const memory = await BrainMemory.open(resolve(io.cwd, options.brain), {
     env: io.env,
     dataDir: ironclawHome(io.env),
+    remoteEmbedder: OpenAiEmbedder.create,
     ...(options.agent === undefined ? {} : { agent: options.agent }),
     logger: createLogger("memory", { level: io.env.IRONCLAW_LOG ?? "warn" }),
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmbeddingTestServer, startEmbeddingServer } from "../../../test/support/embedding-server.js";
 import { loadTestEmbedder } from "../../../test/support/memory-fixtures.js";
+import { OpenAiEmbedder } from "../../providers/index.js";
 import { dotProduct, type Embedder } from "./embedder.js";
-import { OpenAiEmbedder } from "./openai-embedder.js";
 
 // One suite, run against every embedder: what the index relies on, whatever produces the vectors.
 let server: EmbeddingTestServer;

@@ -1,3 +1,6 @@
+// Vector math lives in core: remote embedders (providers) normalise too, and providers may not import memory.
+export { dotProduct, normaliseVector } from "../../core/index.js";
+
 /**
  * Turns texts into unit-length vectors of one embedding space. `id` + `model` + `dimensions` name that space:
  * the index stores them and re-embeds everything when they change, because vectors of two spaces cannot be
@@ -27,20 +30,4 @@ export function parseEmbedderKey(key: string): Pick<Embedder, "id" | "model" | "
   const dimensions = Number(key.slice(last + 1));
   if (first <= 0 || last <= first || !Number.isInteger(dimensions) || dimensions <= 0) return undefined;
   return { id: key.slice(0, first), model: key.slice(first + 1, last), dimensions };
-}
-
-/** Scales a vector to unit length in place; a zero vector stays zero. */
-export function normaliseVector(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) ** 2;
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) / norm;
-  return vector;
-}
-
-/** Dot product, which is the cosine for unit-length vectors. */
-export function dotProduct(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
-  return sum;
 }

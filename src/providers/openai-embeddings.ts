@@ -1,15 +1,13 @@
 import { z } from "zod";
-import { InvalidInputError, IronclawError, issuesFromZod } from "../../core/index.js";
+import { InvalidInputError, IronclawError, issuesFromZod, normaliseVector } from "../core/index.js";
+import { classifyHttpFailure, classifyNetworkFailure } from "./http-failure.js";
 import {
   type AttemptResult,
-  classifyHttpFailure,
-  classifyNetworkFailure,
   DEFAULT_RETRY_POLICY,
   parseRetryAfterMs,
   type RetryPolicy,
   withRetries,
-} from "../../providers/index.js";
-import { type Embedder, normaliseVector } from "./embedder.js";
+} from "./retry-policy.js";
 
 export interface OpenAiEmbedderOptions {
   /** The API root including its version, e.g. `https://openrouter.ai/api/v1` or `http://localhost:11434/v1`. */
@@ -57,9 +55,11 @@ type Failure = { status?: number; message: string; cause?: unknown };
 
 /**
  * Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server).
- * Vectors are normalised to unit length, since not every server does.
+ * Vectors are normalised to unit length, since not every server does. It has the shape of memory's `Embedder`
+ * without importing it (the two are on one floor): memory receives it through `createEmbedder`'s
+ * `remoteEmbedder`, where the compiler checks that shape.
  */
-export class OpenAiEmbedder implements Embedder {
+export class OpenAiEmbedder {
   readonly id: string;
   private readonly url: string;
 

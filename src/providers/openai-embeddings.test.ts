@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type EmbeddingTestServer, startEmbeddingServer } from "../../../test/support/embedding-server.js";
-import { InvalidInputError } from "../../core/index.js";
-import { EmbeddingRequestError, OpenAiEmbedder } from "./openai-embedder.js";
+import { type EmbeddingTestServer, startEmbeddingServer } from "../../test/support/embedding-server.js";
+import { InvalidInputError } from "../core/index.js";
+import { EmbeddingRequestError, OpenAiEmbedder } from "./openai-embeddings.js";
 
 let server: EmbeddingTestServer;
 beforeEach(async () => {
