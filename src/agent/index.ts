@@ -1,15 +1,3 @@
-export {
-  addressRefusal,
-  checkFetchTarget,
-  checkHost,
-  type FetchedPage,
-  type FetchLimits,
-  fetchPage,
-  type HostPolicy,
-  interfaceOf,
-  isPrivateAddress,
-  matchesHost,
-} from "../egress/index.js";
 export { AgentDatabase, openAgentDatabase } from "./agent-db.js";
 export type { AgentContext, AgentEvent, AgentRunResult, AgentStopReason } from "./agent-event.js";
 export {

@@ -3,7 +3,7 @@ import { createBashTool } from "./tools/bash-tool.js";
 import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
 import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
-import type { AgentTool } from "./tools/tool-definition.js";
+import { type AgentTool, ToolRefusal } from "./tools/tool-definition.js";
 
 /** The built-in tools of a runtime, configured from irowclaw.toml and the runtime's overrides. */
 export function createRuntimeTools(input: {
@@ -31,8 +31,13 @@ export function createRuntimeTools(input: {
       },
       maxBytes: tools.browser.max_bytes,
       timeoutMs: tools.browser.timeout_ms,
-      ...(input.pageFetcher ? { fetch: input.pageFetcher } : {}),
+      fetch: input.pageFetcher ?? noFetcher,
     }),
     createMemoryTool(input.memory, { topK: input.topK }),
   ];
 }
+
+/** A runtime opened without a page fetcher (a warm-up, a test) has a browser that refuses every URL. */
+const noFetcher: PageFetcher = async (url) => {
+  throw new ToolRefusal(`${url} was not fetched: this runtime has no page fetcher`);
+};

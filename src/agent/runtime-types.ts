@@ -17,7 +17,10 @@ export interface AgentRuntimeOptions {
   providerTuning?: ProviderTuning;
   /** Replaces the providers of irowclaw.toml: in a cell, every provider is the warden's model proxy. */
   providers?: ProviderRegistry;
-  /** Replaces the browser's direct fetch: in a cell, the warden fetches under the host's egress policy. */
+  /**
+   * How the browser fetches: in a cell, through the warden, which fetches under the host's egress policy; on the
+   * host, the warden's egress called directly. Without one, the browser refuses every URL.
+   */
   pageFetcher?: PageFetcher;
   /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */
   embedder?: Embedder;

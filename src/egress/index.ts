@@ -1,3 +1,3 @@
-export { checkHost, type HostPolicy, matchesHost } from "./host-policy.js";
-export { addressRefusal, interfaceOf, isPrivateAddress } from "./ip-ranges.js";
-export { checkFetchTarget, type FetchedPage, type FetchLimits, fetchPage } from "./page-fetch.js";
+export { EgressRefusal } from "./egress-refusal.js";
+export { addressRefusal, interfaceOf } from "./ip-ranges.js";
+export { fetchPage } from "./page-fetch.js";

@@ -1,6 +1,7 @@
 import { type NetworkInterfaceInfo, networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
-import { addressRefusal, interfaceOf, isPrivateAddress } from "./ip-ranges.js";
+import { isPrivateAddress } from "../contracts/index.js";
+import { addressRefusal, interfaceOf } from "./ip-ranges.js";
 
 const PRIVATE = "a private, loopback or link-local address";
 

@@ -1,31 +1,22 @@
 import { type LookupAddress, lookup } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { ToolRefusal } from "../agent/tools/tool-definition.js";
-import { checkAddress, checkHost, type HostPolicy } from "./host-policy.js";
+import {
+  addressDenial,
+  type FetchedPage,
+  type FetchLimits,
+  type HostPolicy,
+  parseFetchUrl,
+  targetRefusal,
+} from "../contracts/index.js";
+import { EgressRefusal } from "./egress-refusal.js";
 import { addressRefusal } from "./ip-ranges.js";
 
-export interface FetchLimits {
-  /** Bytes of (decompressed) body kept; the download stops there. */
-  maxBytes: number;
-  /** For the whole fetch, redirects included. */
-  timeoutMs: number;
-  maxRedirects: number;
-}
-
-export interface FetchedPage {
-  url: string;
-  status: number;
-  contentType: string;
-  body: Buffer;
-  truncated: boolean;
-}
-
 /**
- * GETs a URL under a host policy. Every hop of a redirect chain is checked again, and private, denied and the
+ * GETs a URL under a host policy; a refusal is an EgressRefusal naming the rule. Every hop of a redirect chain is checked again, and private, denied and the
  * host's own addresses are refused in the DNS lookup the connection itself uses, so a name cannot resolve to a
  * public address for the check and to 127.0.0.1 for the connection (DNS rebinding), nor reach a denied address
  * under another name.
@@ -76,31 +67,15 @@ export async function fetchPage(
 }
 
 function parseUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ToolRefusal(`${text} is not a URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ToolRefusal(`${url.protocol} URLs are not fetched; use http or https`);
-  }
-  return url;
+  const parsed = parseFetchUrl(text);
+  if ("refusal" in parsed) throw new EgressRefusal(parsed.refusal);
+  return parsed.url;
 }
 
-/** The checks made before any connection: scheme, host policy, address literals. Throws ToolRefusal. */
-export function checkFetchTarget(target: string, policy: HostPolicy): URL {
-  const url = parseUrl(target);
-  checkTarget(url, policy);
-  return url;
-}
-
+/** The checks made before any connection: host lists, then an address literal against ranges and own addresses. */
 function checkTarget(url: URL, policy: HostPolicy): void {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  checkHost(host, policy);
-  // An address literal never goes through DNS, so the lookup guard below would not see it.
-  const why = isIP(host) !== 0 && !policy.allowPrivate ? addressRefusal(host) : undefined;
-  if (why !== undefined) throw new ToolRefusal(`${host} is ${why}`);
+  const why = targetRefusal(url, policy, addressRefusal);
+  if (why !== undefined) throw new EgressRefusal(why);
 }
 
 function guardedLookup(policy: HostPolicy): LookupFunction {
@@ -110,18 +85,18 @@ function guardedLookup(policy: HostPolicy): LookupFunction {
         callback(error, "", 4);
         return;
       }
-      try {
-        // Every address, not only the first: the connection may fall back to any of them.
-        for (const { address } of addresses) checkAddress(hostname, address, policy);
-      } catch (refusal) {
-        callback(refusal as Error, "", 4);
+      // Every address, not only the first: the connection may fall back to any of them.
+      for (const { address } of addresses) {
+        const denied = addressDenial(hostname, address, policy);
+        if (denied === undefined) continue;
+        callback(new EgressRefusal(denied), "", 4);
         return;
       }
       if (!policy.allowPrivate)
         for (const { address } of addresses) {
           const why = addressRefusal(address);
           if (why === undefined) continue;
-          callback(new ToolRefusal(`${hostname} resolves to ${address}, ${why}`), "", 4);
+          callback(new EgressRefusal(`${hostname} resolves to ${address}, ${why}`), "", 4);
           return;
         }
       const first = addresses[0];
@@ -180,7 +155,7 @@ async function readCapped(
 }
 
 function explain(error: unknown, url: URL, timeout: AbortSignal, timeoutMs: number): Error {
-  if (error instanceof ToolRefusal) return error;
+  if (error instanceof EgressRefusal) return error;
   if (timeout.aborted) return new Error(`fetching ${url.href} took longer than ${timeoutMs} ms`);
   const name = (error as Error).name;
   if (name === "AbortError") return new Error(`fetching ${url.href} was aborted`);

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AgentRuntime, CronScheduler, PageFetcher, TurnRequest } from "../agent/index.js";
-import { checkFetchTarget, ToolRefusal } from "../agent/index.js";
+import { ToolRefusal } from "../agent/index.js";
 import type { MessageBody, ProtocolPeer } from "../channel/index.js";
-import type { ProtocolMessage } from "../contracts/cell/index.js";
+import { type ProtocolMessage, parseFetchUrl, targetRefusal } from "../contracts/cell/index.js";
 import type { Embedder } from "../memory/index.js";
 import {
   type ChatRequest,
@@ -213,11 +213,17 @@ async function embedVia(
 
 /**
  * The browser tool's fetch through the warden. The brain's own policy is checked here first (a brain can only
- * narrow what the host allows); the warden applies the host's policy and the private-address checks.
+ * narrow what the host allows): the scheme, the host lists, and an address literal against the private ranges,
+ * the only addresses a cell without DNS sees. The warden applies the host's policy, the brain's deny list to
+ * every resolved address, and the private-address checks.
  */
 export function createProxyFetcher(peer: ProtocolPeer): PageFetcher {
   return async (target, policy, limits, signal) => {
-    const url = checkFetchTarget(target, policy);
+    const parsed = parseFetchUrl(target);
+    if ("refusal" in parsed) throw new ToolRefusal(parsed.refusal);
+    const { url } = parsed;
+    const refusal = targetRefusal(url, policy);
+    if (refusal !== undefined) throw new ToolRefusal(refusal);
     signal.throwIfAborted();
     let sentId: number | undefined;
     const cancel = () => {

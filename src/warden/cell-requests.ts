@@ -1,9 +1,9 @@
-import { fetchPage, type HostPolicy, ToolRefusal } from "../agent/index.js";
 import type { CellHandle } from "../cells/index.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../channel/index.js";
 import type {
   EmbedRequest,
   FetchRequest,
+  HostPolicy,
   IronclawdConfig,
   ModelRequest,
   ProtocolErrorCode,
@@ -11,6 +11,7 @@ import type {
   TokenUsage,
 } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
+import { EgressRefusal, fetchPage } from "../egress/index.js";
 import type { ProviderFailure, StreamEvent } from "../providers/index.js";
 import { OutputMeter } from "../providers/index.js";
 import type { CallState, ModelBudget, ModelCallStart, Overrun } from "./budget/index.js";
@@ -339,7 +340,8 @@ async function proxyFetch(
       truncated: page.truncated,
     });
   } catch (error) {
-    const refused = error instanceof ToolRefusal;
+    // The inmate turns a `forbidden` answer into the tool's refusal, with this message.
+    const refused = error instanceof EgressRefusal;
     audit(refused ? "refused" : "failed", { reason: (error as Error).message });
     refuse(cell, request, refused ? "forbidden" : "internal", (error as Error).message);
   }

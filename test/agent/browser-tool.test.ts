@@ -2,12 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assembleSystemPrompt,
-  createBrowserTool,
-  type HostPolicy,
-  isPrivateAddress,
-} from "../../src/agent/index.js";
+import { assembleSystemPrompt, createBrowserTool } from "../../src/agent/index.js";
+import { hostPageFetcher } from "../../src/cli/host-page-fetcher.js";
+import { type HostPolicy, isPrivateAddress } from "../../src/contracts/index.js";
 import { toolHarness } from "../support/tool-harness.js";
 
 const ARTICLE = `<!doctype html><html><head><title>Sovereign memory</title><script>var tracking = 1;</script></head>
@@ -67,7 +64,10 @@ afterAll(async () => {
 const open: HostPolicy = { egress: "allow", allowHosts: [], denyHosts: [], allowPrivate: true };
 
 function browser(policy: Partial<HostPolicy>, limits: { maxBytes?: number; timeoutMs?: number } = {}) {
-  return toolHarness([createBrowserTool({ policy: { ...open, ...policy }, ...limits })], ["/tmp"]);
+  return toolHarness(
+    [createBrowserTool({ policy: { ...open, ...policy }, fetch: hostPageFetcher, ...limits })],
+    ["/tmp"],
+  );
 }
 
 describe("the browser tool", () => {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchPage, type HostPolicy, matchesHost, ToolRefusal } from "../../src/agent/index.js";
+import { type HostPolicy, matchesHost } from "../../src/contracts/index.js";
+import { EgressRefusal, fetchPage } from "../../src/egress/index.js";
 
 /**
  * A deny of an address must hold for every way of writing or naming that address. Each spelling below is
@@ -35,7 +36,7 @@ async function outcome(url: string, policy: HostPolicy): Promise<string> {
     const page = await fetchPage(url, policy, limits, new AbortController().signal);
     return page.body.toString("utf8");
   } catch (error) {
-    if (error instanceof ToolRefusal) return `refused: ${error.message}`;
+    if (error instanceof EgressRefusal) return `refused: ${error.message}`;
     throw error;
   }
 }

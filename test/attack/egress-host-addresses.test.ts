@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchPage, ToolRefusal } from "../../src/agent/index.js";
+import { EgressRefusal, fetchPage } from "../../src/egress/index.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -128,7 +128,9 @@ describe("IPv6 forms that embed an IPv4 address", () => {
           AbortSignal.timeout(5000),
         )
           .then((page) => page.body.toString())
-          .catch((error: Error) => (error instanceof ToolRefusal ? `refused: ${error.message}` : "network")),
+          .catch((error: Error) =>
+            error instanceof EgressRefusal ? `refused: ${error.message}` : "network",
+          ),
       ),
     );
     expect(outcomes).not.toContainEqual(expect.stringMatching(/^refused/));

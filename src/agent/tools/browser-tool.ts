@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { HostPolicy } from "../../egress/index.js";
-import { type FetchedPage, type FetchLimits, fetchPage } from "../../egress/index.js";
+import type { FetchedPage, FetchLimits, HostPolicy } from "../../contracts/index.js";
 import { readableText } from "./readable-text.js";
 import { defineTool, failed, ok } from "./tool-definition.js";
 
-/** How a page is fetched: directly (a host-side run), or through the warden's egress proxy (in a cell). */
+/**
+ * How a page is fetched, given by whoever runs the agent: in a cell, the warden's egress over the channel; on the
+ * host, the warden's egress called directly. It throws ToolRefusal when a policy refuses the URL.
+ */
 export type PageFetcher = (
   url: string,
   policy: HostPolicy,
@@ -15,7 +17,7 @@ export type PageFetcher = (
 
 export interface BrowserToolOptions extends Partial<FetchLimits> {
   policy: HostPolicy;
-  fetch?: PageFetcher;
+  fetch: PageFetcher;
   /** Characters of page text returned to the model by default. */
   maxChars?: number;
 }
@@ -40,7 +42,7 @@ export function createBrowserTool(options: BrowserToolOptions) {
       "Only hosts allowed by the brain's network policy are reachable.",
     parameters: browserArgs,
     async execute(args, { signal }) {
-      const page = await (options.fetch ?? fetchPage)(args.url, options.policy, limits, signal);
+      const page = await options.fetch(args.url, options.policy, limits, signal);
       const type = page.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
       const details = { url: page.url, status: page.status, contentType: type, bytes: page.body.length };
       const raw = decode(page.body, page.contentType);

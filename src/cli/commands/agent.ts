@@ -3,6 +3,7 @@ import { type AgentEvent, AgentRuntime, type TurnResult } from "../../agent/inde
 import type { ChatMessage } from "../../providers/index.js";
 import { type CliIo, println, UsageError } from "../command.js";
 import { defineCommand, defineGroup } from "../command-spec.js";
+import { hostPageFetcher } from "../host-page-fetcher.js";
 
 const TURN_OPTIONS = [
   { name: "brain", type: "string", required: true, valueName: "dir", description: "the brain directory" },
@@ -101,6 +102,7 @@ async function withRuntime(
   const runtime = await AgentRuntime.open(options.brain, {
     env: io.env,
     watchBrain,
+    pageFetcher: hostPageFetcher,
     ...(options.workspace ? { workspace: options.workspace } : {}),
   });
   try {

@@ -9,6 +9,7 @@ import {
 import { BRAIN_PATHS, BrainLayout } from "../../memory/index.js";
 import { println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
+import { hostPageFetcher } from "../host-page-fetcher.js";
 
 const BRAIN = {
   name: "brain",
@@ -84,6 +85,7 @@ job_id, run_id, session_id, status, result_ref, text, error. Exit code 0 when it
     const brain = BrainLayout.open(options.brain);
     const runtime = await AgentRuntime.open(brain.root, {
       env: io.env,
+      pageFetcher: hostPageFetcher,
       ...(options.workspace ? { workspace: options.workspace } : {}),
     });
     try {

@@ -5,6 +5,7 @@ import { ironclawdConfigContract } from "./ironclawd-config.js";
 import { irowclawConfigContract } from "./irowclaw-config.js";
 import { protocolMessageContract } from "./protocol-message.js";
 
+export { canonicalAddress, isPrivateAddress, privateRangeRefusal } from "./address-ranges.js";
 export {
   type AgentProfile,
   type AgentProfileInput,
@@ -23,6 +24,16 @@ export {
   cronJobsContract,
   cronJobsSchema,
 } from "./cron-jobs.js";
+export {
+  addressDenial,
+  type FetchedPage,
+  type FetchLimits,
+  type HostPolicy,
+  hostRefusal,
+  matchesHost,
+  parseFetchUrl,
+  targetRefusal,
+} from "./host-patterns.js";
 export {
   CELL_BACKENDS,
   type CellBackendSetting,
