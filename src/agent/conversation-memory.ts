@@ -1,4 +1,4 @@
-import type { Logger } from "../core/index.js";
+import { Emitter, type Logger } from "../core/index.js";
 import type { BrainMemory, ForgetMatcher, ForgetScope, PromotionRule, SearchHit } from "../memory/index.js";
 import type { ChatMessage } from "../providers/index.js";
 import type { AgentDatabase } from "./agent-db.js";
@@ -41,7 +41,7 @@ export class ConversationMemory {
   // Per session, during its turn: passages handed to the model, and what it was asked to forget.
   private readonly recalled = new Map<string, SearchHit[]>();
   private readonly forgotten = new Map<string, ForgetMatcher[]>();
-  private readonly forgetListeners = new Set<(forgotten: Forgotten) => void>();
+  private readonly forgets = new Emitter<[Forgotten]>();
 
   constructor(
     private readonly parts: {
@@ -73,7 +73,7 @@ export class ConversationMemory {
     }
     if (report.applied && report.scope) {
       const forgotten = { scope: report.scope, places: report.places.length };
-      for (const listener of this.forgetListeners) listener(forgotten);
+      this.forgets.emit(forgotten);
     }
     return report;
   }
@@ -83,8 +83,7 @@ export class ConversationMemory {
    * outside it — the warden's record of what the user saw — lose the text too.
    */
   onForgotten(listener: (forgotten: Forgotten) => void): () => void {
-    this.forgetListeners.add(listener);
-    return () => this.forgetListeners.delete(listener);
+    return this.forgets.on(listener);
   }
 
   /** The memory tool's operations on this brain. */

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { MessageBody } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
+import { Emitter } from "../core/index.js";
 import { settleSpareCopies } from "./brain-disk.js";
 import {
   type CellBackend,
@@ -91,15 +92,14 @@ interface Entry {
 export class CellManager {
   private readonly entries = new Map<string, Entry>();
   private readonly starting = new Map<string, Promise<CellHandle>>();
-  private readonly listeners = new Set<(event: CellEvent) => void>();
+  private readonly events = new Emitter<[CellEvent]>();
   private readonly failures = new Map<string, CellFailure>();
   private closing = false;
 
   constructor(private readonly options: CellManagerOptions) {}
 
   onEvent(listener: (event: CellEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.on(listener);
   }
 
   /** The user's running cell, starting it when there is none. Concurrent callers share one start. */
@@ -286,6 +286,6 @@ export class CellManager {
   }
 
   private emit(event: CellEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.events.emit(event);
   }
 }

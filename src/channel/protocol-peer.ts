@@ -1,5 +1,8 @@
 import type { Duplex } from "node:stream";
 import type { ProtocolErrorCode, ProtocolMessage } from "../contracts/cell/index.js";
+// The two files themselves, not core's index: see below.
+import { AsyncQueue } from "../core/async-queue.js";
+import { Emitter } from "../core/emitter.js";
 import { BadFrameWindow } from "./bad-frame-window.js";
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder, type FrameEvent } from "./frame-codec.js";
 import { InboundCheck } from "./inbound-check.js";
@@ -11,14 +14,9 @@ export { MAX_MSG_ID_STEP } from "./inbound-check.js";
 export { ChannelClosedError, isFinalReply, ReplyTimeoutError } from "./peer-replies.js";
 export type { CloseInfo, MessageBody, PeerOptions, PeerStats } from "./protocol-types.js";
 
-interface Waiter {
-  push(message: ProtocolMessage): void;
-  fail(error: Error): void;
-}
-
-// Deliberately free of src/core: the inmate loads this at boot, and under software emulation every module
+// Deliberately free of core's index: the inmate loads this at boot, and under software emulation every module
 // loaded before the first reply (pino, smol-toml, the full contract catalogue) costs a visible fraction of a
-// second. Only the cell contracts are imported.
+// second. Only the cell contracts and core's import-free queue and emitter are loaded.
 
 /**
  * One end of the warden ↔ inmate protocol over any duplex byte stream. Bad input from the other side is
@@ -45,11 +43,10 @@ export class ProtocolPeer {
   private lastHeardAt: number | undefined;
   private closeInfo: CloseInfo | undefined;
   private resolveClosed: (info: CloseInfo) => void = () => {};
-  private readonly waiters = new Map<number, Waiter>();
-  private readonly listeners = new Set<(message: ProtocolMessage) => void>();
-  private readonly refusalListeners = new Set<
-    (refusal: { code: ProtocolErrorCode; message: string }) => void
-  >();
+  /** The replies of each request in flight, by its msg_id. */
+  private readonly waiters = new Map<number, AsyncQueue<ProtocolMessage>>();
+  private readonly messages = new Emitter<[ProtocolMessage]>();
+  private readonly refusals = new Emitter<[{ code: ProtocolErrorCode; message: string }]>();
   private readonly heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
@@ -142,45 +139,24 @@ export class ProtocolPeer {
     body: MessageBody,
     options: { timeoutMs?: number; onSent?: (message: ProtocolMessage) => void } = {},
   ): AsyncGenerator<ProtocolMessage> {
-    const queue: ProtocolMessage[] = [];
-    let failure: Error | undefined;
-    let wake: (() => void) | undefined;
-    const waiter: Waiter = {
-      push: (message) => {
-        queue.push(message);
-        wake?.();
-      },
-      fail: (error) => {
-        failure = error;
-        wake?.();
-      },
-    };
+    const replies = new AsyncQueue<ProtocolMessage>();
     if (this.closeInfo) throw new ChannelClosedError(`channel closed: ${this.closeInfo.reason}`);
     const msgId = this.nextMsgId;
-    this.waiters.set(msgId, waiter);
+    this.waiters.set(msgId, replies);
     const timeoutMs = options.timeoutMs ?? 0;
     const timer =
       timeoutMs > 0
         ? setTimeout(
-            () => waiter.fail(new ReplyTimeoutError(`no final reply within ${timeoutMs} ms`)),
+            () => replies.fail(new ReplyTimeoutError(`no final reply within ${timeoutMs} ms`)),
             timeoutMs,
           )
         : undefined;
     try {
       const sent = this.send(body);
       options.onSent?.(sent);
-      for (;;) {
-        const next = queue.shift();
-        if (next) {
-          yield next;
-          if (isFinalReply(next)) return;
-          continue;
-        }
-        if (failure) throw failure;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
+      for await (const reply of replies) {
+        yield reply;
+        if (isFinalReply(reply)) return;
       }
     } finally {
       if (timer) clearTimeout(timer);
@@ -198,14 +174,12 @@ export class ProtocolPeer {
 
   /** Every valid inbound message, replies included. Returns an unsubscribe function. */
   onMessage(listener: (message: ProtocolMessage) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.messages.on(listener);
   }
 
   /** Every inbound frame this side refused (malformed, unknown, invalid, too large), for the host's audit. */
   onRefusal(listener: (refusal: { code: ProtocolErrorCode; message: string }) => void): () => void {
-    this.refusalListeners.add(listener);
-    return () => this.refusalListeners.delete(listener);
+    return this.refusals.on(listener);
   }
 
   /** Ends the stream; pending requests fail with ChannelClosedError. */
@@ -272,11 +246,11 @@ export class ProtocolPeer {
       return;
     }
     if (message.reply_to !== undefined) this.waiters.get(message.reply_to)?.push(message);
-    for (const listener of this.listeners) listener(message);
+    this.messages.emit(message);
   }
 
   private refuse(code: ProtocolErrorCode, text: string, replyTo: number | undefined): void {
-    for (const listener of this.refusalListeners) listener({ code, message: text });
+    this.refusals.emit({ code, message: text });
     // Answers to bad input are a courtesy: while the other side is not reading, they are dropped, never queued,
     // so garbage cannot be turned into memory held on this side.
     if (this.stream.writableNeedDrain) this.stats.answersDropped++;

@@ -1,3 +1,4 @@
+export { AsyncQueue } from "./async-queue.js";
 export { canonicalBytes, canonicalJson, hashCanonical, sha256Hex } from "./canonical-json.js";
 export { type ConfigNode, configKeyPaths, configTree, undescribedKeys } from "./config-schema-tree.js";
 export {
@@ -20,6 +21,7 @@ export {
   replaceOpenFile,
   requireDescriptorPaths,
 } from "./descriptor-walk.js";
+export { Emitter } from "./emitter.js";
 export {
   ConfigError,
   ConflictError,

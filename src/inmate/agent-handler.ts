@@ -8,6 +8,7 @@ import {
 } from "../agent/index.js";
 import type { ProtocolPeer } from "../channel/index.js";
 import type { UserMessage } from "../contracts/cell/index.js";
+import { AsyncQueue } from "../core/index.js";
 import { BrainLayout } from "../memory/index.js";
 import type { ChatMessage } from "../providers/index.js";
 import { runFileOp } from "./brain-file-ops.js";
@@ -84,12 +85,8 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
       return { agents, defaultAgent: runtime.runtimeConfig.config.default_agent };
     },
     async *onUserMessage(message, context) {
-      const events: TurnEvent[] = [];
-      let wake: (() => void) | undefined;
-      const push = (event: TurnEvent) => {
-        events.push(event);
-        wake?.();
-      };
+      const events = new AsyncQueue<TurnEvent>();
+      const push = (event: TurnEvent) => events.push(event);
       // When each call started, so the chat view can show how long it took.
       const started = new Map<string, number>();
       const emit = (event: AgentEvent) => {
@@ -139,17 +136,9 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
         (error: Error) =>
           push({ kind: "final", text: "", stopReason: "error", error: error.message || "turn failed" }),
       );
-      for (;;) {
-        const next = events.shift();
-        if (next) {
-          yield next;
-          if (next.kind === "final") break;
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
+      for await (const event of events) {
+        yield event;
+        if (event.kind === "final") break;
       }
       await turn;
     },

@@ -1,3 +1,5 @@
+import { Emitter } from "../core/index.js";
+
 /**
  * Wakes subscribers when this process (or, for PostgreSQL, a notification from another) moved the head. It
  * only shortens waits: subscribers re-read the head after every wake-up and also wake on a timeout, so a
@@ -5,7 +7,7 @@
  */
 export class AppendSignal {
   private known = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly wakeUps = new Emitter<[]>();
 
   notify(head: number): void {
     if (head > this.known) this.known = head;
@@ -18,17 +20,17 @@ export class AppendSignal {
       const done = () => {
         clearTimeout(timer);
         options.signal?.removeEventListener("abort", done);
-        this.waiters.delete(done);
+        off();
         resolve();
       };
       const timer = setTimeout(done, options.timeoutMs);
       options.signal?.addEventListener("abort", done, { once: true });
-      this.waiters.add(done);
+      const off = this.wakeUps.on(done);
     });
   }
 
   /** Releases every waiter, e.g. when the store closes. */
   wakeAll(): void {
-    for (const wake of [...this.waiters]) wake();
+    this.wakeUps.emit();
   }
 }

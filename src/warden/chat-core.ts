@@ -1,6 +1,6 @@
 import type { CellHandle } from "../cells/index.js";
 import type { TurnFailure } from "../contracts/index.js";
-import { type Logger, NotFoundError } from "../core/index.js";
+import { Emitter, type Logger, NotFoundError } from "../core/index.js";
 import type { ProviderFailure } from "../providers/index.js";
 import { findBudgetRefusal } from "./budget/index.js";
 import type { AuditEntry } from "./cell-requests.js";
@@ -32,7 +32,7 @@ const zero = { input_tokens: 0, output_tokens: 0 };
  */
 export class ChatCore implements ChatService {
   private readonly queues = new Map<string, Promise<void>>();
-  private readonly noticeListeners = new Set<(notice: JobNotice) => void>();
+  private readonly notices = new Emitter<[JobNotice]>();
 
   constructor(private readonly options: ChatCoreOptions) {
     options.cells.onJobStatus((userId, status) => {
@@ -44,7 +44,7 @@ export class ChatCore implements ChatService {
         ...(status.result_ref ? { resultRef: status.result_ref } : {}),
         ...(status.error ? { error: status.error } : {}),
       };
-      for (const listener of this.noticeListeners) listener(notice);
+      this.notices.emit(notice);
       // A job may have rewritten a prompt file as much as a turn can.
       const cell = options.cells.running(userId);
       if (cell) void options.soul.scan(userId, cell, "agent").catch(() => undefined);
@@ -61,8 +61,7 @@ export class ChatCore implements ChatService {
   }
 
   onJobNotice(listener: (notice: JobNotice) => void): () => void {
-    this.noticeListeners.add(listener);
-    return () => this.noticeListeners.delete(listener);
+    return this.notices.on(listener);
   }
 
   async *turn(input: ChatTurnInput): AsyncIterable<ChatEvent> {

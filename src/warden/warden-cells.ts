@@ -13,7 +13,7 @@ import {
   WarmPool,
 } from "../cells/index.js";
 import type { IronclawdConfig, JobStatus, MemoryForgotten, ModelRequest, Ready } from "../contracts/index.js";
-import type { Logger } from "../core/index.js";
+import { Emitter, type Logger } from "../core/index.js";
 import type { ModelBudget } from "./budget/index.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 import type { HostProviders } from "./host-providers.js";
@@ -58,8 +58,8 @@ export class WardenCells {
   /** Blank cells waiting for users ([cells] pool_size); empty where the backend cannot start them blank. */
   readonly pool: WarmPool;
   private readonly live = new WeakMap<CellHandle, Promise<Ready>>();
-  private readonly jobListeners = new Set<(userId: string, status: JobStatus) => void>();
-  private readonly forgetListeners = new Set<(userId: string, notice: MemoryForgotten) => void>();
+  private readonly jobStatuses = new Emitter<[userId: string, status: JobStatus]>();
+  private readonly forgets = new Emitter<[userId: string, notice: MemoryForgotten]>();
   private modelCallGuard?: ModelCallGuard;
   private readonly sweep: NodeJS.Timeout;
 
@@ -174,14 +174,12 @@ export class WardenCells {
 
   /** Job reports nobody asked for: the cell's own schedule (seed 003 §8.2 step 4). */
   onJobStatus(listener: (userId: string, status: JobStatus) => void): () => void {
-    this.jobListeners.add(listener);
-    return () => this.jobListeners.delete(listener);
+    return this.jobStatuses.on(listener);
   }
 
   /** A user's brain forgot something: copies the warden keeps must lose it too. */
   onForgotten(listener: (userId: string, notice: MemoryForgotten) => void): () => void {
-    this.forgetListeners.add(listener);
-    return () => this.forgetListeners.delete(listener);
+    return this.forgets.on(listener);
   }
 
   /** Asked before every model call a cell makes (the soul guard); a reason refuses the call. */
@@ -202,10 +200,10 @@ export class WardenCells {
     });
     const off = cell.onEvent((message) => {
       if (message.type === "JobStatus" && message.reply_to === undefined) {
-        for (const listener of this.jobListeners) listener(userId, message);
+        this.jobStatuses.emit(userId, message);
       }
       if (message.type === "MemoryForgotten") {
-        for (const listener of this.forgetListeners) listener(userId, message);
+        this.forgets.emit(userId, message);
       }
       if (message.type === "Error" && message.fatal) {
         this.options.logger.error({ user: userId, reason: message.message }, "the cell cannot go on");

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { IronclawdConfig, TokenUsage } from "../../contracts/index.js";
+import { Emitter } from "../../core/index.js";
 import type { ChatMessage, ToolSpec } from "../../providers/index.js";
 import { BudgetMeter, type Refusal, type Reservation } from "./budget-meter.js";
 import { currentOwner, isOwnerAlive } from "./budget-owner.js";
@@ -93,7 +94,8 @@ export class ModelBudget {
   readonly usage: UsageStore;
   readonly prices: PriceBook;
   private readonly meter: BudgetMeter;
-  private readonly listeners = new Set<(alert: BudgetAlert) => void>();
+  // A relay that fails must not fail the call it reports on; the alert stays in host.db for the UI.
+  private readonly alerts = new Emitter<[BudgetAlert]>(() => {});
   private readonly budgets: IronclawdConfig["budgets"];
 
   constructor(options: ModelBudgetOptions) {
@@ -198,18 +200,10 @@ export class ModelBudget {
 
   /** Alerts as they are recorded (the daemon relays them to the user's channels). */
   onAlert(listener: (alert: BudgetAlert) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.alerts.on(listener);
   }
 
   private emit(alerts: readonly BudgetAlert[]): void {
-    for (const alert of alerts)
-      for (const listener of this.listeners) {
-        try {
-          listener(alert);
-        } catch {
-          // A relay that fails must not fail the call it reports on; the alert stays in host.db for the UI.
-        }
-      }
+    for (const alert of alerts) this.alerts.emit(alert);
   }
 }
