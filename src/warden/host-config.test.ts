@@ -45,6 +45,24 @@ describe("the ironclawd.toml a first start writes", () => {
     expect(config).toEqual(ironclawdConfigSchema.parse({}));
   });
 
+  it("takes any table pasted at its end, as the README's local-model setup does", () => {
+    const pasted = `${starterHostConfig()}
+[providers.local]
+base_url = "http://127.0.0.1:11434/v1"
+
+[new_brains]
+provider = "local"
+model = "llama3.1"
+
+[cells]
+backend = "bwrap"
+`;
+    const config = parseTomlConfig(pasted, ironclawdConfigSchema);
+    expect(config.providers).toEqual({ local: { base_url: "http://127.0.0.1:11434/v1", models: [] } });
+    expect(config.new_brains).toEqual({ provider: "local", model: "llama3.1" });
+    expect(config.cells.backend).toBe("bwrap");
+  });
+
   it("shows true defaults: with every default uncommented it reads back the same", () => {
     const uncommented = uncommentDefaults(ironclawdConfigSchema, starterHostConfig());
     expect(uncommented).toMatch(/^\[server\]\n#.*\nport = 7410$/m);
