@@ -11,7 +11,7 @@ import type {
 } from "../providers/index.js";
 import { zeroUsage } from "../providers/index.js";
 import type { AgentContext, AgentEvent, AgentRunResult, AgentStopReason } from "./agent-event.js";
-import { addUsage, ContextMeter } from "./token-budget.js";
+import { addUsage, ContextMeter } from "./context-meter.js";
 import type { ToolBox, ToolOutcome } from "./tools/tool-box.js";
 
 /**

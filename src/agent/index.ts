@@ -22,6 +22,7 @@ export {
   MemoryAuditLog,
 } from "./audit-log.js";
 export { type Citation, citedHits, citeKey, parseCitations } from "./citations.js";
+export { addUsage, ContextMeter } from "./context-meter.js";
 export { ConversationMemory, type Forgotten, type TurnEnd } from "./conversation-memory.js";
 export { DayLog } from "./day-log.js";
 export { FORGOTTEN, jsonText, redactMessages, redactText, scrubAgentTables } from "./forget-scrub.js";
@@ -81,7 +82,6 @@ export {
 export { cronFor, loadJobsFile, nextRunAfter, parseJobsFile } from "./scheduler/jobs-file.js";
 export { createRuntimeScheduler, type RuntimeSchedulerOptions } from "./scheduler/runtime-scheduler.js";
 export { SessionStore, type StoredSession } from "./session-store.js";
-export { addUsage, ContextMeter } from "./token-budget.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
 export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";

@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ensureBrainDir } from "./brain-dir.js";
 import { type BrainSeed, CellStartError } from "./cell.js";
-import { runProgram } from "./host-probe.js";
-import { runProgramLight } from "./program-runner.js";
+import { runProgram, runProgramViaHelper } from "./program-runner.js";
 
 /**
  * A user's brain as a disk: `users/<uid>/brain.ext4`, a sparse ext4 image made on first start from a freshly
@@ -58,7 +57,7 @@ export async function ensureBrainDisk(
 
 /** --sparse=always: the image's unwritten blocks (most of it, the journal included) stay holes. */
 function copySparse(from: string, to: string) {
-  return runProgramLight("cp", ["--sparse=always", "--reflink=auto", from, to], 120_000);
+  return runProgramViaHelper("cp", ["--sparse=always", "--reflink=auto", from, to], 120_000);
 }
 
 /*

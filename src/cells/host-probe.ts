@@ -1,46 +1,8 @@
-import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-/** What running a program printed, or that it could not be run. */
-export interface RunOutcome {
-  ok: boolean;
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  error?: string;
-  timedOut: boolean;
-}
-
-/** Runs a program without a shell, bounded in time; never throws. */
-export function runProgram(cmd: string, args: string[], timeoutMs = 10_000): Promise<RunOutcome> {
-  return new Promise((resolve) => {
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      resolve({ ok: false, code: null, stdout, stderr, error: error.message, timedOut });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ ok: code === 0 && !timedOut, code, stdout, stderr, timedOut });
-    });
-  });
-}
+import { runProgram } from "./program-runner.js";
 
 export const QEMU_BINARY = "qemu-system-x86_64";
 

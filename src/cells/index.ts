@@ -63,8 +63,6 @@ export {
   probeBwrap,
   probeQemuMicrovm,
   QEMU_BINARY,
-  type RunOutcome,
-  runProgram,
 } from "./host-probe.js";
 export { listCompileCaches, type WarmUpResult, warmCompileCache } from "./image/compile-cache.js";
 export {
@@ -99,6 +97,7 @@ export {
   snapshotNodeOptions,
 } from "./image/startup-snapshot-build.js";
 export { treeRssBytes } from "./process-tree.js";
+export { type RunOutcome, runProgram } from "./program-runner.js";
 export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";
 export { userCellSpec } from "./user-cell-spec.js";
 export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";

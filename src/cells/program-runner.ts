@@ -1,5 +1,45 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { type RunOutcome, runProgram } from "./host-probe.js";
+
+/** What running a program printed, or that it could not be run. */
+export interface RunOutcome {
+  ok: boolean;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  error?: string;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a program without a shell, bounded in time; never throws. Spawned from this process, which is right for
+ * the CLI and image builds; a serving warden's hot paths use runProgramViaHelper (below says why).
+ */
+export function runProgram(cmd: string, args: string[], timeoutMs = 10_000): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ ok: false, code: null, stdout, stderr, error: error.message, timedOut });
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ ok: code === 0 && !timedOut, code, stdout, stderr, timedOut });
+    });
+  });
+}
 
 /*
  * Why the warden's hot paths start programs through a helper. spawn() forks the calling process, and the
@@ -67,7 +107,11 @@ function startHelper(): ChildProcess | undefined {
 }
 
 /** Runs a program without a shell, bounded in time, started by the helper; never throws. */
-export async function runProgramLight(file: string, args: string[], timeoutMs = 10_000): Promise<RunOutcome> {
+export async function runProgramViaHelper(
+  file: string,
+  args: string[],
+  timeoutMs = 10_000,
+): Promise<RunOutcome> {
   const runner = startHelper();
   if (runner?.connected) {
     const id = nextId++;

@@ -11,8 +11,8 @@ import { createLogger, sha256Hex } from "../core/index.js";
 import { BrainMemory } from "./brain-memory.js";
 import { initBrain } from "./brain-starter.js";
 import { messageRef } from "./compaction.js";
+import { estimateMessageTokens, estimateTokens, selectSlice } from "./compaction-budget.js";
 import type { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
-import { estimateMessageTokens, estimateTokens, selectSlice } from "./token-budget.js";
 
 let embedder: BuiltinEmbedder;
 beforeAll(async () => {

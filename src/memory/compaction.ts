@@ -1,8 +1,9 @@
+import type { ChatMessage } from "../contracts/index.js";
 import { canonicalJson, InvalidInputError, newId, sha256Hex } from "../core/index.js";
 import { BRAIN_PATHS, type BrainLayout } from "./brain-layout.js";
+import { type CompactionPolicy, estimateTokens, selectSlice } from "./compaction-budget.js";
 import type { CompactionLog, CompactionRecord } from "./compaction-log.js";
 import { appendSection } from "./remember.js";
-import { type ChatMessage, type CompactionPolicy, estimateTokens, selectSlice } from "./token-budget.js";
 
 /** Summarises a slice of conversation; supplied by the agent loop (usually a model call). */
 export type Summariser = (slice: readonly ChatMessage[], signal?: AbortSignal) => Promise<string>;

@@ -20,6 +20,14 @@ export {
   messageRef,
   type Summariser,
 } from "./compaction.js";
+export {
+  type CompactionPolicy,
+  type ContextSlice,
+  compactionThreshold,
+  estimateMessageTokens,
+  estimateTokens,
+  selectSlice,
+} from "./compaction-budget.js";
 export { CompactionLog, type CompactionRecord } from "./compaction-log.js";
 export { BuiltinEmbedder } from "./embedders/builtin-embedder.js";
 export { dotProduct, type Embedder, embedderKey, normaliseVector } from "./embedders/embedder.js";
@@ -100,14 +108,6 @@ export {
   sourceAge,
 } from "./search/index.js";
 export type { StoredChunk } from "./stored-chunk.js";
-export {
-  type CompactionPolicy,
-  type ContextSlice,
-  compactionThreshold,
-  estimateMessageTokens,
-  estimateTokens,
-  selectSlice,
-} from "./token-budget.js";
 export {
   appendTranscriptTurn,
   formatTranscriptTurn,

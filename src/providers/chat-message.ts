@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { chatMessageSchema, TokenUsage, toolCallSchema, toolSpecSchema } from "../contracts/index.js";
+import type { ChatMessage, TokenUsage, toolCallSchema, toolSpecSchema } from "../contracts/index.js";
 
 // The message shapes are the protocol contracts' (src/contracts/cell/protocol-model.ts): the model proxy sends
 // them over the cell channel as they are.
@@ -7,9 +7,10 @@ import type { chatMessageSchema, TokenUsage, toolCallSchema, toolSpecSchema } fr
 /** One tool call the model asked for; `arguments` is the raw JSON text, parsed and validated by the caller. */
 export type ToolCall = z.output<typeof toolCallSchema>;
 
-export type ChatMessage = z.output<typeof chatMessageSchema>;
+export type { ChatMessage };
 export type SystemMessage = Extract<ChatMessage, { role: "system" }>;
-export type UserMessage = Extract<ChatMessage, { role: "user" }>;
+/** What the user said, as the model sees it; not the protocol's UserMessage frame that carries it to a cell. */
+export type UserChatMessage = Extract<ChatMessage, { role: "user" }>;
 export type AssistantMessage = Extract<ChatMessage, { role: "assistant" }>;
 /** The answer to one tool call, sent back to the model; `isError` tells it the call failed. */
 export type ToolMessage = Extract<ChatMessage, { role: "tool" }>;

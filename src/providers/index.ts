@@ -8,7 +8,7 @@ export {
   type ToolCall,
   type ToolMessage,
   type ToolSpec,
-  type UserMessage,
+  type UserChatMessage,
   zeroUsage,
 } from "./chat-message.js";
 export {

@@ -1,6 +1,6 @@
 import { chmod, readFile, stat } from "node:fs/promises";
 import { CellStartError } from "../cell.js";
-import { runProgramLight } from "../program-runner.js";
+import { runProgramViaHelper } from "../program-runner.js";
 import type { BwrapBrain } from "./bwrap-brain.js";
 import type { Owner } from "./bwrap-host.js";
 import { identifySource, type StageSource, stagedPath } from "./bwrap-stage.js";
@@ -33,7 +33,7 @@ export async function attachBrain(pid: number, brain: BwrapBrain, owner: Owner):
       ? { name: "brain", source: brain.file, noFollow: true, kind: "image" }
       : { name: "brain", source: brain.dir, noFollow: true };
   const opened = await identifySource(source);
-  const run = await runProgramLight(
+  const run = await runProgramViaHelper(
     "nsenter",
     [`--target=${pid}`, "--mount", "--", "/bin/sh", "-c", ATTACH_SCRIPT, "ironclaw-attach"].concat(
       brain.kind,

@@ -3,7 +3,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile 
 import { dirname, join } from "node:path";
 import { chooseMicrovmAccel } from "../boot-probe.js";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
-import { runProgram } from "../host-probe.js";
+import { runProgram } from "../program-runner.js";
 import { warmCompileCache } from "./compile-cache.js";
 import { buildInitramfs, type CpioEntry } from "./cpio-archive.js";
 import { bundleGuest, GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";

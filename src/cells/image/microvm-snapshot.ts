@@ -6,7 +6,8 @@
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { microvmArgs } from "../backends/microvm-command.js";
-import { firstLine, QEMU_BINARY, runProgram } from "../host-probe.js";
+import { firstLine, QEMU_BINARY } from "../host-probe.js";
+import { runProgram } from "../program-runner.js";
 import { PACKAGE_IN_CELL } from "../startup-snapshot.js";
 import { GUEST_BUNDLE_DIR } from "./guest-bundle.js";
 import type { ImagePaths } from "./image-paths.js";

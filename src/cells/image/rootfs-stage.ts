@@ -3,7 +3,7 @@ import { access, chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFi
 import { basename, dirname, join } from "node:path";
 import { ironclawHome } from "../../core/index.js";
 import { loadWordTable } from "../../memory/index.js";
-import { runProgram } from "../host-probe.js";
+import { runProgram } from "../program-runner.js";
 import { GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
 import { type CellInitOptions, cellInit, RESUME_HELPER } from "./init-scripts.js";
 import { microvmSnapshotPath } from "./microvm-snapshot.js";

@@ -135,6 +135,7 @@ export {
 } from "./protocol-message.js";
 export {
   type Cancel,
+  type ChatMessage,
   cancelSchema,
   chatMessageSchema,
   type EmbedRequest,

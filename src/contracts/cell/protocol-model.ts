@@ -34,6 +34,9 @@ export const chatMessageSchema = z.discriminatedUnion(
   { error: () => "must be a message with role system, user, assistant or tool" },
 );
 
+/** One message of a model conversation, by role; the provider layer, the agent loop and memory all hold these. */
+export type ChatMessage = z.output<typeof chatMessageSchema>;
+
 export const toolSpecSchema = z.strictObject({
   name: aString().min(1, "must not be empty"),
   description: aString(),

@@ -27,7 +27,7 @@ export {
   WORKER_RUN_STATUSES,
   type WorkerRunStatus,
   workerRunStatusSchema,
-} from "./retry-policy.js";
+} from "./dispatch-decision.js";
 export {
   COMPLETION_FIELDS,
   type CompletionField,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideDispatch } from "./retry-policy.js";
+import { decideDispatch } from "./dispatch-decision.js";
 
 describe("decideDispatch", () => {
   it("starts a run_id that has no run yet", () => {

@@ -1,12 +1,5 @@
-import type { z } from "zod";
-import type { chatMessageSchema } from "../contracts/index.js";
+import type { ChatMessage } from "../contracts/index.js";
 import { InvalidInputError } from "../core/index.js";
-
-/**
- * A message of a live conversation: the one chat message shape of the protocol contracts, which the provider
- * layer and the agent loop hold too. Memory compacts exactly what the model is sent.
- */
-export type ChatMessage = z.output<typeof chatMessageSchema>;
 
 /** When a conversation is flushed into memory (seed 003 §7), and how much of it. */
 export interface CompactionPolicy {
