@@ -1,8 +1,9 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { ok } from "../contracts/index.js";
+import { envelopeError } from "../http/index.js";
 import type { EventStore } from "./event-store.js";
-import { errorReply } from "./http-errors.js";
+import { ledgerHttpErrorOf } from "./http-errors.js";
 import { type SubscribeOptions, subscribe } from "./subscription.js";
 
 export interface EventStreamOptions extends Pick<SubscribeOptions, "after" | "filter" | "pollIntervalMs"> {
@@ -40,7 +41,7 @@ export async function writeEventStream(res: ServerResponse, store: EventStore, o
     }
   } catch (error) {
     if (!options.signal.aborted) {
-      res.write(`event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`);
+      res.write(`event: error\ndata: ${JSON.stringify(envelopeError(ledgerHttpErrorOf(error)))}\n\n`);
     }
   } finally {
     clearInterval(heartbeat);

@@ -18,7 +18,6 @@ export type {
   StreamExpectation,
   StreamRef,
 } from "./event-store.js";
-export { BadRequestError, errorReply, HTTP_STATUS } from "./http-errors.js";
 export { MAX_JSON_DEPTH } from "./json-body.js";
 export { DEFAULT_BODY_LIMIT, type LedgerRoutesOptions, ledgerRoutes } from "./ledger-routes.js";
 export { createLedgerServer, type LedgerServerOptions } from "./ledger-server.js";

@@ -1,5 +1,5 @@
 import { InvalidInputError } from "../core/index.js";
-import { BadRequestError } from "./http-errors.js";
+import { HttpError } from "../http/index.js";
 
 /**
  * Objects and arrays nest at most this deep in a request body. Seed 000's events nest a handful of levels; the
@@ -17,12 +17,14 @@ const PROTO_RULE =
  * refusal is a 400 naming the JSON path. The walk keeps its own stack, so depth costs no call stack here.
  */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === "") throw new BadRequestError("request body is empty: send a JSON object");
+  if (text.trim() === "") throw new HttpError("bad_request", "request body is empty: send a JSON object");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new BadRequestError(`request body is not valid JSON: ${(cause as Error).message}`, { cause });
+    throw new HttpError("bad_request", `request body is not valid JSON: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   checkShape(value);
   return value;

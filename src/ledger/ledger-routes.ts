@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import { ledgerEventBatchSchema, ok } from "../contracts/index.js";
 import { issuesFromZod, NotFoundError, nowIso, ValidationError } from "../core/index.js";
+import { HttpError, RouteRegistry, routeDefiner, type Surface, sendEnvelopeError } from "../http/index.js";
 import { parseEventInput } from "./event-input.js";
 import type { EventStore } from "./event-store.js";
 import { type EventStreamOptions, writeEventStream } from "./event-stream.js";
-import { BadRequestError, errorReply, UnauthorizedError } from "./http-errors.js";
+import { ledgerHttpErrorOf } from "./http-errors.js";
 import { expectationsFor, parseQuery, readQuerySchema } from "./http-query.js";
 import { parseJsonBody } from "./json-body.js";
 import { guardRequest, type LedgerAuthenticator } from "./request-guard.js";
@@ -24,6 +26,16 @@ export interface LedgerRoutesOptions {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Callers are checked before any body is read, by the onRequest guard (request-guard.ts), so a route has no
+ * caller of its own to know; every answer is the { ok, data, error } envelope.
+ */
+const ledgerSurface: Surface<undefined> = {
+  authorize: async () => undefined,
+  answer: ok,
+};
+const defineRoute = routeDefiner<undefined>();
 
 /**
  * The ledger service of seed 000 §3.3 as a fastify plugin, so the warden can mount it under a prefix and the
@@ -47,74 +59,122 @@ export const ledgerRoutes: FastifyPluginAsync<LedgerRoutesOptions> = async (app,
     }
   });
   app.setErrorHandler((error, request, reply) => {
-    const { status, body } = errorReply(error);
-    if (status >= 500) request.log.error({ err: error }, "ledger request failed");
-    if (error instanceof UnauthorizedError)
-      void reply.header("www-authenticate", 'Bearer realm="ironclaw-ledger"');
-    return reply.code(status).send(body);
+    const answer = ledgerHttpErrorOf(error);
+    if (answer.status >= 500) request.log.error({ err: error }, "ledger request failed");
+    return sendEnvelopeError(reply, answer);
   });
   app.addHook("preClose", async () => {
     for (const stream of streams) stream.abort();
   });
 
-  app.post("/events", { bodyLimit }, async (request, reply) => {
-    const event = parseEventInput(requireBody(request));
-    const result = await store.append(event, { expect: expectationsFor(request.query, event) });
-    return reply.code(result.duplicate ? 200 : 201).send(ok({ appended: [result] }));
-  });
-
-  app.post("/events/batch", { bodyLimit }, async (request, reply) => {
-    // Checked as a whole first, so that paths read $.events[2].run_id as the writer sent them.
-    const checked = ledgerEventBatchSchema.safeParse(requireBody(request));
-    if (!checked.success) throw new ValidationError("ledger-event-batch", issuesFromZod(checked.error));
-    const events = checked.data.events;
-    const results = await store.appendBatch(events, { expect: expectationsFor(request.query, events[0]) });
-    return reply.code(results.every((r) => r.duplicate) ? 200 : 201).send(ok({ appended: results }));
-  });
-
-  app.get("/events", async (request, reply) => {
-    const query = parseQuery(readQuerySchema, request.query, "ledger-read-query");
-    const filter = {
-      ...(query.run_id === undefined ? {} : { runId: query.run_id }),
-      ...(query.order_id === undefined ? {} : { orderId: query.order_id }),
-      ...(query.type === undefined ? {} : { types: query.type }),
-    };
-    if (query.follow ?? wantsEventStream(request)) {
-      return streamEvents(reply, { after: lastEventId(request) ?? query.after ?? 0, filter });
-    }
-    const head = await store.head();
-    const events = await store.read({
-      ...filter,
-      after: query.after ?? 0,
-      through: head,
-      limit: query.limit ?? 100,
-    });
-    const full = events.length === (query.limit ?? 100);
-    // next_after lets a filtered reader skip what it has scanned even when nothing matched.
-    const nextAfter = full ? (events.at(-1)?.position ?? head) : head;
-    return ok({ events, head, next_after: nextAfter });
-  });
-
-  app.get<{ Params: { run_id: string } }>("/runs/:run_id", async (request) => {
-    const run = await store.getRun(request.params.run_id);
-    if (!run) throw new NotFoundError("run", request.params.run_id);
-    return ok(run);
-  });
-
-  app.get<{ Params: { order_id: string } }>("/orders/:order_id", async (request) => {
-    const order = await store.getOrder(request.params.order_id);
-    if (!order) throw new NotFoundError("order", request.params.order_id);
-    return ok(order);
-  });
-
-  app.get("/health", async (_request, reply) => {
-    try {
-      await store.head();
-      return ok({ service: "ledger", status: "ok", ts: nowIso() });
-    } catch {
-      return reply.code(503).send(ok({ service: "ledger", status: "degraded", ts: nowIso() }));
-    }
-  });
+  const routes = new RouteRegistry(app, ledgerSurface);
+  routes.add(
+    defineRoute({
+      method: "POST",
+      url: "/events",
+      summary: "Append one event (seed 000 §3.3); 201 when stored, 200 when it was already stored",
+      tag: "ledger",
+      access: "user",
+      bodyLimit,
+      async handler({ request, reply }) {
+        const event = parseEventInput(requireBody(request));
+        const result = await store.append(event, { expect: expectationsFor(request.query, event) });
+        void reply.code(result.duplicate ? 200 : 201);
+        return { appended: [result] };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/events/batch",
+      summary: "Append a batch of events at once; 201 unless every one was already stored",
+      tag: "ledger",
+      access: "user",
+      bodyLimit,
+      async handler({ request, reply }) {
+        // Checked as a whole first, so that paths read $.events[2].run_id as the writer sent them.
+        const checked = ledgerEventBatchSchema.safeParse(requireBody(request));
+        if (!checked.success) throw new ValidationError("ledger-event-batch", issuesFromZod(checked.error));
+        const events = checked.data.events;
+        const results = await store.appendBatch(events, {
+          expect: expectationsFor(request.query, events[0]),
+        });
+        void reply.code(results.every((r) => r.duplicate) ? 200 : 201);
+        return { appended: results };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/events",
+      summary: "Read events after a position, filtered by run, order or type; or follow them as SSE",
+      tag: "ledger",
+      access: "user",
+      // Parsed here rather than by the definer: the ledger names query fields `query.<name>` (http-query.ts).
+      async handler({ request, reply }) {
+        const query = parseQuery(readQuerySchema, request.query, "ledger-read-query");
+        const filter = {
+          ...(query.run_id === undefined ? {} : { runId: query.run_id }),
+          ...(query.order_id === undefined ? {} : { orderId: query.order_id }),
+          ...(query.type === undefined ? {} : { types: query.type }),
+        };
+        if (query.follow ?? wantsEventStream(request)) {
+          return streamEvents(reply, { after: lastEventId(request) ?? query.after ?? 0, filter });
+        }
+        const head = await store.head();
+        const events = await store.read({
+          ...filter,
+          after: query.after ?? 0,
+          through: head,
+          limit: query.limit ?? 100,
+        });
+        const full = events.length === (query.limit ?? 100);
+        // next_after lets a filtered reader skip what it has scanned even when nothing matched.
+        const nextAfter = full ? (events.at(-1)?.position ?? head) : head;
+        return { events, head, next_after: nextAfter };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/runs/:run_id",
+      summary: "A run's snapshot",
+      tag: "ledger",
+      access: "user",
+      params: z.object({ run_id: z.string() }),
+      async handler({ params }) {
+        const run = await store.getRun(params.run_id);
+        if (!run) throw new NotFoundError("run", params.run_id);
+        return run;
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/orders/:order_id",
+      summary: "An order's snapshot",
+      tag: "ledger",
+      access: "user",
+      params: z.object({ order_id: z.string() }),
+      async handler({ params }) {
+        const order = await store.getOrder(params.order_id);
+        if (!order) throw new NotFoundError("order", params.order_id);
+        return order;
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/health",
+      summary: "Whether the store answers: 200 ok, or 503 degraded",
+      tag: "ledger",
+      access: "none",
+      async handler({ reply }) {
+        try {
+          await store.head();
+          return { service: "ledger", status: "ok", ts: nowIso() };
+        } catch {
+          void reply.code(503);
+          return { service: "ledger", status: "degraded", ts: nowIso() };
+        }
+      },
+    }),
+  );
 
   async function streamEvents(
     reply: FastifyReply,
@@ -138,7 +198,8 @@ export const ledgerRoutes: FastifyPluginAsync<LedgerRoutesOptions> = async (app,
 };
 
 function requireBody(request: FastifyRequest): unknown {
-  if (request.body === undefined) throw new BadRequestError("request body is required: send a JSON object");
+  if (request.body === undefined)
+    throw new HttpError("bad_request", "request body is required: send a JSON object");
   return request.body;
 }
 
@@ -152,6 +213,6 @@ function lastEventId(request: FastifyRequest): number | undefined {
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || !/^\d{1,15}$/.test(value))
-    throw new BadRequestError("Last-Event-ID must be the position of the last event received");
+    throw new HttpError("bad_request", "Last-Event-ID must be the position of the last event received");
   return Number(value);
 }

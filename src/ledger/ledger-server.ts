@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { fail } from "../contracts/index.js";
 import { createLogger } from "../core/index.js";
-import { errorReply } from "./http-errors.js";
+import { HttpError, sendEnvelopeError } from "../http/index.js";
+import { ledgerHttpErrorOf } from "./http-errors.js";
 import { DEFAULT_BODY_LIMIT, type LedgerRoutesOptions, ledgerRoutes } from "./ledger-routes.js";
 
 export interface LedgerServerOptions extends LedgerRoutesOptions {
@@ -21,12 +21,12 @@ export async function createLedgerServer(options: LedgerServerOptions): Promise<
     bodyLimit,
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(fail("not_found", `no route ${request.method} ${request.url.split("?")[0]}`)),
+    sendEnvelopeError(
+      reply,
+      new HttpError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`),
+    ),
   );
-  app.setErrorHandler((error, _request, reply) => {
-    const { status, body } = errorReply(error);
-    return reply.code(status).send(body);
-  });
+  app.setErrorHandler((error, _request, reply) => sendEnvelopeError(reply, ledgerHttpErrorOf(error)));
   const { logger: _logger, ...routes } = options;
   await app.register(ledgerRoutes, { ...routes, bodyLimit });
   return app;

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
-import { ForbiddenError, UnauthorizedError, UnsupportedMediaTypeError } from "./http-errors.js";
+import { HttpError } from "../http/index.js";
 
 /** Answers whether a bearer token belongs to someone allowed to use the ledger. */
 export type LedgerAuthenticator = (token: string) => Promise<boolean>;
@@ -28,30 +28,45 @@ function refuseCrossSite(request: FastifyRequest): void {
   const site = header(request, "sec-fetch-site");
   // same-site is still another origin (another port of localhost, a sibling subdomain); none is a typed URL.
   if (site !== undefined && site !== "same-origin" && site !== "none")
-    throw new ForbiddenError(`cross-origin requests are refused (Sec-Fetch-Site: ${site.slice(0, 100)})`);
+    throw new HttpError(
+      "forbidden",
+      `cross-origin requests are refused (Sec-Fetch-Site: ${site.slice(0, 100)})`,
+    );
   const origin = header(request, "origin");
   if (origin === undefined) return;
   const own = ownOrigin(request);
   if (own === undefined || normalisedOrigin(origin) !== own)
-    throw new ForbiddenError(`requests from another origin are refused (Origin: ${origin.slice(0, 200)})`);
+    throw new HttpError(
+      "forbidden",
+      `requests from another origin are refused (Origin: ${origin.slice(0, 200)})`,
+    );
 }
 
 async function requireToken(request: FastifyRequest, authenticate: LedgerAuthenticator): Promise<void> {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header(request, "authorization") ?? "");
   if (!match?.[1])
-    throw new UnauthorizedError("this ledger requires a bearer token: send Authorization: Bearer <token>");
+    throw tokenRefused("this ledger requires a bearer token: send Authorization: Bearer <token>");
   if (!(await authenticate(match[1])))
-    throw new UnauthorizedError("the bearer token is unknown, revoked or not allowed to use the ledger");
+    throw tokenRefused("the bearer token is unknown, revoked or not allowed to use the ledger");
+}
+
+/** A 401 that tells the client which scheme to answer with. */
+function tokenRefused(message: string): HttpError {
+  return new HttpError("unauthorized", message, {
+    headers: { "www-authenticate": 'Bearer realm="ironclaw-ledger"' },
+  });
 }
 
 function requireLoopback(request: FastifyRequest): void {
   if (!isLoopbackAddress(request.socket.localAddress ?? ""))
-    throw new ForbiddenError(
+    throw new HttpError(
+      "forbidden",
       "this ledger has no authentication and answers loopback connections only; give it tokens to serve a network",
     );
   const host = hostName(header(request, "host") ?? "");
   if (host === undefined || !isLoopbackHost(host))
-    throw new ForbiddenError(
+    throw new HttpError(
+      "forbidden",
       `this ledger has no authentication and answers only requests for a loopback host (Host: ${(header(request, "host") ?? "").slice(0, 200)})`,
     );
 }
@@ -63,7 +78,8 @@ function requireJson(request: FastifyRequest): void {
   if (type === undefined && !hasBody) return; // nothing to parse: the route answers "body is required"
   const media = type?.split(";")[0]?.trim().toLowerCase();
   if (media !== "application/json")
-    throw new UnsupportedMediaTypeError(
+    throw new HttpError(
+      "unsupported_media_type",
       `content-type must be application/json (got ${type === undefined ? "none" : type.slice(0, 100)})`,
     );
 }

@@ -15,7 +15,10 @@ import type { UserStore } from "./user-store.js";
 import type { WardenCells } from "./warden-cells.js";
 import type { WebSessions } from "./web-sessions.js";
 
-/** Everything the warden's routes work with, built once by the daemon (daemon.ts). */
+/**
+ * The warden's services, built once by the daemon (daemon.ts). Only the route list (routes/index.ts) sees all of
+ * them: each route module names the few it uses (`Pick<WardenContext, "budget" | "users">`).
+ */
 export interface WardenContext {
   home: string;
   config: IronclawdConfig;

@@ -1,11 +1,8 @@
 import type { FastifyRequest } from "fastify";
-import { IronclawError } from "../../core/index.js";
+import { type Access, HttpError } from "../../http/index.js";
 import type { UserStore } from "../user-store.js";
 import { SESSION_COOKIE, type WebSessions } from "../web-sessions.js";
 import type { LoginLockout } from "./login-lockout.js";
-
-/** Who may call a route: anybody, any signed-in user, or an admin. */
-export type Access = "none" | "user" | "admin";
 
 export interface Auth {
   userId: string;
@@ -13,27 +10,19 @@ export interface Auth {
   via: "token" | "cookie";
 }
 
-export class UnauthorizedError extends IronclawError {
-  override readonly name = "UnauthorizedError";
-  constructor(
-    message = "sign in: send Authorization: Bearer <token> (from `ironclaw user add`) or use the login link",
-  ) {
-    super("unauthorized", message);
-  }
+const SIGN_IN =
+  "sign in: send Authorization: Bearer <token> (from `ironclaw user add`) or use the login link";
+
+/** A 401: no credential, or one that no longer signs anybody in; by default, how to sign in. */
+export function notSignedIn(message = SIGN_IN): HttpError {
+  return new HttpError("unauthorized", message);
 }
 
-export class ForbiddenError extends IronclawError {
-  override readonly name = "ForbiddenError";
-  constructor(message: string) {
-    super("forbidden", message);
-  }
-}
-
-export class RateLimitedError extends IronclawError {
-  override readonly name = "RateLimitedError";
-  constructor(readonly retryAfterSeconds: number) {
-    super("rate_limited", `too many attempts: try again in ${retryAfterSeconds} s`);
-  }
+/** A 429 for an address locked out after failed sign-ins, with the Retry-After the lockout gives. */
+export function tooManyAttempts(retryAfterSeconds: number): HttpError {
+  return new HttpError("rate_limited", `too many attempts: try again in ${retryAfterSeconds} s`, {
+    headers: { "retry-after": String(retryAfterSeconds) },
+  });
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -91,20 +80,21 @@ export function createAuthenticator(deps: {
       const header = request.headers.authorization;
       if (header !== undefined) {
         const token = bearerToken(header);
-        if (!token) throw new UnauthorizedError("the Authorization header must be `Bearer <token>`");
+        if (!token) throw notSignedIn("the Authorization header must be `Bearer <token>`");
         const outcome = await deps.lockout.attempt(request.ip, deps.users.tokenIdIfKnown(token), () =>
           deps.users.authenticate(token),
         );
         if (outcome.ok) return { userId: outcome.value.userId, admin: outcome.value.admin, via: "token" };
-        if (outcome.retryAfterSeconds !== undefined) throw new RateLimitedError(outcome.retryAfterSeconds);
-        throw new UnauthorizedError("the token is not valid (revoked, rotated or mistyped)");
+        if (outcome.retryAfterSeconds !== undefined) throw tooManyAttempts(outcome.retryAfterSeconds);
+        throw notSignedIn("the token is not valid (revoked, rotated or mistyped)");
       }
       const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
       if (cookie === undefined) return undefined;
       const session = deps.webSessions.resolve(cookie);
       if (!session) return undefined;
       if (!SAFE_METHODS.has(request.method) && !originAllowed(request.headers.origin)) {
-        throw new ForbiddenError(
+        throw new HttpError(
+          "forbidden",
           `requests signed in by cookie must come from the UI's origin (got ${request.headers.origin ?? "no Origin header"})`,
         );
       }
@@ -124,8 +114,8 @@ export async function requireAccess(
 ): Promise<Auth> {
   if (access === "none") return (await authenticator.identify(request).catch(() => undefined)) ?? anonymous;
   const auth = await authenticator.identify(request);
-  if (!auth) throw new UnauthorizedError();
-  if (access === "admin" && !auth.admin) throw new ForbiddenError("this needs an admin");
+  if (!auth) throw notSignedIn();
+  if (access === "admin" && !auth.admin) throw new HttpError("forbidden", "this needs an admin");
   return auth;
 }
 

@@ -1,6 +1,6 @@
 import type { WardenContext } from "../warden-context.js";
 import { SESSION_COOKIE } from "../web-sessions.js";
-import { UnauthorizedError } from "./auth.js";
+import { notSignedIn } from "./auth.js";
 
 /** Who a browser session is opened for, with the sign-in epoch read when their credential was checked. */
 export interface SessionOwner {
@@ -37,7 +37,7 @@ export function browserSessions(ctx: Pick<WardenContext, "config" | "webSessions
     start(owner: SessionOwner, via: "token" | "link", detail: Record<string, unknown> = {}): string {
       const opened = this.open(owner, via, detail);
       if (opened === undefined)
-        throw new UnauthorizedError("this sign-in was ended while it was being checked: sign in again");
+        throw notSignedIn("this sign-in was ended while it was being checked: sign in again");
       return opened;
     },
   };

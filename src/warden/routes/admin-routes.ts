@@ -14,7 +14,9 @@ import type { WardenContext } from "../warden-context.js";
 const userParams = z.strictObject({ user: z.string().min(1) });
 
 /** What an admin sees of the host: every user's cell (backend, state, uptime, memory) and the provider names. */
-export function adminRoutes(ctx: WardenContext) {
+export function adminRoutes(
+  ctx: Pick<WardenContext, "config" | "cells" | "cellBackend" | "soul" | "users" | "audit">,
+) {
   // Built from the same [providers] the daemon's own HostProviders reads; only the names leave this route.
   const providerNames = new HostProviders(ctx.config, {}).names();
   const restarts = () => new Map(ctx.cells.manager.list().map((info) => [info.userId, info.restarts]));

@@ -6,7 +6,7 @@ import {
   tokenLoginBodySchema,
 } from "../../contracts/index.js";
 import { defineRoute } from "../http/api-route.js";
-import { cookieValue, RateLimitedError, UnauthorizedError } from "../http/auth.js";
+import { cookieValue, notSignedIn, tooManyAttempts } from "../http/auth.js";
 import { browserSessions } from "../http/browser-session.js";
 import type { WardenContext } from "../warden-context.js";
 import { SESSION_COOKIE, signOutEverywhere } from "../web-sessions.js";
@@ -17,10 +17,12 @@ import { SESSION_COOKIE, signOutEverywhere } from "../web-sessions.js";
  * through); both end in an HttpOnly SameSite=Strict cookie bound to the user's sign-in epoch, so rotating the
  * token, removing the user or signing out everywhere ends it.
  */
-export function authRoutes(ctx: WardenContext) {
+export function authRoutes(
+  ctx: Pick<WardenContext, "config" | "users" | "webSessions" | "loginLinks" | "loginLockout" | "audit">,
+) {
   const sessions = browserSessions(ctx);
   const refuse = (retryAfterSeconds: number | undefined, why: string) =>
-    retryAfterSeconds === undefined ? new UnauthorizedError(why) : new RateLimitedError(retryAfterSeconds);
+    retryAfterSeconds === undefined ? notSignedIn(why) : tooManyAttempts(retryAfterSeconds);
   return [
     defineRoute({
       method: "GET",
@@ -35,7 +37,7 @@ export function authRoutes(ctx: WardenContext) {
           ctx.loginLinks.redeem(query.code),
         );
         if (!outcome.ok && outcome.retryAfterSeconds !== undefined)
-          throw new RateLimitedError(outcome.retryAfterSeconds);
+          throw tooManyAttempts(outcome.retryAfterSeconds);
         if (!outcome.ok) {
           const why =
             "This login link was already used, has expired or was withdrawn (the token was rotated or the user signed out everywhere). Ask the operator for a new one (ironclaw user login-link <name>), or sign in with your API token.";
@@ -49,10 +51,10 @@ export function authRoutes(ctx: WardenContext) {
                 `<!doctype html><meta charset="utf-8"><title>IronClaw: sign-in link expired</title><h1>Sign-in link expired</h1><p>${why}</p><p><a href="${ctx.config.ui.path}/">Open IronClaw</a></p>`,
               );
           }
-          throw new UnauthorizedError(why);
+          throw notSignedIn(why);
         }
         const user = ctx.users.get(outcome.value.userId);
-        if (!user) throw new UnauthorizedError("the user of this login link no longer exists");
+        if (!user) throw notSignedIn("the user of this login link no longer exists");
         const cookie = sessions.start(
           { userId: user.id, admin: user.admin, epoch: outcome.value.epoch },
           "link",

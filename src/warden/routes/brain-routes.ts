@@ -7,51 +7,20 @@ import {
   brainPathQuerySchema,
   brainWriteBodySchema,
   brainWriteResultSchema,
-  type FileOpRequest,
 } from "../../contracts/index.js";
-import { ConflictError, IronclawError, NotFoundError } from "../../core/index.js";
-import { crashLoopMessage } from "../cell-trouble.js";
+import { ConflictError } from "../../core/index.js";
+import { HttpError } from "../../http/index.js";
 import { defineRoute } from "../http/api-route.js";
-import { ForbiddenError } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
+import { type BrainDeps, brainFileOp } from "./brain-access.js";
 import { checkJobsToml, JOBS_FILE } from "./cron-file.js";
-
-class BrainUnavailableError extends IronclawError {
-  override readonly name = "BrainUnavailableError";
-  constructor(message: string) {
-    super("unavailable", message);
-  }
-}
 
 /**
  * The memory inspector's way into a brain: file operations the user's cell performs (the warden never opens a
  * brain itself). A person's edits of prompt files (soul.md, identity.md, instructions/) become what the soul guard
  * compares the agent's changes with.
  */
-export function brainRoutes(ctx: WardenContext) {
-  const fileOp = async (
-    userId: string,
-    body: Omit<FileOpRequest, "type" | "user_id" | "session_id" | "msg_id" | "timestamp">,
-  ) => {
-    const halted = ctx.soul.halted(userId);
-    if (halted) throw new ConflictError(halted);
-    const refusal = await ctx.soul.gate(userId);
-    if (refusal) throw new ConflictError(refusal);
-    const { cell } = await ctx.cells.get(userId).catch((error: Error) => {
-      throw new BrainUnavailableError(
-        crashLoopMessage(error) ?? `your agent's cell could not start: ${error.message}`,
-      );
-    });
-    const reply = await cell.call({ type: "FileOpRequest", ...body }, { timeoutMs: 60_000 });
-    if (reply.type !== "FileOpResult")
-      throw new BrainUnavailableError(
-        reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`,
-      );
-    if (reply.error?.code === "not_found") throw new NotFoundError("brain path", body.path);
-    if (reply.error?.code === "forbidden") throw new ForbiddenError(reply.error.message);
-    if (reply.error) throw new ConflictError(reply.error.message);
-    return { reply, cell };
-  };
+export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit">) {
   return [
     defineRoute({
       method: "GET",
@@ -63,7 +32,7 @@ export function brainRoutes(ctx: WardenContext) {
       response: brainListingSchema,
       async handler({ auth, query }) {
         const path = query.path ?? ".";
-        const { reply } = await fileOp(auth.userId, { op: "list", path });
+        const reply = await brainFileOp(ctx, auth.userId, { op: "list", path });
         return { path, entries: reply.entries ?? [] };
       },
     }),
@@ -76,7 +45,7 @@ export function brainRoutes(ctx: WardenContext) {
       query: brainFileQuerySchema,
       response: brainFileSchema,
       async handler({ auth, query }) {
-        const { reply } = await fileOp(auth.userId, { op: "read", path: query.path });
+        const reply = await brainFileOp(ctx, auth.userId, { op: "read", path: query.path });
         return { path: query.path, content: reply.content ?? "" };
       },
     }),
@@ -95,10 +64,12 @@ export function brainRoutes(ctx: WardenContext) {
         if (halted) throw new ConflictError(halted);
         // A person's edit of a prompt file is theirs: it becomes the version the soul guard compares with.
         const undo = ctx.soul.recordPersonEdit(auth.userId, body.path, body.content, `user:${auth.userId}`);
-        await fileOp(auth.userId, { op: "write", path: body.path, content: body.content }).catch((error) => {
-          undo();
-          throw error;
-        });
+        await brainFileOp(ctx, auth.userId, { op: "write", path: body.path, content: body.content }).catch(
+          (error) => {
+            undo();
+            throw error;
+          },
+        );
         ctx.audit.record({
           userId: auth.userId,
           actor: `user:${auth.userId}`,
@@ -118,13 +89,14 @@ export function brainRoutes(ctx: WardenContext) {
       response: brainDeleteResultSchema,
       async handler({ auth, query }) {
         if (query.path === "soul.md")
-          throw new ForbiddenError(
+          throw new HttpError(
+            "forbidden",
             "soul.md cannot be deleted: edit it instead (the soul guard reviews the change)",
           );
         const halted = ctx.soul.halted(auth.userId);
         if (halted) throw new ConflictError(halted);
         const undo = ctx.soul.recordPersonEdit(auth.userId, query.path, null, `user:${auth.userId}`);
-        await fileOp(auth.userId, { op: "delete", path: query.path }).catch((error) => {
+        await brainFileOp(ctx, auth.userId, { op: "delete", path: query.path }).catch((error) => {
           undo();
           throw error;
         });

@@ -19,8 +19,7 @@ const scopeQuery = z.strictObject({ user: userNameSchema.optional() });
  * Spend caps: an admin sets and clears them; a user sees their own caps, spend and alerts. Nothing here is
  * reachable from a cell (cells have no network), and a cell's protocol has no message that touches a budget.
  */
-export function budgetRoutes(ctx: WardenContext) {
-  const deps = { budget: ctx.budget, users: ctx.users, audit: ctx.audit };
+export function budgetRoutes(deps: Pick<WardenContext, "budget" | "users" | "audit">) {
   // A user is shown their own; an admin whoever they name, or everyone.
   const whose = (auth: Auth, user: string | undefined) => (auth.admin ? user : auth.userId);
   return [
@@ -34,7 +33,7 @@ export function budgetRoutes(ctx: WardenContext) {
       response: budgetOverviewSchema,
       handler: async ({ auth, query }) => {
         const user = whose(auth, query.user);
-        return budgetOverview(ctx.budget, { ...(user ? { user } : {}), withHost: auth.admin });
+        return budgetOverview(deps.budget, { ...(user ? { user } : {}), withHost: auth.admin });
       },
     }),
     defineRoute({
@@ -70,7 +69,7 @@ export function budgetRoutes(ctx: WardenContext) {
       handler: async ({ auth, query }) => {
         const user = whose(auth, query.user);
         return alertViews(
-          ctx.budget.store.alerts({
+          deps.budget.store.alerts({
             ...(user ? { user } : {}),
             ...(query.after === undefined ? {} : { after: query.after }),
             ...(query.limit === undefined ? {} : { limit: query.limit }),

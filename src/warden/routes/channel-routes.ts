@@ -4,7 +4,7 @@ import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 
 /** Pairing a chat account (Telegram) with the signed-in user: a one-time code to send to the bot. */
-export function channelRoutes(ctx: WardenContext) {
+export function channelRoutes(ctx: Pick<WardenContext, "channelLinks" | "audit" | "telegramBots">) {
   return [
     defineRoute({
       method: "POST",

@@ -9,14 +9,21 @@ import {
 } from "../../contracts/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
-import { askBrain, brainFileOp, CellUnavailableError, liveCell, readBrainFile } from "./brain-access.js";
+import {
+  askBrain,
+  type BrainDeps,
+  brainFileOp,
+  cellUnavailable,
+  liveCell,
+  readBrainFile,
+} from "./brain-access.js";
 import { editJobsToml, JOBS_FILE } from "./cron-file.js";
 
 /**
  * The cron editor (seed 003 §8.2): the jobs with the scheduler's state, and edits saved to cron/jobs.toml
  * through the user's cell, each checked as the scheduler will load it before it is written.
  */
-export function cronRoutes(ctx: WardenContext) {
+export function cronRoutes(ctx: BrainDeps & Pick<WardenContext, "audit">) {
   const save = async (userId: string, edit: Parameters<typeof editJobsToml>[1], action: string) => {
     const text = (await readBrainFile(ctx, userId, JOBS_FILE)) ?? "";
     const next = editJobsToml(text, edit);
@@ -100,9 +107,7 @@ export function cronRoutes(ctx: WardenContext) {
         });
         const reply = await cell.call({ type: "JobTrigger", job_id: params.id }, { timeoutMs: 30 * 60_000 });
         if (reply.type !== "JobStatus")
-          throw new CellUnavailableError(
-            reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`,
-          );
+          throw cellUnavailable(reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`);
         return {
           job_id: reply.job_id,
           status: reply.status,

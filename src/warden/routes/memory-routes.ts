@@ -16,13 +16,13 @@ import { InvalidInputError } from "../../core/index.js";
 import { parseForgetTarget } from "../../memory/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
-import { askBrain } from "./brain-access.js";
+import { askBrain, type BrainDeps } from "./brain-access.js";
 
 /**
  * What the brain database knows, asked of the user's cell (the warden never opens it): hybrid memory search
  * with each hit's semantic and lexical parts and provenance, the index status, and the tool-call audit trail.
  */
-export function memoryRoutes(ctx: WardenContext) {
+export function memoryRoutes(ctx: BrainDeps & Pick<WardenContext, "audit">) {
   const decide = (decision: (typeof PROMOTION_DECISIONS)[number]) =>
     defineRoute({
       method: "POST",

@@ -5,34 +5,18 @@ import {
   openAiChatRequestSchema,
   type openAiMessageSchema,
 } from "../../contracts/index.js";
-import { IronclawError, newId } from "../../core/index.js";
+import { newId } from "../../core/index.js";
+import { HttpError, openAiError, sendOpenAiError, toHttpError } from "../../http/index.js";
 import { findBudgetRefusal } from "../budget/index.js";
 import { crashLoopMessage } from "../cell-trouble.js";
 import type { ChatEvent } from "../chat-events.js";
-import { requireAccess } from "../http/auth.js";
+import { notSignedIn, requireAccess } from "../http/auth.js";
 import { openEventStream } from "../http/sse.js";
-import { bodyTooLargeMessage, checkMessageSize, MessageTooLargeError } from "../message-limit.js";
+import { wardenErrors } from "../http/warden-errors.js";
+import { checkMessageSize } from "../message-limit.js";
 import type { WardenContext } from "../warden-context.js";
 
 const SESSION_HEADER = "x-ironclaw-session";
-
-class OpenAiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type: string,
-    readonly code: string | null = null,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
-
-function send(reply: FastifyReply, error: OpenAiError) {
-  return reply
-    .code(error.status)
-    .send({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
-}
 
 /**
  * The OpenAI-compatible endpoint: any OpenAI client talks to the user's jailed agent. `model` names an agent
@@ -40,28 +24,18 @@ function send(reply: FastifyReply, error: OpenAiError) {
  * the client passes the X-IronClaw-Session header every answer carries, which continues a stored session.
  * Errors are OpenAI's shape, so SDKs raise their usual exceptions.
  */
-export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Promise<void> {
+export async function openAiRoutes(
+  app: FastifyInstance,
+  ctx: Pick<WardenContext, "config" | "audit" | "authenticator" | "cells" | "conversations" | "chat">,
+): Promise<void> {
+  const translate = wardenErrors({
+    bodyLimit: ctx.config.server.body_limit,
+    messageLimit: ctx.config.limits.max_message_bytes,
+  });
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof OpenAiError) return send(reply, error);
-    if (error instanceof IronclawError && error.code === "unauthorized")
-      return send(reply, new OpenAiError(401, error.message, "invalid_request_error", "invalid_api_key"));
-    if (error instanceof MessageTooLargeError)
-      return send(
-        reply,
-        new OpenAiError(413, error.message, "invalid_request_error", "payload_too_large", error.field),
-      );
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413) {
-      const limits = [ctx.config.server.body_limit, ctx.config.limits.max_message_bytes] as const;
-      return send(
-        reply,
-        new OpenAiError(413, bodyTooLargeMessage(...limits), "invalid_request_error", "payload_too_large"),
-      );
-    }
-    if (status && status >= 400 && status < 500)
-      return send(reply, new OpenAiError(status, (error as Error).message, "invalid_request_error"));
-    request.log.error({ err: error }, "openai endpoint failed");
-    return send(reply, new OpenAiError(500, "internal error", "server_error"));
+    const answer = toHttpError(error, [translate]);
+    if (answer.status >= 500) request.log.error({ err: error }, "openai endpoint failed");
+    return sendOpenAiError(reply, answer);
   });
 
   // Why a cell could not start names host paths and programs: the operator's, in the audit (a host entry, so
@@ -72,22 +46,16 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
       action: "cell.unavailable",
       detail: { user: userId, reason: error.message },
     });
-    throw new OpenAiError(
-      503,
+    throw new HttpError(
+      "unavailable",
       crashLoopMessage(error) ?? "your agent could not start right now. Try again in a moment.",
-      "server_error",
-      "cell_unavailable",
+      { reason: "cell_unavailable" },
     );
   };
 
   const user = async (request: Parameters<typeof requireAccess>[1]) => {
     if (!request.headers.authorization)
-      throw new OpenAiError(
-        401,
-        "missing Authorization: Bearer <IronClaw user token>",
-        "invalid_request_error",
-        "invalid_api_key",
-      );
+      throw notSignedIn("missing Authorization: Bearer <IronClaw user token>");
     return requireAccess(ctx.authenticator, request, "user");
   };
 
@@ -106,13 +74,10 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const param = issue?.path.join(".") ?? null;
-      throw new OpenAiError(
-        400,
-        `${param || "body"}: ${issue?.message ?? "invalid"}`,
-        "invalid_request_error",
-        "invalid_value",
-        param,
-      );
+      throw new HttpError("validation_failed", `${param || "body"}: ${issue?.message ?? "invalid"}`, {
+        reason: "invalid_value",
+        ...(param === null ? {} : { field: param }),
+      });
     }
     const body = parsed.data;
     for (const [i, m] of body.messages.entries())
@@ -120,24 +85,19 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
     const ready = await ctx.cells.describe(auth.userId).catch(cellUnavailable(auth.userId));
     const agent = ready.agents.find((a) => a.name === body.model);
     if (!agent) {
-      throw new OpenAiError(
-        404,
+      throw new HttpError(
+        "not_found",
         `The model \`${body.model}\` does not exist: models are this user's agent profiles (${ready.agents.map((a) => a.name).join(", ")})`,
-        "invalid_request_error",
-        "model_not_found",
-        "model",
+        { reason: "model_not_found", field: "model" },
       );
     }
     const { prompt, history } = promptOf(body);
     const sessionHeader = request.headers[SESSION_HEADER];
     const sessionId = typeof sessionHeader === "string" && sessionHeader ? sessionHeader : undefined;
     if (sessionId && !ctx.conversations.get(auth.userId, sessionId))
-      throw new OpenAiError(
-        404,
-        `no session ${sessionId} for this user`,
-        "invalid_request_error",
-        "session_not_found",
-      );
+      throw new HttpError("not_found", `no session ${sessionId} for this user`, {
+        reason: "session_not_found",
+      });
     const abort = new AbortController();
     const turn = ctx.chat.turn({
       userId: auth.userId,
@@ -184,7 +144,7 @@ export async function openAiRoutes(app: FastifyInstance, ctx: WardenContext): Pr
         usage: usageOf(event),
       };
     }
-    throw new OpenAiError(502, "the turn ended without an answer", "agent_error");
+    throw new HttpError("bad_gateway", "the turn ended without an answer", { type: "agent_error" });
   });
 }
 
@@ -201,22 +161,29 @@ function failed(event: Done): event is Done & { error: string } {
  * message); a model or cell that cannot answer now is 503, a model that broke off or refused is 502. The
  * message is the sentence the chat shows, without the provider's internals.
  */
-function turnError(event: Done & { error: string }): OpenAiError {
+function turnError(event: Done & { error: string }): HttpError {
   const { error } = event;
   const budget = findBudgetRefusal(error);
   if (budget?.kind === "exceeded")
-    return new OpenAiError(429, budget.message, "budget_exceeded", "budget_exceeded");
-  if (budget) return new OpenAiError(403, budget.message, "budget_refused", "unpriced_model");
+    return new HttpError("rate_limited", budget.message, {
+      type: "budget_exceeded",
+      reason: "budget_exceeded",
+    });
+  if (budget)
+    return new HttpError("forbidden", budget.message, { type: "budget_refused", reason: "unpriced_model" });
   switch (event.failure) {
     case "model_unavailable":
     case "cell_unavailable":
-      return new OpenAiError(503, error, "server_error", event.failure);
+      return new HttpError("unavailable", error, { reason: event.failure });
     case "model_interrupted":
     case "model_refused":
     case "model_setup":
-      return new OpenAiError(502, error, "server_error", event.failure);
+      return new HttpError("bad_gateway", error, { reason: event.failure });
     default:
-      return new OpenAiError(502, error, "agent_error", event.failure ?? event.stopReason);
+      return new HttpError("bad_gateway", error, {
+        type: "agent_error",
+        reason: event.failure ?? event.stopReason,
+      });
   }
 }
 
@@ -274,9 +241,7 @@ async function streamTurn(
         const failure = turnError(event);
         if (!stream) throw failure;
         // The OpenAI SDKs raise an APIError for an `error` object on the stream.
-        stream.write(undefined, {
-          error: { message: failure.message, type: failure.type, code: failure.code, param: null },
-        });
+        stream.write(undefined, openAiError(failure));
       } else {
         const out = open();
         if (first) out.write(undefined, chunk({ role: "assistant", content: "" }, null));
@@ -322,22 +287,16 @@ function promptOf(body: OpenAiChatRequest): {
   const messages = body.messages;
   const last = messages[messages.length - 1];
   if (last?.role !== "user")
-    throw new OpenAiError(
-      400,
-      "messages: the last message must have role user",
-      "invalid_request_error",
-      "invalid_value",
-      "messages",
-    );
+    throw new HttpError("validation_failed", "messages: the last message must have role user", {
+      reason: "invalid_value",
+      field: "messages",
+    });
   const prompt = textOf(last);
   if (prompt.trim() === "")
-    throw new OpenAiError(
-      400,
-      `messages.${messages.length - 1}.content: must contain text`,
-      "invalid_request_error",
-      "invalid_value",
-      "messages",
-    );
+    throw new HttpError("validation_failed", `messages.${messages.length - 1}.content: must contain text`, {
+      reason: "invalid_value",
+      field: "messages",
+    });
   const system = messages
     .filter((m) => m.role === "system" || m.role === "developer")
     .map(textOf)

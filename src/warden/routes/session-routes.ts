@@ -18,7 +18,7 @@ import type { WardenContext } from "../warden-context.js";
 const idParams = z.strictObject({ id: z.string().min(1) });
 
 /** Conversations (sessions) and chat turns over plain HTTP: one JSON answer, or an SSE stream of chat events. */
-export function sessionRoutes(ctx: WardenContext) {
+export function sessionRoutes(ctx: Pick<WardenContext, "conversations" | "chat" | "config">) {
   const { conversations, chat } = ctx;
   const own = (userId: string, id: string) => {
     const conversation = conversations.get(userId, id);

@@ -12,7 +12,7 @@ const idParams = z.strictObject({ id: z.string().min(1) });
  * Soul guard decisions (seed 003 §11.3): the owner of the brain or an admin approves or rejects held changes to
  * any prompt file. The diff is against the version a person last approved, so it shows the whole drift.
  */
-export function soulRoutes(ctx: WardenContext) {
+export function soulRoutes(ctx: Pick<WardenContext, "soulStore" | "soul" | "logger">) {
   const { soulStore } = ctx;
   const visible = (auth: Auth, id: string) => {
     const change = soulStore.get(id);

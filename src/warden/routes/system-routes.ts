@@ -3,7 +3,7 @@ import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 
 /** Liveness and what this warden runs on. Public: it names no user. */
-export function systemRoutes(ctx: WardenContext) {
+export function systemRoutes(ctx: Pick<WardenContext, "startedAt" | "cellBackend" | "cells">) {
   return [
     defineRoute({
       method: "GET",

@@ -4,7 +4,7 @@ import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 
 /** What the model calls cost: a user's own, or anyone's (or everyone's) for an admin. */
-export function usageRoutes(ctx: WardenContext) {
+export function usageRoutes(ctx: Pick<WardenContext, "budget">) {
   return [
     defineRoute({
       method: "GET",

@@ -9,15 +9,15 @@ import {
   wardenAuditRecordSchema,
 } from "../../contracts/index.js";
 import { NotFoundError } from "../../core/index.js";
+import { HttpError } from "../../http/index.js";
 import { defineRoute } from "../http/api-route.js";
-import { ForbiddenError } from "../http/auth.js";
 import { browserSessions } from "../http/browser-session.js";
 import type { WardenContext } from "../warden-context.js";
 
 const nameParams = z.strictObject({ name: userNameSchema });
 
 /** Users and their API tokens: admins manage everyone; a user may rotate their own token. */
-export function userRoutes(ctx: WardenContext) {
+export function userRoutes(ctx: Pick<WardenContext, "users" | "audit" | "cells" | "config" | "webSessions">) {
   const { users, audit } = ctx;
   const sessions = browserSessions(ctx);
   return [
@@ -59,7 +59,8 @@ export function userRoutes(ctx: WardenContext) {
       params: nameParams,
       response: userRemovedSchema,
       async handler({ params, auth }) {
-        if (params.name === auth.userId) throw new ForbiddenError("an admin cannot remove themselves");
+        if (params.name === auth.userId)
+          throw new HttpError("forbidden", "an admin cannot remove themselves");
         if (!users.get(params.name)) throw new NotFoundError("user", params.name);
         await ctx.cells.stop(params.name);
         users.remove(params.name);
@@ -83,7 +84,7 @@ export function userRoutes(ctx: WardenContext) {
       response: userTokenSchema,
       async handler({ params, auth, reply }) {
         if (params.name !== auth.userId && !auth.admin)
-          throw new ForbiddenError("only an admin can rotate another user's token");
+          throw new HttpError("forbidden", "only an admin can rotate another user's token");
         const before = users.signInEpoch(params.name);
         const token = await users.rotateToken(params.name);
         audit.record({

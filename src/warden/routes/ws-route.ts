@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
 import { wsClientMessageSchema } from "../../contracts/index.js";
 import { issuesFromZod } from "../../core/index.js";
-import { type Auth, ForbiddenError, requireAccess } from "../http/auth.js";
+import { HttpError } from "../../http/index.js";
+import { type Auth, requireAccess } from "../http/auth.js";
 import { SignInWatch } from "../http/sign-in-watch.js";
 import { checkMessageSize, MessageTooLargeError } from "../message-limit.js";
 import type { WardenContext } from "../warden-context.js";
@@ -21,20 +22,30 @@ export const SIGNED_OUT_CLOSE = 4401;
  * each message re-checks it, and rotating the token, removing the user or signing out everywhere closes the
  * socket (code 4401) at once, or within a second when another process (the CLI) did it.
  */
-export async function wsRoute(app: FastifyInstance, ctx: WardenContext): Promise<void> {
+export async function wsRoute(
+  app: FastifyInstance,
+  ctx: Pick<
+    WardenContext,
+    "db" | "users" | "authenticator" | "audit" | "logger" | "config" | "conversations" | "chat"
+  >,
+): Promise<void> {
   const watch = new SignInWatch({ db: ctx.db, users: ctx.users });
   app.addHook("onClose", async () => watch.close());
   app.addHook("preValidation", async (request) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !ctx.authenticator.originAllowed(origin)) {
       ctx.audit.record({ actor: `ip:${request.ip}`, action: "ws.refused_origin", detail: { origin } });
-      throw new ForbiddenError(
+      throw new HttpError(
+        "forbidden",
         `WebSocket connections from ${origin} are not allowed: only the UI's own origin may connect`,
       );
     }
     const auth = await requireAccess(ctx.authenticator, request, "user");
     if (origin === undefined && auth.via === "cookie")
-      throw new ForbiddenError("a WebSocket signed in by cookie must come from the UI (an Origin header)");
+      throw new HttpError(
+        "forbidden",
+        "a WebSocket signed in by cookie must come from the UI (an Origin header)",
+      );
     authOf.set(request, auth);
   });
 

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from "fastify";
+import { registerTelegramRoutes } from "../channels/telegram-routes.js";
+import type { WardenRoute } from "../http/api-route.js";
+import type { WardenContext } from "../warden-context.js";
+import { adminRoutes } from "./admin-routes.js";
+import { authRoutes } from "./auth-routes.js";
+import { brainRoutes } from "./brain-routes.js";
+import { budgetRoutes } from "./budget-routes.js";
+import { channelRoutes } from "./channel-routes.js";
+import { cronRoutes } from "./cron-routes.js";
+import { memoryRoutes } from "./memory-routes.js";
+import { openAiRoutes } from "./openai-routes.js";
+import { sessionRoutes } from "./session-routes.js";
+import { soulRoutes } from "./soul-routes.js";
+import { systemRoutes } from "./system-routes.js";
+import { uiRoutes } from "./ui-routes.js";
+import { usageRoutes } from "./usage-routes.js";
+import { userRoutes } from "./user-routes.js";
+import { wsRoute } from "./ws-route.js";
+
+/** The JSON routes of /api, one module per resource; each takes only the services it names. */
+export function apiRoutes(ctx: WardenContext): WardenRoute[] {
+  return [
+    ...systemRoutes(ctx),
+    ...authRoutes(ctx),
+    ...userRoutes(ctx),
+    ...sessionRoutes(ctx),
+    ...brainRoutes(ctx),
+    ...soulRoutes(ctx),
+    ...channelRoutes(ctx),
+    ...budgetRoutes(ctx),
+    ...usageRoutes(ctx),
+    ...memoryRoutes(ctx),
+    ...cronRoutes(ctx),
+    ...adminRoutes(ctx),
+  ];
+}
+
+/**
+ * The routes that answer otherwise than with the envelope, each a plugin with its own error handling: the chat
+ * WebSocket, OpenAI's /v1 (OpenAI's error shape), Telegram's webhook, and the web UI when it is served.
+ */
+export function pluginRoutes(ctx: WardenContext): Array<(app: FastifyInstance) => Promise<void> | void> {
+  return [
+    (app) => wsRoute(app, ctx),
+    (app) => openAiRoutes(app, ctx),
+    (app) => registerTelegramRoutes(app, { bots: ctx.telegramBots, bodyLimit: ctx.config.server.body_limit }),
+    ...(ctx.config.ui.enabled ? [(app: FastifyInstance) => uiRoutes(app, { path: ctx.config.ui.path })] : []),
+  ];
+}
+
+/** Hand-written OpenAPI entries for what is not a JSON route: the WebSocket, the OpenAI endpoint, webhooks. */
+export const PLUGIN_OPENAPI_PATHS = {
+  "/api/ws": {
+    get: {
+      summary:
+        "Chat over a WebSocket (see src/contracts/warden/api.ts: wsClientMessageSchema, chatEventSchema)",
+      tags: ["chat"],
+      responses: { "101": { description: "upgraded" }, "403": { description: "foreign Origin" } },
+    },
+  },
+  "/v1/chat/completions": {
+    post: {
+      summary: "OpenAI-compatible chat completions (streaming and not); model = an agent profile",
+      tags: ["openai"],
+      responses: { "200": { description: "chat.completion or an SSE stream of chat.completion.chunk" } },
+    },
+  },
+  "/v1/models": {
+    get: {
+      summary: "The user's agent profiles as OpenAI models",
+      tags: ["openai"],
+      responses: { "200": { description: "list" } },
+    },
+  },
+  "/channels/telegram/{bot}": {
+    post: {
+      summary: "Telegram webhook; X-Telegram-Bot-Api-Secret-Token required",
+      tags: ["channels"],
+      security: [],
+      responses: { "200": { description: "accepted" }, "403": { description: "bad secret" } },
+    },
+  },
+};
