@@ -1,6 +1,6 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
-import { IronclawError, NotFoundError } from "../core/index.js";
+import { Emitter, IronclawError, NotFoundError } from "../core/index.js";
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS warden_users (
@@ -97,7 +97,8 @@ export class UserStore {
   private readonly now: () => Date;
   /** Prepared once: it runs on every authenticated request. */
   private readonly selectToken: Database.Statement;
-  private readonly endedListeners = new Set<SignInsEndedListener>();
+  /** A listener's failure must not undo or hide the change that was made; it is the listener's to log. */
+  private readonly signInsEnded = new Emitter<[userId: string]>(() => {});
 
   constructor(
     private readonly db: Database.Database,
@@ -194,8 +195,7 @@ export class UserStore {
    * connections can be closed at once. Other processes' changes (the CLI) are not announced here.
    */
   onSignInsEnded(listener: SignInsEndedListener): () => void {
-    this.endedListeners.add(listener);
-    return () => this.endedListeners.delete(listener);
+    return this.signInsEnded.on(listener);
   }
 
   /**
@@ -265,13 +265,8 @@ export class UserStore {
     if (changes === 0) throw new NotFoundError("user", name);
   }
 
-  /** A listener's failure must not undo or hide the change that was made; it is the listener's to log. */
   private announceEnded(userId: string): void {
-    for (const listener of this.endedListeners) {
-      try {
-        listener(userId);
-      } catch {}
-    }
+    this.signInsEnded.emit(userId);
   }
 
   /** Names that differ only in case are refused too: they would share a brain directory on macOS. */
