@@ -67,3 +67,8 @@ export class HttpError extends IronclawError {
     this.headers = options.headers ?? {};
   }
 }
+
+/** The 404 for a path no route serves, the same on every surface. */
+export function noRouteError(request: { method: string; url: string }): HttpError {
+  return new HttpError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`);
+}

@@ -5,6 +5,7 @@ export {
   type HttpErrorCode,
   type HttpErrorOptions,
   isHttpErrorCode,
+  noRouteError,
 } from "./http-error.js";
 export { type OpenAiErrorBody, openAiError, sendOpenAiError } from "./openai-format.js";
 export { type OpenApiInfo, openApiDocument } from "./openapi.js";

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { createLogger } from "../core/index.js";
-import { HttpError, sendEnvelopeError } from "../http/index.js";
+import { noRouteError, sendEnvelopeError } from "../http/index.js";
 import { ledgerHttpErrorOf } from "./http-errors.js";
 import { DEFAULT_BODY_LIMIT, type LedgerRoutesOptions, ledgerRoutes } from "./ledger-routes.js";
 
@@ -20,12 +20,7 @@ export async function createLedgerServer(options: LedgerServerOptions): Promise<
     loggerInstance: options.logger ?? createLogger("ledger", { level: "silent" }),
     bodyLimit,
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendEnvelopeError(
-      reply,
-      new HttpError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`),
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => sendEnvelopeError(reply, noRouteError(request)));
   app.setErrorHandler((error, _request, reply) => sendEnvelopeError(reply, ledgerHttpErrorOf(error)));
   const { logger: _logger, ...routes } = options;
   await app.register(ledgerRoutes, { ...routes, bodyLimit });

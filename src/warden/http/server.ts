@@ -1,6 +1,12 @@
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { HttpError, openApiDocument, sendEnvelopeError, toHttpError } from "../../http/index.js";
+import {
+  HttpError,
+  noRouteError,
+  openApiDocument,
+  sendEnvelopeError,
+  toHttpError,
+} from "../../http/index.js";
 import { apiRoutes, PLUGIN_OPENAPI_PATHS, pluginRoutes } from "../routes/index.js";
 import type { WardenContext } from "../warden-context.js";
 import { WARDEN_OPENAPI, wardenApi } from "./api-route.js";
@@ -42,12 +48,7 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
     if (answer.status >= 500) request.log.error({ err: error, url: request.url }, "request failed");
     return sendEnvelopeError(reply, answer);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendEnvelopeError(
-      reply,
-      new HttpError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`),
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => sendEnvelopeError(reply, noRouteError(request)));
   app.addHook("onSend", async (_request, reply) => {
     reply.header("x-content-type-options", "nosniff");
     reply.header("referrer-policy", "no-referrer");

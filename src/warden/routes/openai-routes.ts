@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import {
   type OpenAiChatRequest,
@@ -6,17 +6,25 @@ import {
   type openAiMessageSchema,
 } from "../../contracts/index.js";
 import { newId } from "../../core/index.js";
-import { HttpError, openAiError, sendOpenAiError, toHttpError } from "../../http/index.js";
+import {
+  HttpError,
+  openAiError,
+  RouteRegistry,
+  routeDefiner,
+  sendOpenAiError,
+  toHttpError,
+} from "../../http/index.js";
 import { findBudgetRefusal } from "../budget/index.js";
 import { crashLoopMessage } from "../cell-trouble.js";
 import type { ChatEvent } from "../chat-events.js";
-import { notSignedIn, requireAccess } from "../http/auth.js";
+import { type Auth, notSignedIn, requireAccess } from "../http/auth.js";
 import { openEventStream } from "../http/sse.js";
 import { wardenErrors } from "../http/warden-errors.js";
 import { checkMessageSize } from "../message-limit.js";
 import type { WardenContext } from "../warden-context.js";
 
 const SESSION_HEADER = "x-ironclaw-session";
+const defineRoute = routeDefiner<Auth>();
 
 /**
  * The OpenAI-compatible endpoint: any OpenAI client talks to the user's jailed agent. `model` names an agent
@@ -53,23 +61,44 @@ export async function openAiRoutes(
     );
   };
 
-  const user = async (request: Parameters<typeof requireAccess>[1]) => {
-    if (!request.headers.authorization)
-      throw notSignedIn("missing Authorization: Bearer <IronClaw user token>");
-    return requireAccess(ctx.authenticator, request, "user");
-  };
-
-  app.get("/v1/models", async (request) => {
-    const auth = await user(request);
-    const ready = await ctx.cells.describe(auth.userId).catch(cellUnavailable(auth.userId));
-    return {
-      object: "list",
-      data: ready.agents.map((a) => ({ id: a.name, object: "model", created: 0, owned_by: "ironclaw" })),
-    };
+  // OpenAI clients always send a key: say which header is missing rather than how to sign in to the UI.
+  const routes = new RouteRegistry<Auth>(app, {
+    async authorize(request, access) {
+      if (!request.headers.authorization)
+        throw notSignedIn("missing Authorization: Bearer <IronClaw user token>");
+      return requireAccess(ctx.authenticator, request, access);
+    },
+    // OpenAI's answers are bare objects, not the envelope.
+    answer: (data) => data,
   });
 
-  app.post("/v1/chat/completions", async (request, reply) => {
-    const auth = await user(request);
+  routes.add(
+    defineRoute({
+      method: "GET",
+      url: "/v1/models",
+      summary: "The user's agent profiles as OpenAI models",
+      tag: "openai",
+      access: "user",
+      async handler({ auth }) {
+        const ready = await ctx.cells.describe(auth.userId).catch(cellUnavailable(auth.userId));
+        return {
+          object: "list",
+          data: ready.agents.map((a) => ({ id: a.name, object: "model", created: 0, owned_by: "ironclaw" })),
+        };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/v1/chat/completions",
+      summary: "OpenAI-compatible chat completions (streaming and not); model = an agent profile",
+      tag: "openai",
+      access: "user",
+      // The body is checked in the handler: OpenAI names a bad field as `messages.0.content` in `param`.
+      handler: ({ auth, request, reply }) => chatCompletion(auth, request, reply),
+    }),
+  );
+
+  async function chatCompletion(auth: Auth, request: FastifyRequest, reply: FastifyReply) {
     const parsed = openAiChatRequestSchema.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -145,7 +174,7 @@ export async function openAiRoutes(
       };
     }
     throw new HttpError("bad_gateway", "the turn ended without an answer", { type: "agent_error" });
-  });
+  }
 }
 
 type Done = Extract<ChatEvent, { type: "done" }>;
