@@ -1,9 +1,11 @@
+import type { ProtocolErrorCode } from "../contracts/cell/index.js";
+// The protocol schema by its file: a cell's boot needs it alone, not every config schema of contracts/cell's
+// index (INNER_IMPORTS in test/structure/house-rules.ts).
 import {
   PROTOCOL_MESSAGE_TYPES,
-  type ProtocolErrorCode,
   type ProtocolMessage,
   protocolMessageSchema,
-} from "../contracts/cell/index.js";
+} from "../contracts/cell/protocol-message.js";
 
 /**
  * How far one inbound msg_id may jump ahead of the last. The sender counts up by one per message, so a larger

@@ -1,6 +1,9 @@
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
-import { type Issue, issuesFromZod, jsonPath, ValidationError } from "../core/index.js";
+// core's files by name, not its index: every contract loads this at a cell's boot, and core's index brings the
+// logger and pino (INNER_IMPORTS in test/structure/house-rules.ts).
+import { type Issue, jsonPath, ValidationError } from "../core/errors.js";
+import { issuesFromZod } from "../core/zod-issues.js";
 import { findUnknownKeys } from "./unknown-keys.js";
 
 export type Seed = "000" | "001" | "002" | "003" | "004";

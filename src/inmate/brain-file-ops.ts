@@ -1,6 +1,8 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrainEntry, FileOpRequest } from "../contracts/cell/index.js";
+// core's descriptor walk by its file: an echo cell answers file operations, and core's index would bring the
+// logger and pino to its start (INNER_IMPORTS in test/structure/house-rules.ts).
 import {
   closeDir,
   closeFile,
@@ -16,7 +18,7 @@ import {
   readOpenFile,
   removeFile,
   replaceOpenFile,
-} from "../core/index.js";
+} from "../core/descriptor-walk.js";
 import type { FileOpOutcome } from "./cell-handler.js";
 
 /** Read and write replies must fit one frame with room for the JSON escaping of the content. */

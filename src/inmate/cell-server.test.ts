@@ -5,7 +5,7 @@ import { Duplex, PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProtocolPeer } from "../channel/protocol-peer.js";
 import { serveCell } from "./cell-server.js";
-import { createEchoDevHandler } from "./dev-handlers.js";
+import { createEchoDevHandler } from "./echo-handler.js";
 
 /** Two connected duplex streams, like the two ends of a cell's pipes. */
 function pipePair(): [Duplex, Duplex] {

@@ -3,4 +3,5 @@
 export { runFileOp } from "./brain-file-ops.js";
 export type { CellHandler, FileOpOutcome, GuestContext, JobProgress, TurnEvent } from "./cell-handler.js";
 export { serveCell } from "./cell-server.js";
-export { createEchoDevHandler, createShellTestHandler, type ShellOutcome } from "./dev-handlers.js";
+export { createEchoDevHandler } from "./echo-handler.js";
+export { createShellTestHandler, type ShellOutcome } from "./shell-test-handler.js";

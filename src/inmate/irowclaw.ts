@@ -3,15 +3,19 @@
 // each request to a handler; the host starts it through a cell backend, never directly.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { GUEST_HANDLERS, type GuestHandlerName, type ProtocolPeer } from "../channel/index.js";
+import { GUEST_HANDLERS, type ProtocolPeer } from "../channel/index.js";
 import type { CellHandler } from "./cell-handler.js";
 import { serveCell } from "./cell-server.js";
 import { openGuestChannel } from "./guest-channel.js";
 
 /** Readies a blank cell's handler without making it: its code loaded and, for the agent, run once. */
 async function warmUp(name: string): Promise<void> {
-  if (name !== "agent") {
-    await import("./dev-handlers.js");
+  if (name === "echo") {
+    await import("./echo-handler.js");
+    return;
+  }
+  if (name === "shell") {
+    await import("./shell-test-handler.js");
     return;
   }
   await import("./agent-handler.js");
@@ -19,8 +23,8 @@ async function warmUp(name: string): Promise<void> {
 }
 
 async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer): Promise<CellHandler> {
-  if (name === "echo") return (await import("./dev-handlers.js")).createEchoDevHandler();
-  if (name === "shell") return (await import("./dev-handlers.js")).createShellTestHandler();
+  if (name === "echo") return (await import("./echo-handler.js")).createEchoDevHandler();
+  if (name === "shell") return (await import("./shell-test-handler.js")).createShellTestHandler();
   if (name === "agent") {
     const { createAgentHandler } = await import("./agent-handler.js");
     // Model calls, provider embeddings and web fetches go to the warden over the channel: the cell has

@@ -1,4 +1,15 @@
-export { AuditStore } from "./audit-store.js";
+export { AuditStore, migrateAuditTables } from "./audit-store.js";
+export {
+  alertViews,
+  budgetOverview,
+  clearBudget,
+  DEFAULT_PRICES_AS_OF,
+  formatUsd,
+  ModelBudget,
+  setBudget,
+  usageReport,
+  usdToMicros,
+} from "./budget/index.js";
 export { type CellRequestOptions, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 export type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 export { startWarden, type Warden, type WardenOptions } from "./daemon.js";
@@ -6,5 +17,7 @@ export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";
 export { HostProviders } from "./host-providers.js";
 export { LoginLinks } from "./login-links.js";
-export { SoulStore } from "./soul/index.js";
+export { type DiffLine, diffLines, migrateSoulTables, type SoulChange, SoulStore } from "./soul/index.js";
 export { UserStore } from "./user-store.js";
+export { runningWardenUrl } from "./warden-address.js";
+export { signOutEverywhere, WebSessions } from "./web-sessions.js";

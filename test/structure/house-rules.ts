@@ -2,8 +2,9 @@ import { dirname, join, normalize } from "node:path";
 import ts from "typescript";
 
 // The house of docs/architecture (ARCHITECTURE "The house") as data: which floor each folder of src/ stands on,
-// the few same-floor arrows it draws, and what the inmate — the code an attacker in a cell controls — may never
-// reach. checkHouse judges a list of files against it, so a test can feed it a planted file and see it fail.
+// the few same-floor arrows it draws, what the inmate — the code an attacker in a cell controls — may never
+// reach, and the inner files one folder imports from another despite the index rule, each with its reason.
+// checkHouse judges a list of files against it, so a test can feed it a planted file and see it fail.
 
 /** Data flows down: a folder imports only from floors below its own. */
 export const FLOORS: Readonly<Record<string, number>> = {
@@ -74,6 +75,64 @@ export const HOST_ONLY_FOLDERS: readonly string[] = [
   "http",
 ];
 
+/**
+ * Folders whose rooms are each a surface of their own: another folder imports `src/<folder>/<room>/index.ts`.
+ * Everywhere else a folder's surface is its one `index.ts`.
+ */
+export const ROOM_SURFACES: ReadonlyArray<{ folder: string; why: string }> = [
+  {
+    folder: "contracts",
+    why:
+      "the formats come in families (cell/, command/, warden/…), each behind its index.ts; the inmate imports " +
+      "cell/ alone, so a cell's boot builds none of the host's schemas",
+  },
+];
+
+/**
+ * Inner files another folder imports by name, against the index rule, each for a reason: all of them sit on
+ * the path a cell evaluates before its first reply, where a folder's whole index would cost a visible fraction
+ * of a second (core's index brings the logger and pino; contracts/cell/index.ts every config schema).
+ */
+export const INNER_IMPORTS: ReadonlyArray<{ from: string; to: string; why: string }> = [
+  {
+    from: "src/inmate/cell-loader.ts",
+    to: "src/channel/cell-start.ts",
+    why: "the loader is bundled on its own and must stay a few hundred bytes, not carry the protocol and its schemas",
+  },
+  {
+    from: "src/channel/protocol-peer.ts",
+    to: "src/core/async-queue.ts",
+    why: "a cell's boot loads the peer; core's import-free queue, not core's index with the logger",
+  },
+  {
+    from: "src/channel/protocol-peer.ts",
+    to: "src/core/emitter.ts",
+    why: "a cell's boot loads the peer; core's import-free emitter, not core's index with the logger",
+  },
+  {
+    from: "src/channel/inbound-check.ts",
+    to: "src/contracts/cell/protocol-message.ts",
+    why:
+      "a cell's boot checks frames against the protocol schema alone, not every config schema of cell/index.ts " +
+      "(an echo cell's start to first reply: 230 against 200 ms of CPU)",
+  },
+  {
+    from: "src/contracts/registry.ts",
+    to: "src/core/errors.ts",
+    why: "every contract loads the registry at a cell's boot; core's index would bring the logger and pino",
+  },
+  {
+    from: "src/contracts/registry.ts",
+    to: "src/core/zod-issues.ts",
+    why: "every contract loads the registry at a cell's boot; core's index would bring the logger and pino",
+  },
+  {
+    from: "src/inmate/brain-file-ops.ts",
+    to: "src/core/descriptor-walk.ts",
+    why: "an echo cell answers file operations; core's index would bring the logger and pino to its start",
+  },
+];
+
 export interface SourceFile {
   /** Relative to the package root, with forward slashes: `src/inmate/irowclaw.ts`. */
   path: string;
@@ -116,6 +175,7 @@ export function packageOf(specifier: string): string {
 export function checkHouse(files: readonly SourceFile[]): Violation[] {
   const violations: Violation[] = [];
   const edges = new Map<string, { file: string; specifier: string }>();
+  const rooms = new Set(files.filter((f) => f.path.endsWith("/index.ts")).map((f) => dirname(f.path)));
   for (const file of files) {
     const from = folderOf(file.path);
     if (from === undefined) continue;
@@ -123,10 +183,15 @@ export function checkHouse(files: readonly SourceFile[]): Violation[] {
       violations.push({ file: file.path, specifier: "", rule: `src/${from} is on no floor of the house` });
     for (const specifier of importSpecifiers(file.text)) {
       if (specifier.startsWith(".")) {
-        const to = folderOf(normalize(join(dirname(file.path), specifier)).replaceAll("\\", "/"));
+        const target = normalize(join(dirname(file.path), specifier)).replaceAll("\\", "/");
+        const to = folderOf(target);
+        if (to === from) {
+          const rule = roomRule(file.path, target, rooms);
+          if (rule !== undefined) violations.push({ file: file.path, specifier, rule });
+        }
         if (to === undefined || to === from) continue;
         if (!edges.has(`${from}>${to}`)) edges.set(`${from}>${to}`, { file: file.path, specifier });
-        const rule = arrowRule(from, to);
+        const rule = arrowRule(from, to) ?? surfaceRule(file.path, target, rooms);
         if (rule !== undefined) violations.push({ file: file.path, specifier, rule });
       } else if (from === "inmate" && !specifier.startsWith("node:")) {
         const name = packageOf(specifier);
@@ -161,6 +226,43 @@ function arrowRule(from: string, to: string): string | undefined {
     return `${from} imports ${to} on its own floor (${mine}), an arrow the house does not draw`;
   return undefined;
 }
+
+/**
+ * The index rule between folders: an import into another folder of src/ targets its index.ts (or a room's, for
+ * ROOM_SURFACES), unless INNER_IMPORTS lists it. Unit tests beside their file may reach inside.
+ */
+function surfaceRule(file: string, target: string, rooms: ReadonlySet<string>): string | undefined {
+  const to = folderOf(target) ?? "";
+  if (isTest(file) || target === `src/${to}/index.js`) return undefined;
+  const room = dirname(target);
+  if (ROOM_SURFACES.some((r) => r.folder === to) && target.endsWith("/index.js") && rooms.has(room))
+    if (dirname(room) === `src/${to}`) return undefined;
+  if (INNER_IMPORTS.some((i) => i.from === file && i.to === asTs(target))) return undefined;
+  const surface = ROOM_SURFACES.some((r) => r.folder === to)
+    ? `src/${to}/<room>/index.ts`
+    : `src/${to}/index.ts`;
+  return `${folderOf(file)} imports an inner file of ${to}: import its surface, ${surface}`;
+}
+
+/**
+ * The index rule inside a folder: a room (a sub-folder with an index.ts, such as warden/budget/) is entered by
+ * the rest of its folder through that index.ts only.
+ */
+function roomRule(file: string, target: string, rooms: ReadonlySet<string>): string | undefined {
+  if (isTest(file)) return undefined;
+  const parts = target.split("/");
+  for (let depth = 3; depth < parts.length; depth++) {
+    const room = parts.slice(0, depth).join("/");
+    if (file.startsWith(`${room}/`)) continue;
+    if (!rooms.has(room)) return undefined;
+    if (target === `${room}/index.js`) return undefined;
+    return `${file.split("/").slice(1, -1).join("/")} imports an inner file of the room ${room.slice(4)}: import ${room}/index.ts`;
+  }
+  return undefined;
+}
+
+const isTest = (path: string) => path.endsWith(".test.ts");
+const asTs = (path: string) => path.replace(/\.js$/, ".ts");
 
 /** The cycles of the folder graph: each strongly connected set of two or more folders, as one path round it. */
 function folderCycles(edges: ReadonlyMap<string, unknown>): string[][] {

@@ -1,9 +1,9 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { join, relative } from "node:path";
+import type { Plugin } from "esbuild";
 import { RUNTIME_FILE } from "../../channel/index.js";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
-import { barrelImports, withoutZodLocales } from "./barrel-imports.js";
 import { runtimePackages } from "./runtime-closure.js";
 
 /** Where the bundled inmate lives in the package, its entry (the loader) and its manifest. */
@@ -51,7 +51,10 @@ export interface BundleOptions {
  * was mostly module loading: a few hundred files, each a lookup, a read and a compile (under software
  * emulation each costs far more). One file leaves only the compile, which the code cache then removes (see
  * cell-loader.ts). CommonJS, not ESM, because only a script can be given a code cache on Node 20. Handlers stay
- * behind dynamic imports, which esbuild keeps lazy, so an echo cell never evaluates the agent or the DOM.
+ * behind dynamic imports, which esbuild keeps lazy, so an echo cell never evaluates the agent or the DOM. A
+ * lazily loaded module evaluates, when loaded, every module it imports, an index.ts with all it re-exports: so
+ * the echo handler imports nothing heavy, and the few files on a cell's boot path that would otherwise bring
+ * core's logger or every config schema import an inner file by name (INNER_IMPORTS in test/structure).
  * esbuild is a build-time tool: it is loaded only here.
  */
 export async function bundleGuest(
@@ -88,7 +91,7 @@ export async function bundleGuest(
     // ESM sources ask import.meta.url for their own location (createRequire, the entry check).
     banner: { js: 'var __cellUrl = require("node:url").pathToFileURL(__filename).href;' },
     define: { "import.meta.url": "__cellUrl" },
-    plugins: [barrelImports(join(packageRoot, "src")), withoutZodLocales()],
+    plugins: [withoutZodLocales()],
   });
   await build({
     ...common,
@@ -123,6 +126,25 @@ export async function bundleGuest(
 export async function readGuestBundle(dir: string): Promise<GuestBundleManifest | undefined> {
   const text = await readFile(join(dir, GUEST_BUNDLE_MANIFEST), "utf8").catch(() => undefined);
   return text === undefined ? undefined : (JSON.parse(text) as GuestBundleManifest);
+}
+
+/**
+ * zod's translated error messages (270 kB and 65 modules a cell would evaluate at every start) stand behind
+ * `z.locales`, which nothing here uses; English, the default, is imported by zod itself from its own file and
+ * stays.
+ */
+function withoutZodLocales(): Plugin {
+  return {
+    name: "without-zod-locales",
+    setup(build) {
+      build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+        args.importer.includes("/node_modules/zod/")
+          ? { path: "zod-locales", namespace: "empty" }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "export {};", loader: "js" }));
+    },
+  };
 }
 
 /** `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */

@@ -2,19 +2,19 @@ import type { z } from "zod";
 import { loadHostConfig } from "../../cells/index.js";
 import { type BudgetSetBody, budgetSetBodySchema, budgetTargetSchema } from "../../contracts/index.js";
 import { InvalidInputError, ironclawHome } from "../../core/index.js";
-import { AuditStore } from "../../warden/audit-store.js";
 import {
+  AuditStore,
   alertViews,
   budgetOverview,
   clearBudget,
   DEFAULT_PRICES_AS_OF,
   formatUsd,
   ModelBudget,
+  openHostDb,
   setBudget,
+  UserStore,
   usdToMicros,
-} from "../../warden/budget/index.js";
-import { openHostDb } from "../../warden/host-db.js";
-import { UserStore } from "../../warden/user-store.js";
+} from "../../warden/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 

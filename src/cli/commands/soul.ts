@@ -3,15 +3,16 @@ import { userInfo } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { IronclawError, ironclawHome, NotFoundError } from "../../core/index.js";
-import { AuditStore, migrateAuditTables } from "../../warden/audit-store.js";
-import { HOST_DB_FILE } from "../../warden/host-db.js";
 import {
+  AuditStore,
   type DiffLine,
   diffLines,
+  HOST_DB_FILE,
+  migrateAuditTables,
   migrateSoulTables,
   type SoulChange,
   SoulStore,
-} from "../../warden/soul/index.js";
+} from "../../warden/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 

@@ -1,6 +1,6 @@
 import { USAGE_GROUPS, usageQuerySchema } from "../../contracts/index.js";
 import { InvalidInputError } from "../../core/index.js";
-import { usageReport } from "../../warden/budget/index.js";
+import { usageReport } from "../../warden/index.js";
 import { println } from "../command.js";
 import { defineCommand, jsonOption } from "../command-spec.js";
 import { withBudget } from "./budget.js";

@@ -2,12 +2,15 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { loadHostConfig } from "../../cells/index.js";
 import { ironclawHome, NotFoundError } from "../../core/index.js";
-import { AuditStore } from "../../warden/audit-store.js";
-import { openHostDb } from "../../warden/host-db.js";
-import { LoginLinks } from "../../warden/login-links.js";
-import { UserStore } from "../../warden/user-store.js";
-import { runningWardenUrl } from "../../warden/warden-address.js";
-import { signOutEverywhere, WebSessions } from "../../warden/web-sessions.js";
+import {
+  AuditStore,
+  LoginLinks,
+  openHostDb,
+  runningWardenUrl,
+  signOutEverywhere,
+  UserStore,
+  WebSessions,
+} from "../../warden/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 

@@ -61,7 +61,15 @@ export {
   type ProviderConfig,
   providerSchema,
 } from "./irowclaw-config.js";
-export { agentName, cronJobId, envVarName, providerName, TOOL_KINDS, type ToolKind } from "./names.js";
+export {
+  agentName,
+  cronJobId,
+  envVarName,
+  providerName,
+  TOOL_KINDS,
+  type ToolKind,
+  toolName,
+} from "./names.js";
 export {
   STOP_REASONS,
   type StreamDelta,

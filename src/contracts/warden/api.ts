@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { brainPath } from "../cell/brain-path.js";
-import { agentName } from "../cell/names.js";
-import { tokenUsageSchema } from "../cell/protocol-chat.js";
+import { agentName, brainPath, tokenUsageSchema } from "../cell/index.js";
 import { aBoolean, aNumber, aString } from "../common.js";
 
 // The warden's HTTP API (seed 003 §3.1, §12): one schema per body and answer, shared by the routes (which

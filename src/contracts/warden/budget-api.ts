@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ianaTimeZone } from "../cell/cron-expression.js";
-import { agentName, cronJobId } from "../cell/names.js";
+import { agentName, cronJobId, ianaTimeZone } from "../cell/index.js";
 import { aBoolean, aNumber, aString } from "../common.js";
 import { userNameSchema } from "./api.js";
 

@@ -1,19 +1,20 @@
 import { z } from "zod";
-import { cronJobSchema } from "../cell/cron-jobs.js";
-import { toolName } from "../cell/names.js";
-import { TOOL_OUTCOMES } from "../cell/protocol-chat.js";
-import { brainEntrySchema } from "../cell/protocol-files.js";
-import { JOB_STATUSES } from "../cell/protocol-jobs.js";
-import { forgetTarget, memoryForgetAnswerSchema } from "../cell/protocol-memory.js";
 import {
+  brainEntrySchema,
+  cronJobSchema,
   cronJobStateSchema,
+  forgetTarget,
+  JOB_STATUSES,
+  memoryForgetAnswerSchema,
   memoryHitSchema,
   memoryIndexStatusSchema,
   memoryPromotionSchema,
   PROMOTION_STATES,
   SEARCH_MODES,
+  TOOL_OUTCOMES,
   toolAuditEntrySchema,
-} from "../cell/protocol-query.js";
+  toolName,
+} from "../cell/index.js";
 import { aBoolean, aNumber, aString, idString } from "../common.js";
 import { chatEventSchema, sessionEntrySchema, sessionSchema, soulChangeSchema } from "./api.js";
 

@@ -1,28 +1,8 @@
 import { runInProcessGroup } from "../agent/index.js";
 import { encodeFrame } from "../channel/index.js";
 import { runFileOp } from "./brain-file-ops.js";
-import type { CellHandler, GuestContext, JobProgress, TurnEvent } from "./cell-handler.js";
-
-/**
- * DEV/TEST ONLY: answers every message by echoing it word by word. It exists so the protocol, the backends
- * and the lifecycle can be exercised without a model; a production cell runs the agent handler.
- */
-export function createEchoDevHandler(): CellHandler {
-  return {
-    name: "echo (dev/test only)",
-    async *onUserMessage(message) {
-      const words = message.text.split(/(?<=\s)/);
-      for (const word of words) yield { kind: "delta", delta: word } satisfies TurnEvent;
-      yield {
-        kind: "final",
-        text: message.text,
-        usage: { input_tokens: words.length, output_tokens: words.length },
-      };
-    },
-    onFileOp: (request, context) => runFileOp(context.brainRoot, request),
-    onJobTrigger: succeedJob,
-  };
-}
+import type { CellHandler, GuestContext } from "./cell-handler.js";
+import { succeedDevJob } from "./echo-handler.js";
 
 /** What the shell test handler reports as a turn's final text (JSON), so tests can read the exit status. */
 export interface ShellOutcome {
@@ -68,13 +48,8 @@ export function createShellTestHandler(options: { timeoutMs?: number } = {}): Ce
       yield { kind: "final", text: JSON.stringify(outcome), stopReason: "stop" };
     },
     onFileOp: (request, context) => runFileOp(context.brainRoot, request),
-    onJobTrigger: succeedJob,
+    onJobTrigger: succeedDevJob,
   };
-}
-
-async function* succeedJob(): AsyncIterable<JobProgress> {
-  yield { status: "running" };
-  yield { status: "succeeded" };
 }
 
 /** Allocates until V8 reaches the cell's heap limit and aborts the process: node's own out-of-memory end. */
