@@ -9,6 +9,7 @@ import { REPO_ROOT, runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 describe("ironclaw --help", () => {
   it("lists every command", async () => {
+    // The binary itself, once: argv, real stdout and the exit code.
     const { code, stdout } = await runIronclaw(["--help"]);
     expect(code).toBe(0);
     for (const name of ["validate", "schema", "doctor"])
@@ -36,7 +37,7 @@ describe("ironclaw --help", () => {
   });
 
   it("rejects an unknown command with exit code 2", async () => {
-    const { code, stderr } = await runIronclaw(["frobnicate"]);
+    const { code, stderr } = await runIronclawInProcess(["frobnicate"]);
     expect(code).toBe(2);
     expect(stderr).toContain("unknown command 'frobnicate'");
   });
@@ -44,20 +45,20 @@ describe("ironclaw --help", () => {
 
 describe("ironclaw validate", () => {
   it("lists every contract kind", async () => {
-    const { code, stdout } = await runIronclaw(["validate", "--list"]);
+    const { code, stdout } = await runIronclawInProcess(["validate", "--list"]);
     expect(code).toBe(0);
     for (const c of allContracts) expect(stdout).toMatch(new RegExp(`^${c.kind}\\s`, "m"));
   });
 
   it("rejects an unknown kind as a usage error", async () => {
-    const { code, stderr } = await runIronclaw(["validate", "no-such-kind", "x.json"]);
+    const { code, stderr } = await runIronclawInProcess(["validate", "no-such-kind", "x.json"]);
     expect(code).toBe(2);
     expect(stderr).toContain("unknown kind 'no-such-kind'");
   });
 
   it("reports a missing file as a problem of that file", async () => {
     const kind = allContracts[0]?.kind ?? "";
-    const { code, stdout } = await runIronclaw(["validate", kind, "/nonexistent/file.json"]);
+    const { code, stdout } = await runIronclawInProcess(["validate", kind, "/nonexistent/file.json"]);
     expect(code).toBe(1);
     expect(stdout).toContain("cannot read /nonexistent/file.json");
   });
@@ -125,11 +126,12 @@ describe("ironclaw validate", () => {
     const set = loadFixtureSet(contract.kind);
     const validFile = set.valid.find((f) => !set.warnings.has(f)) ?? "";
     const invalid = set.invalid[0];
+    // Through the binary: the process's own stdin.
     const ok = await runIronclaw(["validate", contract.kind, "-"], {
       stdin: readFileSync(validFile, "utf8"),
     });
     expect([ok.code, ok.stdout]).toEqual([0, "valid\n"]);
-    const bad = await runIronclaw(["validate", contract.kind, "-"], {
+    const bad = await runIronclawInProcess(["validate", contract.kind, "-"], {
       stdin: readFileSync(invalid?.file ?? "", "utf8"),
     });
     expect(bad.code).toBe(1);
@@ -140,12 +142,12 @@ describe("ironclaw validate", () => {
     const fixtures = new URL("../fixtures/contracts/", import.meta.url).pathname;
     const dispatch = JSON.parse(readFileSync(`${fixtures}dispatch/valid/seed-dispatch.json`, "utf8"));
     const stdin = JSON.stringify({ ...dispatch, requested_by: "ops" });
-    const lenient = await runIronclaw(["validate", "dispatch", "-"], { stdin });
+    const lenient = await runIronclawInProcess(["validate", "dispatch", "-"], { stdin });
     expect([lenient.code, lenient.stdout]).toEqual([
       0,
       "valid (1 warning)\n  warning $.requested_by: is not a field of this contract; accepted and kept as is\n",
     ]);
-    const strict = await runIronclaw(["validate", "--strict", "dispatch", "-"], { stdin });
+    const strict = await runIronclawInProcess(["validate", "--strict", "dispatch", "-"], { stdin });
     expect(strict.code).toBe(1);
     expect(strict.stdout).toMatch(
       /^invalid \(1 problem\)\n {2}\$\.requested_by: is not a field of this contract/,
@@ -158,7 +160,7 @@ describe("ironclaw schema export", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("writes one JSON Schema per contract and an index", async () => {
-    const { code, stdout } = await runIronclaw(["schema", "export", dir]);
+    const { code, stdout } = await runIronclawInProcess(["schema", "export", dir]);
     expect(code).toBe(0);
     expect(stdout).toContain(`wrote ${allContracts.length} schemas`);
     const files = readdirSync(dir).sort();
@@ -177,17 +179,23 @@ describe("ironclaw validate completion --dispatch", () => {
   const completion = readFileSync(`${fixtures}completion/valid/seed-completion.txt`, "utf8");
 
   it("passes the seed's completion through every gate to review_requested", async () => {
-    const { code, stdout } = await runIronclaw(["validate", "completion", "-", "--dispatch", dispatch], {
-      stdin: completion,
-    });
+    const { code, stdout } = await runIronclawInProcess(
+      ["validate", "completion", "-", "--dispatch", dispatch],
+      {
+        stdin: completion,
+      },
+    );
     expect([code, stdout]).toEqual([0, "<stdin>: review_requested\nvalid\n"]);
   });
 
   it("fails the contract when the completion answers another run", async () => {
     const other = completion.replace('"run_id": "task-20260222-001"', '"run_id": "task-other"');
-    const { code, stdout } = await runIronclaw(["validate", "completion", "-", "--dispatch", dispatch], {
-      stdin: other,
-    });
+    const { code, stdout } = await runIronclawInProcess(
+      ["validate", "completion", "-", "--dispatch", dispatch],
+      {
+        stdin: other,
+      },
+    );
     expect(code).toBe(1);
     expect(stdout).toContain("<stdin>: failed_contract");
     expect(stdout).toMatch(/^ {2}\$\.run_id: .*task-20260222-001/m);
@@ -196,12 +204,12 @@ describe("ironclaw validate completion --dispatch", () => {
   it("passes a completion with an extra note to review, warning about the note; --strict refuses it", async () => {
     const noted = completion.replace('"run_id":', '"note": "also bumped a dependency",\n  "run_id":');
     const args = ["validate", "completion", "-", "--dispatch", dispatch];
-    const lenient = await runIronclaw(args, { stdin: noted });
+    const lenient = await runIronclawInProcess(args, { stdin: noted });
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toBe(
       "<stdin>: review_requested\nvalid (1 warning)\n  warning $.note: is not a field of this contract; accepted and kept as is\n",
     );
-    const strict = await runIronclaw([...args, "--strict"], { stdin: noted });
+    const strict = await runIronclawInProcess([...args, "--strict"], { stdin: noted });
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain("  $.note: is not a field of this contract (--strict");
   });
@@ -210,7 +218,7 @@ describe("ironclaw validate completion --dispatch", () => {
     const dir = mkdtempSync(join(tmpdir(), "ironclaw-dispatch-"));
     const file = join(dir, "dispatch.json");
     writeFileSync(file, '"implement it please"');
-    const { code, stderr } = await runIronclaw(["validate", "completion", "-", "--dispatch", file], {
+    const { code, stderr } = await runIronclawInProcess(["validate", "completion", "-", "--dispatch", file], {
       stdin: completion,
     });
     rmSync(dir, { recursive: true, force: true });

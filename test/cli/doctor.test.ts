@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runIronclaw } from "./run-cli.js";
+import { runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 interface Report {
   checks: Array<{ name: string; status: string; detail: string; disables?: string }>;
@@ -29,7 +29,9 @@ describe("ironclaw doctor", () => {
   it("reports every probe and the chosen cell backend as JSON", async () => {
     // A home without a cell image: the microVM start check appears only with one.
     home = await mkdtemp(join(tmpdir(), "ironclaw-doctor-"));
-    const { code, stdout } = await runIronclaw(["doctor", "--json"], { env: { IRONCLAW_HOME: home } });
+    const { code, stdout } = await runIronclawInProcess(["doctor", "--json"], {
+      env: { IRONCLAW_HOME: home },
+    });
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as Report;
     const names = report.checks.map((c) => c.name);
@@ -83,7 +85,8 @@ describe("ironclaw doctor", () => {
     };
     const check = async (extra: Record<string, unknown>) => {
       const env = { IRONCLAW_HOME: await homeWithImage({ ...manifest, ...extra }) };
-      const { stdout } = await runIronclaw(["doctor", "--json"], { env });
+      // doctor finds the image directory through process.env, not the CLI's env: swap it for the call.
+      const { stdout } = await runIronclawInProcess(["doctor", "--json"], { env, processEnv: true });
       await rm(home, { recursive: true, force: true });
       return (JSON.parse(stdout) as Report).checks.find((c) => c.name === "microvm start");
     };
@@ -97,6 +100,7 @@ describe("ironclaw doctor", () => {
     expect(await check({})).toMatchObject({ status: "warn", detail: expect.stringContaining("predates") });
   });
 
+  // The binary once: the probes it runs as a real process, and its real stdout and exit code.
   it("prints a readable table with the backend choice", async () => {
     const { code, stdout } = await runIronclaw(["doctor"]);
     expect(code).toBe(0);

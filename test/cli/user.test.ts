@@ -15,7 +15,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const user = (...args: string[]) => runIronclaw(["user", ...args], { env: { IRONCLAW_HOME: home } });
+/** The command's logic, in this process, on this file's home. */
+const user = (...args: string[]) => runIronclawInProcess(["user", ...args], { env: { IRONCLAW_HOME: home } });
+/** The binary: another process signing a user out while this one holds the database. */
+const userProcess = (...args: string[]) => runIronclaw(["user", ...args], { env: { IRONCLAW_HOME: home } });
 
 /** What the warden would answer for this token, read from the same host.db the CLI wrote. */
 async function whoIs(token: string) {
@@ -93,7 +96,8 @@ describe("ironclaw user", () => {
     } finally {
       db.close();
     }
-    const { code, stdout } = await user("logout", "dave");
+    // The one real-process journey of this file: the sign-out comes from another process, through the binary.
+    const { code, stdout } = await userProcess("logout", "dave");
     expect(code).toBe(0);
     expect(stdout).toContain("signed dave out everywhere: 1 browser session(s) ended");
     const after = openHostDb(home);
@@ -103,12 +107,12 @@ describe("ironclaw user", () => {
       after.close();
     }
     expect(await whoIs(token)).toMatchObject({ userId: "dave" });
-    const nobody = await user("logout", "nobody");
+    const nobody = await userProcess("logout", "nobody");
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toBe("ironclaw user: user nobody not found\n");
-  }, 90_000);
+  }, 30_000);
 
-  // In-process: each of these fails while parsing, before any host.db is opened.
+  // Each of these fails while parsing, before any host.db is opened.
   it("usage mistakes exit 2 with the usage", async () => {
     for (const args of [
       [],
