@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runIronclaw } from "../cli/run-cli.js";
+import { runIronclaw, runIronclawInProcess } from "../cli/run-cli.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
 import { createTestBrain, type TestBrain } from "../support/test-brain.js";
 
@@ -18,8 +18,9 @@ beforeEach(async () => {
 });
 afterEach(() => brain.remove());
 
+/** The commands' logic runs in this process; `agent chat` below goes through the binary, with a real stdin. */
 const agent = (...args: string[]) =>
-  runIronclaw(["agent", ...args, "--brain", brain.root, "--workspace", brain.workspace]);
+  runIronclawInProcess(["agent", ...args, "--brain", brain.root, "--workspace", brain.workspace]);
 
 describe("ironclaw agent run", () => {
   it("runs one tool-using turn against the configured provider and prints JSON", async () => {
@@ -55,7 +56,7 @@ describe("ironclaw agent run", () => {
   });
 
   it("refuses to run without a brain, as a usage error", async () => {
-    const { code, stderr } = await runIronclaw(["agent", "run", "hello"]);
+    const { code, stderr } = await runIronclawInProcess(["agent", "run", "hello"]);
     expect(code).toBe(2);
     expect(stderr).toContain("missing --brain <dir>");
   });
@@ -89,7 +90,7 @@ describe("ironclaw cron", () => {
 
   it("run executes a job now and list then shows its state", async () => {
     server.enqueue(reply.text("The brief."));
-    const run = await runIronclaw([
+    const run = await runIronclawInProcess([
       "cron",
       "run",
       "brief",
@@ -103,7 +104,7 @@ describe("ironclaw cron", () => {
     expect(outcome).toMatchObject({ job_id: "brief", status: "succeeded", text: "The brief." });
     expect(outcome.result_ref).toMatch(/^logs\/\d{4}-\d{2}-\d{2}\.md#L\d+-L\d+$/);
 
-    const list = await runIronclaw(["cron", "list", "--json", "--brain", brain.root]);
+    const list = await runIronclawInProcess(["cron", "list", "--json", "--brain", brain.root]);
     expect(list.code).toBe(0);
     const [job] = JSON.parse(list.stdout);
     expect(job).toMatchObject({
@@ -116,7 +117,7 @@ describe("ironclaw cron", () => {
   });
 
   it("run names an unknown job with exit code 1", async () => {
-    const { code, stderr } = await runIronclaw(["cron", "run", "nope", "--brain", brain.root]);
+    const { code, stderr } = await runIronclawInProcess(["cron", "run", "nope", "--brain", brain.root]);
     expect(code).toBe(1);
     expect(stderr).toContain("nope not found");
   });

@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT, runIronclaw } from "../cli/run-cli.js";
+import { REPO_ROOT, runIronclawInProcess } from "../cli/run-cli.js";
 import { ev, fullLifecycle } from "./events.js";
 import { type LedgerUnderTest, stores } from "./stores.js";
 
-/** A long-running `ironclaw …` child whose stdout is read line by line as it comes. */
+/**
+ * A long-running `ironclaw …` child whose stdout is read line by line as it comes: the server and the follower
+ * are real processes, ended by a signal. The one-shot commands are the CLI's logic and run in this process.
+ */
 function startIronclaw(args: string[]) {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -44,23 +47,23 @@ describe.each(stores)("ironclaw ledger on $name", (kind) => {
   });
 
   it("shows a run's and an order's snapshot, and exits 1 for an unknown id", async () => {
-    const run = await runIronclaw(["ledger", "show", "run", "r1", ...ledger.args]);
+    const run = await runIronclawInProcess(["ledger", "show", "run", "r1", ...ledger.args]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ run_id: "r1", status: "COMPLETE" });
-    const order = await runIronclaw(["ledger", "show", "order", "o1", ...ledger.args]);
+    const order = await runIronclawInProcess(["ledger", "show", "order", "o1", ...ledger.args]);
     expect(JSON.parse(order.stdout)).toMatchObject({ order_id: "o1", integration_state: "INTEGRATED" });
-    const missing = await runIronclaw(["ledger", "show", "order", "nope", ...ledger.args]);
+    const missing = await runIronclawInProcess(["ledger", "show", "order", "nope", ...ledger.args]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("order nope not found");
   });
 
   it("tails events after a position, filtered by type, as text or JSON lines", async () => {
-    const text = await runIronclaw(["ledger", "tail", "--after", "14", ...ledger.args]);
+    const text = await runIronclawInProcess(["ledger", "tail", "--after", "14", ...ledger.args]);
     expect(text.stdout.trimEnd().split("\n")).toEqual([
       expect.stringMatching(/^ {4}15 {2}\S+Z {2}WORKTREE_ARCHIVED run=r1 order=o1 {2}\{\}$/),
       expect.stringMatching(/^ {4}16 .* RUN_COMPLETED run=r1 {2}\{"summary":"Five bullets written"\}$/),
     ]);
-    const json = await runIronclaw([
+    const json = await runIronclawInProcess([
       "ledger",
       "tail",
       "--type",
@@ -80,7 +83,7 @@ describe.each(stores)("ironclaw ledger on $name", (kind) => {
 
   it("rebuilds the snapshots, leaving them byte-identical", async () => {
     const before = await ledger.store.dumpSnapshots();
-    const { code, stdout } = await runIronclaw(["ledger", "rebuild", ...ledger.args]);
+    const { code, stdout } = await runIronclawInProcess(["ledger", "rebuild", ...ledger.args]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^rebuilt 1 runs and 1 orders from 16 events in \d+ ms/);
     expect(await ledger.store.dumpSnapshots()).toEqual(before);
@@ -109,10 +112,10 @@ describe.each(stores)("ironclaw ledger on $name", (kind) => {
   });
 
   it("refuses a ledger file that does not exist for reading commands, and bad usage with exit 2", async () => {
-    const missing = await runIronclaw(["ledger", "tail", "--db", "/nonexistent/ledger.db"]);
+    const missing = await runIronclawInProcess(["ledger", "tail", "--db", "/nonexistent/ledger.db"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("ledger database /nonexistent/ledger.db not found");
-    const usage = await runIronclaw(["ledger", "show", "unit", "x", ...ledger.args]);
+    const usage = await runIronclawInProcess(["ledger", "show", "unit", "x", ...ledger.args]);
     expect(usage.code).toBe(2);
   });
 });

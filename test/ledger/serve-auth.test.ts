@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT, runIronclaw } from "../cli/run-cli.js";
+import { REPO_ROOT, runIronclawInProcess } from "../cli/run-cli.js";
 import { runCreated } from "./events.js";
 
 let home: string;
@@ -26,7 +26,11 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-/** `ironclaw ledger serve …` in the background; resolves with the URL it prints once it listens. */
+/**
+ * `ironclaw ledger serve …` in the background, as its own process: the server that holds the port is the binary.
+ * The refusals and the users it reads are the commands' logic and run in this process. Resolves with the URL it
+ * prints once it listens.
+ */
 async function serve(args: string[]): Promise<string> {
   const child = spawn(
     process.execPath,
@@ -49,7 +53,9 @@ async function serve(args: string[]): Promise<string> {
 }
 
 async function addUser(name: string, admin: boolean): Promise<string> {
-  const added = await runIronclaw(["user", "add", name, "--json", ...(admin ? ["--admin"] : [])], { env });
+  const added = await runIronclawInProcess(["user", "add", name, "--json", ...(admin ? ["--admin"] : [])], {
+    env,
+  });
   expect(added.code).toBe(0);
   return (JSON.parse(added.stdout) as { token: string }).token;
 }
@@ -64,17 +70,23 @@ function post(url: string, token?: string) {
 
 describe("ironclaw ledger serve on a network address", () => {
   it("refuses to start, in one line, while the warden has no admin whose token could be checked", async () => {
-    const missing = await runIronclaw(["ledger", "serve", "--host", "0.0.0.0", "--port", "0", "--db", db], {
-      env,
-    });
+    const missing = await runIronclawInProcess(
+      ["ledger", "serve", "--host", "0.0.0.0", "--port", "0", "--db", db],
+      {
+        env,
+      },
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim().split("\n")).toEqual([
       `ironclaw ledger: serving the ledger on 0.0.0.0, not a loopback address, needs admin tokens, and ${join(home, "host.db")} does not exist: create one with \`ironclaw user add <name> --admin\`, or serve on 127.0.0.1`,
     ]);
     await addUser("alice", false);
-    const noAdmin = await runIronclaw(["ledger", "serve", "--host", "0.0.0.0", "--port", "0", "--db", db], {
-      env,
-    });
+    const noAdmin = await runIronclawInProcess(
+      ["ledger", "serve", "--host", "0.0.0.0", "--port", "0", "--db", db],
+      {
+        env,
+      },
+    );
     expect(noAdmin.code).toBe(1);
     expect(noAdmin.stderr).toMatch(/has no admin user: create one with `ironclaw user add <name> --admin`/);
   });

@@ -4,11 +4,16 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runIronclawInProcess } from "../cli/run-cli.js";
 import { TEST_DATA_DIR } from "../support/memory-fixtures.js";
 
 const run = promisify(execFile);
 const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 
+/**
+ * `ironclaw …` as a real process: the big brain's pass below goes through the binary, whose index worker thread
+ * loads from the sources beside it.
+ */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", MAIN, ...args], {
@@ -21,6 +26,12 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+/** The commands' logic in this process, with the same home. */
+async function inProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const result = await runIronclawInProcess(args, { env: { IRONCLAW_HOME: TEST_DATA_DIR } });
+  return { ...result, code: result.code ?? -1 };
+}
+
 let dir: string;
 let brain: string;
 beforeAll(async () => {
@@ -31,7 +42,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("ironclaw brain / memory", () => {
   it("creates a brain, indexes it and searches it with JSON output", async () => {
-    const init = await cli("brain", "init", brain, "--agent", "helper");
+    const init = await inProcess("brain", "init", brain, "--agent", "helper");
     expect(init.code).toBe(0);
     expect(init.stdout).toContain("created config/agents/helper.toml");
     await writeFile(
@@ -39,12 +50,12 @@ describe("ironclaw brain / memory", () => {
       "# 2026-01-10\n\n## Boiler\n\nThe boiler engineer fixed the pressure valve; annual service due in October.\n",
     );
 
-    const index = await cli("memory", "index", "--brain", brain);
+    const index = await inProcess("memory", "index", "--brain", brain);
     expect(index.code).toBe(0);
     expect(index.stdout).toMatch(/indexed 5 files \(5 updated, 0 unchanged, 0 removed\)/);
     expect(index.stderr).toBe("");
 
-    const search = await cli(
+    const search = await inProcess(
       "memory",
       "search",
       "--brain",
@@ -67,33 +78,33 @@ describe("ironclaw brain / memory", () => {
     expect(body.results[0]).toHaveProperty("semantic.similarity");
     expect(body.results[0]).toHaveProperty("lexical.score");
 
-    const again = await cli("memory", "index", "--brain", brain, "--json");
+    const again = await inProcess("memory", "index", "--brain", brain, "--json");
     expect(JSON.parse(again.stdout)).toMatchObject({ unchanged: 5, updated: 0, embedded: 0 });
 
-    const status = await cli("memory", "status", "--brain", brain, "--json");
+    const status = await inProcess("memory", "status", "--brain", brain, "--json");
     expect(JSON.parse(status.stdout)).toMatchObject({ files: 5, embedderStale: false, vectorLists: 1 });
 
-    const reindex = await cli("memory", "reindex", "--brain", brain, "--json");
+    const reindex = await inProcess("memory", "reindex", "--brain", brain, "--json");
     expect(JSON.parse(reindex.stdout)).toMatchObject({ updated: 5, embedded: 0 });
   });
 
   it("explains usage mistakes with exit code 2 and bad paths with exit code 1", async () => {
-    const noBrain = await cli("memory", "search", "x");
+    const noBrain = await inProcess("memory", "search", "x");
     expect(noBrain.code).toBe(2);
     expect(noBrain.stderr).toContain("missing --brain <dir>");
-    const badMode = await cli("memory", "search", "--brain", brain, "--mode", "fuzzy", "x");
+    const badMode = await inProcess("memory", "search", "--brain", brain, "--mode", "fuzzy", "x");
     expect(badMode.code).toBe(2);
-    const missing = await cli("memory", "status", "--brain", join(dir, "nope"));
+    const missing = await inProcess("memory", "status", "--brain", join(dir, "nope"));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("not found");
   });
 
   it("indexes a brain of over a mebibyte on two threads, and finds what it holds", async () => {
     const big = join(dir, "big");
-    expect((await cli("brain", "init", big)).code).toBe(0);
+    expect((await inProcess("brain", "init", big)).code).toBe(0);
     const chunksOf = async () =>
-      JSON.parse((await cli("memory", "status", "--brain", big, "--json")).stdout).chunks;
-    expect((await cli("memory", "index", "--brain", big)).code).toBe(0);
+      JSON.parse((await inProcess("memory", "status", "--brain", big, "--json")).stdout).chunks;
+    expect((await inProcess("memory", "index", "--brain", big)).code).toBe(0);
     const starter = await chunksOf();
     await mkdir(join(big, "notes"), { recursive: true });
     const topics = ["harbour", "orchard", "glacier", "bakery", "lighthouse", "vineyard", "quarry", "meadow"];
@@ -109,6 +120,7 @@ describe("ironclaw brain / memory", () => {
     }
     await writeFile(join(big, "notes", "kettle.md"), "# Kettle\n\nThe red kettle whistles at dawn.\n");
     expect(bytes).toBeGreaterThan(1024 * 1024);
+    // The big pass through the binary: its worker thread loads from the sources beside the real entry.
     const index = await cli("memory", "index", "--brain", big);
     expect(index.code).toBe(0);
     // 450 trips and the kettle; the starter files are unchanged.
@@ -117,7 +129,7 @@ describe("ironclaw brain / memory", () => {
     if (availableParallelism() >= 2) expect(index.stdout).toContain("read and embedded on a second thread");
     else expect(index.stdout).not.toContain("second thread");
     expect(await chunksOf()).toBe(starter + 450 * 3 + 1);
-    const hit = await cli("memory", "search", "--brain", big, "--json", "red kettle whistles");
+    const hit = await inProcess("memory", "search", "--brain", big, "--json", "red kettle whistles");
     expect(hit.code).toBe(0);
     expect(JSON.parse(hit.stdout).results[0]).toMatchObject({ path: "notes/kettle.md" });
   });
