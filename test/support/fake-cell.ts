@@ -11,7 +11,6 @@ import {
   type CellStartSpec,
 } from "../../src/cells/index.js";
 import type { ProtocolPeer } from "../../src/channel/index.js";
-import { createAgentHandler } from "../../src/inmate/agent-handler.js";
 import {
   type CellHandler,
   createEchoDevHandler,
@@ -63,8 +62,12 @@ export function createFakeCellBackend(options: FakeCellOptions = {}): CellBacken
           ? () => createEchoDevHandler()
           : spec.handler === "shell"
             ? () => createShellTestHandler()
-            : (peer: ProtocolPeer, brainRoot: string) =>
-                createAgentHandler({ brainRoot, warden: peer, workspace: brainRoot }));
+            : async (peer: ProtocolPeer, brainRoot: string) => {
+                // Loaded on first use: the agent's modules take most of a second to load, and scripted cells
+                // never need them.
+                const { createAgentHandler } = await import("../../src/inmate/agent-handler.js");
+                return createAgentHandler({ brainRoot, warden: peer, workspace: brainRoot });
+              });
       const served = serveCell(
         guestSide,
         async (peer) => {
