@@ -227,6 +227,39 @@ describe("a turn whose cell fails", () => {
     expect(u.started).toHaveLength(2);
   });
 
+  it("gives up on a cell that stops answering without ending, after the turn's time limit", async () => {
+    const { u } = await start(
+      () => ({
+        async *onUserMessage(_message, context) {
+          yield { kind: "delta", delta: "Thinking" };
+          await aborted(context.signal);
+        },
+      }),
+      { turnTimeoutMs: 60_000 },
+    );
+    await u.cells.get("ada");
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const events: ChatEvent[] = [];
+    const turn = (async () => {
+      for await (const event of u.chat.turn({ userId: "ada", text: "hello", channel: "api" }))
+        events.push(event);
+    })();
+    await vi.waitFor(() => expect(events.map((e) => e.type)).toEqual(["session", "delta"]), { interval: 5 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    // The warden gives the cell a moment to show whether it ended; it did not.
+    await vi.advanceTimersByTimeAsync(3_000);
+    await turn;
+    expect(doneOf(events)).toMatchObject({
+      text: "Thinking",
+      stopReason: "error",
+      failure: "cell_unavailable",
+      error: "your agent stopped answering mid-turn. Try again in a moment.",
+    });
+    expect(String(u.audit.list({ action: "cell.stopped_answering" })[0]?.detail.reason)).toBe(
+      "no final reply within 60000 ms",
+    );
+  });
+
   it("holds a cell that keeps crashing, tells the user when it is tried again, and tries it then", async () => {
     const { u } = await start();
     await u.cells.get("ada");
@@ -367,6 +400,46 @@ describe("a turn and the soul guard", () => {
     );
     expect(turns).toEqual(["soul: Prefers short answers.", `soul:${INJECTION}`]);
     expect(u.soulStore.pending("ada")).toHaveLength(1);
+  });
+
+  it("writes the approved soul back through the cell when a person rejects the change, and the agent runs again", async () => {
+    const files = new Map([["soul.md", SOUL]]);
+    const turns: string[] = [];
+    const writes: string[] = [];
+    const { u } = await start(() => ({
+      ...promptFiles(files, turns),
+      async onFileOp(request) {
+        if (request.op !== "write") return { error: { code: "forbidden", message: "writes only" } };
+        writes.push(request.path);
+        files.set(request.path, request.content ?? "");
+        return {};
+      },
+    }));
+    await u.turn({ userId: "ada", text: "hello" });
+    await u.turn({ userId: "ada", text: `soul:${INJECTION}` });
+    const [held] = u.soulStore.pending("ada");
+    if (!held) throw new Error("nothing held");
+    u.soulStore.reject(held.id, "admin:root");
+    const after = doneOf(await u.turn({ userId: "ada", text: "are you back?" }));
+    expect(after).toMatchObject({ text: "done", stopReason: "stop" });
+    expect(writes).toEqual(["soul.md"]);
+    expect(files.get("soul.md")).toBe(SOUL);
+    expect(u.soulStore.unappliedDecisions("ada")).toEqual([]);
+    expect(turns.at(-1)).toBe("are you back?");
+  });
+
+  it("judges the prompt files after a cron job the cell reports, and halts the agent on a suspicious rewrite", async () => {
+    const files = new Map([["soul.md", SOUL]]);
+    const { u, scripted } = await start(() => promptFiles(files, []));
+    await u.turn({ userId: "ada", text: "hello" });
+    // The job's run rewrote the soul; the cell reports it done.
+    files.set("soul.md", `${SOUL}${INJECTION}\n`);
+    scripted.cells[0]?.notify({ job_id: "digest", status: "succeeded" });
+    await vi.waitFor(() => expect(u.soulStore.pending("ada")).toHaveLength(1));
+    expect(u.soulStore.pending("ada")[0]).toMatchObject({ path: "soul.md", source: "agent" });
+    await vi.waitFor(() => expect(u.cells.running("ada")).toBeUndefined());
+    const refused = doneOf(await u.turn({ userId: "ada", text: "hello" }));
+    expect(refused.error).toMatch(/^This agent is halted: a change to soul\.md/);
   });
 
   it("does not start a turn whose prompt files the cell cannot show", async () => {
