@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply, startModelServer } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -15,6 +16,7 @@ let admin: ReturnType<typeof api>;
 
 beforeAll(async () => {
   h = await startWardenHarness({
+    backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
       pricing: { local: { "test-model": { input: 1, output: 15 }, "test-embed": { input: 0, output: 0 } } },

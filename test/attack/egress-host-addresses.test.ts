@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EgressRefusal, fetchPage } from "../../src/egress/index.js";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -53,7 +54,7 @@ beforeAll(async () => {
   // Dual stack, every address of this host.
   await new Promise<void>((resolve) => service.listen(0, "::", resolve));
   port = (service.address() as AddressInfo).port;
-  h = await startWardenHarness();
+  h = await startWardenHarness({ backend: createFakeCellBackend() });
   call = api(h.url, await h.addUser("mallory"));
   const put = await call("PUT", "/api/brain/file", { path: "config/irowclaw.toml", content: OPEN_BRAIN });
   expect(put.status).toBe(200);

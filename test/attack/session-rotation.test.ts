@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { runIronclaw } from "../cli/run-cli.js";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { startTelegramServer, type TelegramServer } from "../support/telegram-server.js";
 import { startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -16,6 +17,7 @@ let admin = "";
 beforeAll(async () => {
   bot = await startTelegramServer();
   h = await startWardenHarness({
+    backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
       integrations: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -17,6 +18,7 @@ let admin: ReturnType<typeof api>;
 beforeAll(async () => {
   bot = await startTelegramServer();
   h = await startWardenHarness({
+    backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
       pricing: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 // Memory as a new user's warden has it: no embedding provider configured, so new brains use the built-in
@@ -11,6 +12,7 @@ const NOTE = "logs/2026-05-14.md";
 
 beforeAll(async () => {
   h = await startWardenHarness({
+    backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
       new_brains: { provider: config.new_brains.provider, model: config.new_brains.model },

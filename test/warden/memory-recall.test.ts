@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { databaseBytes } from "../support/database-bytes.js";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { api, readSse, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -14,7 +15,7 @@ const FACT = "we decided the old boiler gets replaced by a Vaillant heat pump in
 beforeAll(async () => {
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime(new Date("2026-03-03T09:15:00Z"));
-  h = await startWardenHarness();
+  h = await startWardenHarness({ backend: createFakeCellBackend() });
   call = api(h.url, await h.addUser("alice"));
 }, 180_000);
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -8,7 +9,7 @@ let h: WardenHarness;
 let token = "";
 
 beforeAll(async () => {
-  h = await startWardenHarness();
+  h = await startWardenHarness({ backend: createFakeCellBackend() });
   token = await h.addUser("bob");
 }, 120_000);
 afterAll(async () => {

@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type EmbeddingTestServer, startEmbeddingServer } from "../support/embedding-server.js";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -27,6 +28,7 @@ beforeAll(async () => {
   // Recall keeps its own server, so that stopping the model server stops the model calls alone.
   embeddings = await startEmbeddingServer();
   h = await startWardenHarness({
+    backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
       providers: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -32,6 +33,7 @@ const webhook = (body: unknown, secret: string | null = SECRET) =>
 beforeAll(async () => {
   bot = await startTelegramServer();
   h = await startWardenHarness({
+    backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
       integrations: telegramIntegration(bot, SECRET),
