@@ -131,8 +131,12 @@ describe("WardenCells", () => {
     // After the timeout the warden gives a dying cell a moment to say how it ended; this one just sits there.
     await vi.advanceTimersByTimeAsync(3_001);
     expect(await outcome).toBe("the cell did not get ready: no final reply within 5000 ms");
-    // Let the agent come up, so the cell can stop as a healthy one does.
+    // The silent cell is stopped, not kept with its failed greeting: the user's next request starts a new one.
     loaded();
+    vi.useRealTimers();
+    await vi.waitFor(() => expect(units?.cells.manager.list().some((c) => c.userId === "ada")).toBe(false));
+    const again = await units.cells.get("ada");
+    expect(again.ready.type).toBe("Ready");
   });
 
   it("relays the cell's own job reports and forget notices, not the replies to the warden's requests", async () => {

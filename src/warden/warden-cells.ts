@@ -234,6 +234,9 @@ export class WardenCells {
       .catch(async (error: Error) => {
         // A cell that died on its way up (its brain's index, its config) says more than the lost channel.
         const exit = await Promise.race([cell.exited, delay(3_000)]);
+        // A cell still running without having answered is stopped, as one that answered Hello with an Error
+        // is: its failed greeting would otherwise be what every later request of its user meets.
+        if (!exit) void this.manager.stop(userId);
         throw new Error(
           exit
             ? `the cell stopped before it was ready: ${describeCellExit(exit)}`
