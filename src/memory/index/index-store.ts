@@ -6,6 +6,9 @@ import { ConflictError } from "../../core/index.js";
 import { CompactionLog } from "../compaction-log.js";
 import { type Embedder, embedderKey, parseEmbedderKey } from "../embedders/embedder.js";
 import { EmbeddingCache } from "../embedding-cache.js";
+import { statement } from "../statements.js";
+import { type ChunkRow, type StoredChunk, storedChunk } from "../stored-chunk.js";
+import { DEFAULT_VECTOR_TUNING, VectorIndex, type VectorIndexTuning, VectorTable } from "../vector/index.js";
 import {
   applyFileUpdate,
   type ChunkKey,
@@ -15,14 +18,11 @@ import {
   PendingLexical,
   readChunkKeys,
   removeFileChunks,
-} from "../file-writes.js";
-import { statement } from "../statements.js";
-import { type ChunkRow, type StoredChunk, storedChunk } from "../stored-chunk.js";
-import { DEFAULT_VECTOR_TUNING, VectorIndex, type VectorIndexTuning, VectorTable } from "../vector/index.js";
+} from "./file-writes.js";
 import { CHUNK_COUNT_SQL, migrateIndex } from "./index-schema.js";
 import { LexicalIndex } from "./lexical-index.js";
 
-export { type ChunkKey, type FileChange, type FileUpdate, StalePlanError } from "../file-writes.js";
+export { type ChunkKey, type FileChange, type FileUpdate, StalePlanError } from "./file-writes.js";
 
 export interface FileRecord {
   path: string;

@@ -1,3 +1,4 @@
+export { cjkTrigrams, ftsMatchExpression, ftsPhrase, ftsTerms, isCjkWord } from "./fts-query.js";
 export { IndexQueue, type IndexRequest } from "./index-queue.js";
 export { cjkMark } from "./index-schema.js";
 export { type ChunkKey, type FileChange, type FileRecord, IndexStore } from "./index-store.js";
@@ -10,4 +11,5 @@ export {
   type IndexWorkerMode,
   type PassOptions,
 } from "./indexer.js";
-export type { LexicalIndex } from "./lexical-index.js";
+export { inverseDocumentFrequency, type LexicalIndex } from "./lexical-index.js";
+export { PathIndex } from "./path-index.js";

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import { inverseDocumentFrequency, PathIndex } from "../search/index.js";
 import { statement } from "../statements.js";
 import { CHUNK_COUNT_SQL } from "./index-schema.js";
+import { PathIndex } from "./path-index.js";
 
 /**
  * One FTS5 table over the chunks, read only here (the chunk writer adds entries and triggers remove them, see
@@ -156,4 +156,10 @@ export class LexicalIndex {
       table.total = (this.db.prepare(table.totalSql).pluck().get() as number | undefined) ?? 0;
     }
   }
+}
+
+/** FTS5's bm25 IDF of a word found in `hits` of `total` chunks (its own clamp: never below 1e-6). */
+export function inverseDocumentFrequency(hits: number, total: number): number {
+  const idf = Math.log((total - hits + 0.5) / (hits + 0.5));
+  return idf > 0 ? idf : 1e-6;
 }

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTestEmbedder, makeTempBrain, type TempBrain } from "../../../test/support/memory-fixtures.js";
 import { InvalidInputError } from "../../core/index.js";
 import type { BuiltinEmbedder } from "../embedders/builtin-embedder.js";
+import { cjkTrigrams, ftsMatchExpression } from "../index/fts-query.js";
 import { IndexStore } from "../index/index-store.js";
 import { Indexer } from "../index/indexer.js";
-import { cjkTrigrams, ftsMatchExpression } from "./fts-query.js";
 import { HybridSearch } from "./hybrid-search.js";
 
 let temp: TempBrain;

@@ -1,4 +1,3 @@
-export { ftsMatchExpression } from "./fts-query.js";
 export {
   checkSettings,
   DEFAULT_RETRIEVAL,
@@ -10,7 +9,5 @@ export {
   type SearchOptions,
 } from "./hybrid-search.js";
 export type { RankingExplanation } from "./ranking-explanation.js";
-export { inverseDocumentFrequency } from "./ranking-fusion.js";
 export { type SourceAge, sourceAge } from "./ranking-recency.js";
-export { PathIndex } from "./retrieval-paths.js";
 export { FUSION_METHODS, type FusionMethod } from "./retrieval-settings.js";

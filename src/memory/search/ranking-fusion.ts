@@ -69,9 +69,3 @@ function ranksOf(
   scored.sort((a, b) => (value(b) as number) - (value(a) as number) || a.rowid - b.rowid);
   return new Map(scored.map((c, i) => [c.rowid, i + 1]));
 }
-
-/** FTS5's bm25 IDF of a word found in `hits` of `total` chunks (its own clamp: never below 1e-6). */
-export function inverseDocumentFrequency(hits: number, total: number): number {
-  const idf = Math.log((total - hits + 0.5) / (hits + 0.5));
-  return idf > 0 ? idf : 1e-6;
-}

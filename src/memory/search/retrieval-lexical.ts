@@ -1,5 +1,5 @@
 import type { LexicalIndex } from "../index/index.js";
-import { cjkTrigrams, ftsPhrase, ftsTerms, isCjkWord } from "./fts-query.js";
+import { cjkTrigrams, ftsPhrase, ftsTerms, isCjkWord } from "../index/index.js";
 
 /**
  * One query's lexical leg over both FTS5 tables: its words in `chunks_fts`, the trigrams of its CJK runs in

@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
-import { IronclawError } from "../core/index.js";
-import type { Chunk } from "./chunker.js";
-import type { EmbeddingCache } from "./embedding-cache.js";
-import { cjkMark } from "./index/index.js";
-import { statement } from "./statements.js";
-import type { VectorIndex } from "./vector/index.js";
+import { IronclawError } from "../../core/index.js";
+import type { Chunk } from "../chunker.js";
+import type { EmbeddingCache } from "../embedding-cache.js";
+import { statement } from "../statements.js";
+import type { VectorIndex } from "../vector/index.js";
+import { cjkMark } from "./index-schema.js";
 
 /** The new state of one file: every chunk it now has, and vectors for the chunks the index lacks. */
 export interface FileUpdate {
