@@ -102,7 +102,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("blank bwrap cells", () =>
     // The user's directory stays root's alone on the host, whatever the cell's uid.
     const userDir = await stat(join(home, "users", "ada"));
     expect([userDir.uid, userDir.mode & 0o777]).toEqual([0, 0o700]);
-  }, 180_000);
+  }, 60_000);
 
   it("keeps one user's directory brain unreadable to another pool cell's uid even with a path to it", async () => {
     const pool = poolOf(false, 2);
@@ -121,7 +121,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("blank bwrap cells", () =>
     } finally {
       for (const dir of [home, join(home, "users"), join(home, "users", "carol")]) await chmod(dir, 0o700);
     }
-  }, 180_000);
+  }, 60_000);
 
   it.runIf(images)(
     "refuses a hand-out while the user's brain is in use, so the pool gives no cell",
@@ -144,6 +144,6 @@ describe.skipIf(!asRoot || unavailable !== undefined)("blank bwrap cells", () =>
       expect(pool.blankCount).toBe(1);
       expect((await shellIn(erin, "echo served")).stdout).toBe("served\n");
     },
-    180_000,
+    60_000,
   );
 });

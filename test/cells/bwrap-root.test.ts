@@ -55,7 +55,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
       userId: user,
       userDir: join(home, "users", user),
       handler,
-      startTimeoutMs: 60_000,
+      startTimeoutMs: 30_000,
       ...(runAs ? { runAs } : {}),
     });
     started.push(cell);
@@ -87,7 +87,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
       const userDir = await stat(join(home, "users", user));
       expect([userDir.uid, userDir.mode & 0o7777]).toEqual([0, 0o700]);
     }
-  }, 120_000);
+  }, 60_000);
 
   it("keeps one user's brain unreadable to another cell's uid even with a path to it", async () => {
     const cell = await start("carol", { uid: 61_003, gid: 61_003 });
@@ -106,7 +106,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
     } finally {
       for (const dir of [home, join(home, "users"), join(home, "users", "carol")]) await chmod(dir, 0o700);
     }
-  }, 120_000);
+  }, 60_000);
 
   it("starts a cell whose home, brain and node lie under a directory its uid cannot traverse", async () => {
     // A node prefix outside /usr under a 0700 directory (like nvm in /root); not under /tmp, which the cell
@@ -127,7 +127,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
         userId: "dana",
         userDir: join(home, "users", "dana"),
         handler: "echo",
-        startTimeoutMs: 60_000,
+        startTimeoutMs: 30_000,
       });
       started.push(cell);
       const reply = await cell.call({ type: "UserMessage", text: "hello from behind 0700" });
@@ -136,7 +136,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
     } finally {
       await rm(hidden, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 60_000);
 
   it("never chowns what a symlink in a root-owned brain points at when the cell starts", async () => {
     const outside = join(home, "outside");
@@ -161,7 +161,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
     // The probe works: a chown that follows the same link does change the outside directory.
     await chown(join(brain, "outside-link"), erin.uid, erin.gid);
     expect((await stat(outside)).uid).toBe(erin.uid);
-  }, 120_000);
+  }, 60_000);
 
   it.skipIf(!images)(
     "keeps a brain image root's alone on the host and mounts it as the cell's own inside",
@@ -185,7 +185,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
         content: "in the image\n",
       });
     },
-    120_000,
+    60_000,
   );
 
   it.skipIf(!images)(
@@ -214,7 +214,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
       await chown(join(home, "users", "hank", "brain.moved-into-brain.ext4", "outside-link"), 61_008, 61_008);
       expect((await stat(outside)).uid).toBe(61_008);
     },
-    120_000,
+    60_000,
   );
 
   it("refuses to run a cell as host root, in one line", async () => {
