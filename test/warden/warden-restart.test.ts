@@ -92,5 +92,5 @@ describe("a daemon killed mid-conversation", () => {
     second.child.kill("SIGTERM");
     const code = await new Promise((resolve) => second.child.once("exit", resolve));
     expect(code).toBe(0);
-  }, 180_000);
+  }, 120_000);
 });
