@@ -9,7 +9,7 @@ const command = {
   packageRoot: "/home/ada/ironclaw",
   packageParts: ["package.json", "dist", "node_modules"],
   brainDir: "/home/ada/.ironclaw/users/ada/brain",
-  nodeArgs: ["/opt/ironclaw/dist/cells/guest/irowclaw.js", "--channel", "stdio"],
+  nodeArgs: ["/opt/ironclaw/dist/inmate/irowclaw.js", "--channel", "stdio"],
   limits: { ...DEFAULT_BWRAP_LIMITS, shmMiB: 8, workspaceMiB: 64 },
   allowNetwork: false,
   env: { SOME_TOKEN: "s3cret-value" },
@@ -39,7 +39,7 @@ describe("bwrap arguments", () => {
       "3",
       "--",
       "/opt/node/bin/node",
-      "/opt/ironclaw/dist/cells/guest/irowclaw.js",
+      "/opt/ironclaw/dist/inmate/irowclaw.js",
       "--channel",
       "stdio",
     ]);

@@ -17,8 +17,8 @@ const hostPathProbe = (paths: string[]) =>
  * a startup snapshot beside it), and what that directory holds.
  */
 const PACKAGE_PROBE =
-  `for p in /proc/[0-9]*; do c=$(tr '\\0' '\\n' < $p/cmdline 2>/dev/null | grep -m1 -E '/((src|dist)/cells/guest/irowclaw\\.(ts|js)|dist/cell/(irowclaw\\.cjs|runtime\\.[^/]+\\.blob))$'); ` +
-  `[ -n "$c" ] && { case $c in */dist/cell/*) root=\${c%/dist/cell/*};; *) root=\${c%/*/cells/guest/irowclaw.*};; esac; ` +
+  `for p in /proc/[0-9]*; do c=$(tr '\\0' '\\n' < $p/cmdline 2>/dev/null | grep -m1 -E '/((src|dist)/inmate/irowclaw\\.(ts|js)|dist/cell/(irowclaw\\.cjs|runtime\\.[^/]+\\.blob))$'); ` +
+  `[ -n "$c" ] && { case $c in */dist/cell/*) root=\${c%/dist/cell/*};; *) root=\${c%/*/inmate/irowclaw.*};; esac; ` +
   `echo root=$root; ls -a $root; break; }; done`;
 
 export const BOUNDARY_ATTEMPTS: EscapeAttempt[] = [
