@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { probeBwrap } from "../../src/cells/index.js";
 import { HOST_KEY } from "./warden-harness.js";
 
 /**
@@ -23,4 +24,17 @@ export function startServeProcess(home: string): Promise<{ child: ChildProcess; 
     });
     child.once("exit", (code) => reject(new Error(`serve exited (${code}): ${err.slice(-2000)}`)));
   });
+}
+
+let bwrapSetting: Promise<string> | undefined;
+
+/**
+ * The `[cells]` lines for an ironclawd.toml of a test that starts `ironclaw serve` several times: the bwrap backend
+ * named outright where this host can run it, so each start skips the host probes of `backend = "auto"` (the KVM
+ * one waits out its 3 s timeout on a host without usable KVM). Elsewhere nothing, and auto chooses as it would.
+ * Probed once per test file.
+ */
+export function cellsSettingForServe(): Promise<string> {
+  bwrapSetting ??= probeBwrap().then((bwrap) => (bwrap.usable ? '\n[cells]\nbackend = "bwrap"\n' : ""));
+  return bwrapSetting;
 }

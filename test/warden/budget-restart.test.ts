@@ -7,7 +7,7 @@ import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import { ModelBudget } from "../../src/warden/budget/budget-guard.js";
 import { openHostDb, UserStore } from "../../src/warden/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { startServeProcess } from "../support/serve-process.js";
+import { cellsSettingForServe, startServeProcess } from "../support/serve-process.js";
 import { api } from "../support/warden-harness.js";
 
 // The daemon dies (kill -9) or is stopped while a model call is in flight: the call's reservation must not hold
@@ -59,7 +59,8 @@ beforeAll(async () => {
     join(home, "ironclawd.toml"),
     `[providers.local]\nbase_url = "${model.url}"\napi_key_env = "TEST_MODEL_KEY"\n\n` +
       '[new_brains]\nprovider = "local"\nmodel = "test-model"\nembedding_provider = "local"\nembedding_model = "test-embed"\n\n' +
-      '[pricing.local."test-model"]\ninput = 1\noutput = 10\n\n[pricing.local."test-embed"]\ninput = 0\noutput = 0\n\n[budgets]\ndefault_max_tokens = 1000\n',
+      '[pricing.local."test-model"]\ninput = 1\noutput = 10\n\n[pricing.local."test-embed"]\ninput = 0\noutput = 0\n\n[budgets]\ndefault_max_tokens = 1000\n' +
+      (await cellsSettingForServe()),
   );
   const db = openHostDb(home);
   token = (await new UserStore(db).add("uma")).token;

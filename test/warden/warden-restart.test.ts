@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openHostDb, UserStore } from "../../src/warden/index.js";
 import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
-import { startServeProcess } from "../support/serve-process.js";
+import { cellsSettingForServe, startServeProcess } from "../support/serve-process.js";
 import { api } from "../support/warden-harness.js";
 
 let home = "";
@@ -25,7 +25,8 @@ beforeAll(async () => {
   await writeFile(
     join(home, "ironclawd.toml"),
     `[providers.local]\nbase_url = "${model.url}"\napi_key_env = "TEST_MODEL_KEY"\n\n` +
-      '[new_brains]\nprovider = "local"\nmodel = "test-model"\nembedding_provider = "local"\nembedding_model = "test-embed"\n',
+      '[new_brains]\nprovider = "local"\nmodel = "test-model"\nembedding_provider = "local"\nembedding_model = "test-embed"\n' +
+      (await cellsSettingForServe()),
   );
   const db = openHostDb(home);
   token = (await new UserStore(db).add("erin")).token;
