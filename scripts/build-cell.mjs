@@ -3,7 +3,15 @@
 // caches for the flags cells start node with: none (process and microVM cells) and a default bwrap cell's, and
 // a default bwrap cell's startup snapshot.
 import { join } from "node:path";
-import { bundleGuest, defaultCellNodeOptions, listCompileCaches, makeStartupSnapshots, PACKAGE_ROOT, snapshotNodeOptions, warmCompileCache } from "../dist/cells/index.js";
+import {
+  bundleGuest,
+  defaultCellNodeOptions,
+  listCompileCaches,
+  makeStartupSnapshots,
+  PACKAGE_ROOT,
+  snapshotNodeOptions,
+  warmCompileCache,
+} from "../dist/cells/index.js";
 
 const bundle = await bundleGuest();
 const kib = (n) => `${Math.round(n / 1024)} KiB`;
