@@ -24,7 +24,7 @@ beforeAll(async () => {
     }),
   });
   admin = api(h.url, (await h.warden.context.users.add("boss", { admin: true })).token);
-}, 120_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
 });
@@ -109,7 +109,7 @@ describe("a provider that streams far past max_tokens", () => {
     expect(await overrunAudits(ada)).toEqual([
       expect.objectContaining({ provider: "local", model: "test-model", cut: true }),
     ]);
-  }, 180_000);
+  }, 60_000);
 });
 
 describe("a provider that reports more usage than the call reserved", () => {
@@ -142,5 +142,5 @@ describe("a provider that reports more usage than the call reserved", () => {
         provider_cost_micros: 300_100,
       }),
     ]);
-  }, 180_000);
+  }, 60_000);
 });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   call = api(h.url, await h.addUser("mallory"));
   const put = await call("PUT", "/api/brain/file", { path: "config/irowclaw.toml", content: OPEN_BRAIN });
   expect(put.status).toBe(200);
-}, 120_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
   service?.closeAllConnections();
@@ -100,7 +100,7 @@ describe("the host's own addresses", () => {
     expect(refused.map((e) => String(e.detail.reason))).toEqual(
       expect.arrayContaining(own.map((a) => `${a.address} is an address of this host (${a.name})`)),
     );
-  }, 120_000);
+  }, 60_000);
 });
 
 describe("IPv6 forms that embed an IPv4 address", () => {
@@ -144,5 +144,5 @@ describe("IPv6 forms that embed an IPv4 address", () => {
       expect([address, tools[i]?.content]).toEqual([address, expect.stringMatching(rule)]);
     });
     expect(hits).toBe(before + 1);
-  }, 120_000);
+  }, 60_000);
 });

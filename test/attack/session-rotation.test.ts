@@ -26,7 +26,7 @@ beforeAll(async () => {
     }),
   });
   admin = (await h.warden.context.users.add("boss", { admin: true })).token;
-}, 120_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
   await bot?.close();
@@ -193,7 +193,7 @@ describe("a session ends with the sign-in it came from", () => {
     expect((await fetch(`${h.url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
       200,
     );
-  }, 120_000);
+  }, 60_000);
 
   it("POST /api/auth/logout-all (the UI's Sign out everywhere) ends all the user's sessions and no one else's", async () => {
     const token = await h.addUser("sam");

@@ -33,7 +33,7 @@ beforeAll(async () => {
     }),
   });
   admin = api(h.url, (await h.warden.context.users.add("boss", { admin: true })).token);
-}, 120_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
   await bot?.close();
@@ -75,7 +75,7 @@ describe("a user's daily cap at the model proxy", () => {
     const set = await admin("PUT", "/api/budgets", { user: "ada", daily_usd: 0.035 });
     expect(set.status).toBe(200);
     expect((await json(set)).data).toMatchObject({ party: "user:ada", daily_usd: 0.035, monthly_usd: null });
-  }, 120_000);
+  }, 60_000);
 
   it("answers until the cap, then 429 budget_exceeded; the model server gets nothing after the refusal", async () => {
     h.model.reset();
@@ -119,7 +119,7 @@ describe("a user's daily cap at the model proxy", () => {
     expect(spentBefore).toBeCloseTo(answered * CALL_COST, 9);
     expect(spentBefore).toBeLessThanOrEqual(0.035 + CALL_COST);
     expect(day.reserved_usd).toBe(0);
-  }, 180_000);
+  }, 60_000);
 
   it("ends a chat turn with the budget's message, keeps the cell running, and answers again once raised", async () => {
     const cell = h.warden.context.cells.running("ada");
@@ -135,7 +135,7 @@ describe("a user's daily cap at the model proxy", () => {
     const answered = (await json(await ada("POST", "/api/chat", { text: "and now?" }))).data;
     expect(answered.text).toBe("A quiet day.");
     expect(h.warden.context.cells.running("ada")).toBe(cell);
-  }, 120_000);
+  }, 60_000);
 
   it("records every call with its agent and session, and reports spend by day, agent and session", async () => {
     const byAgent = (await json(await ada("GET", "/api/usage?by=agent"))).data;
@@ -200,7 +200,7 @@ describe("concurrent turns of one user", () => {
     expect(day.spent_usd).toBeCloseTo((answered + 1) * CALL_COST, 9);
     expect(day.spent_usd as number).toBeLessThanOrEqual(0.045);
     expect(day.reserved_usd).toBe(0);
-  }, 180_000);
+  }, 60_000);
 });
 
 describe("who may change a budget", () => {
@@ -244,7 +244,7 @@ describe("a cron job's cap", () => {
     h.model.reset();
     h.model.respondWith(() => reply.text("Summary.", { usage: USAGE }));
     const { cell } = await h.warden.context.cells.get("jo");
-    const run = () => cell.call({ type: "JobTrigger", job_id: "nightly" }, { timeoutMs: 120_000 });
+    const run = () => cell.call({ type: "JobTrigger", job_id: "nightly" }, { timeoutMs: 60_000 });
     expect(await run()).toMatchObject({ type: "JobStatus", status: "succeeded" });
     const second = await run();
     expect(second).toMatchObject({ type: "JobStatus", status: "failed" });
@@ -262,7 +262,7 @@ describe("a cron job's cap", () => {
     expect(byJob.find((r) => r.key === "nightly")?.calls).toBe(1);
     const byModel = (await json(await jo("GET", "/api/usage?by=model"))).data.rows as Json[];
     expect(byModel.find((r) => r.key === "local test-model")).toMatchObject({ calls: 2, refused: 1 });
-  }, 180_000);
+  }, 60_000);
 });
 
 describe("cached input", () => {
@@ -282,7 +282,7 @@ describe("cached input", () => {
       output_tokens: 800,
     });
     expect(total.cost_usd).toBeCloseTo(0.0005 + 0.00015 + 0.008, 9);
-  }, 120_000);
+  }, 60_000);
   it("records the memory index's embeddings through the proxy as calls of their own", async () => {
     // The index embeds the last turn's transcript after the turn has answered, so a call can still be open
     // (counted, not yet settled) when the report is read: wait until every call the report counts is settled.

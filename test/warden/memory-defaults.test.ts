@@ -19,7 +19,7 @@ beforeAll(async () => {
     }),
   });
   call = api(h.url, await h.addUser("dana"));
-}, 180_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
 });
@@ -63,7 +63,7 @@ describe("memory with the built-in embedder, through the warden", () => {
     expect(await file()).not.toContain("inner tube");
     expect(await file()).toContain("dishwasher filter");
     expect((await search("bike tyre inner tube")).filter((x) => x.text.includes("inner tube"))).toEqual([]);
-  }, 180_000);
+  }, 60_000);
 
   it("answers a forget with no target with a 400 that names the field, and forgets nothing", async () => {
     const response = await call("POST", "/api/memory/forget", { target: "   ", apply: true });

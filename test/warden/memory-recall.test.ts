@@ -17,7 +17,7 @@ beforeAll(async () => {
   vi.setSystemTime(new Date("2026-03-03T09:15:00Z"));
   h = await startWardenHarness({ backend: createFakeCellBackend() });
   call = api(h.url, await h.addUser("alice"));
-}, 180_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
   vi.useRealTimers();
@@ -76,7 +76,7 @@ describe("a fact said in one conversation, through the warden", () => {
     expect(transcript.status).toBe(200);
     expect(transcript.content).toContain(`## 09:15:00 — user\n\nRemember for later: ${FACT}.\n`);
     expect(transcript.content).toContain("— assistant\n\nNoted, a heat pump in April.\n");
-  }, 120_000);
+  }, 60_000);
 
   it("is found by memory search in a new session a day later, and the answer cites the session and turn", async () => {
     // The cell stops overnight (idle); the next day's message starts it again.
@@ -98,7 +98,7 @@ describe("a fact said in one conversation, through the warden", () => {
     expect(second.done).toMatchObject({ type: "done", stopReason: "stop" });
     expect(String(second.done.text)).toContain(cite);
     expect((await brainFile(`sessions/2026-03-04/${second.sessionId}.md`)).status).toBe(200);
-  }, 120_000);
+  }, 60_000);
 
   it("is gone from the markdown, the index and the next answer's context once the user asks to forget it", async () => {
     // Positive control: right now search finds it, in both days' transcripts.
@@ -139,7 +139,7 @@ describe("a fact said in one conversation, through the warden", () => {
     const request = h.model.chatRequests().at(-1);
     expect(systemPrompt()).toContain("# Memory");
     expect(JSON.stringify(request?.messages)).not.toContain("Vaillant");
-  }, 120_000);
+  }, 60_000);
 });
 
 describe("forgetting through the API, as the memory inspector does", () => {
@@ -176,7 +176,7 @@ describe("forgetting through the API, as the memory inspector does", () => {
     expect(await search("garage door pin")).not.toContainEqual(expect.objectContaining({ path: NOTE }));
     expect(await conversations()).not.toContain("7781");
     expect(hostDbBytes()).not.toContain("7781");
-  }, 120_000);
+  }, 60_000);
 
   it("refuses a target with no word, an empty one or unknown keys naming the field, and an unknown chunk with 404", async () => {
     for (const [body, rule] of [
@@ -265,5 +265,5 @@ describe("promotion proposals through the warden", () => {
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
       /status.*must be one of/,
     );
-  }, 180_000);
+  }, 60_000);
 });

@@ -11,7 +11,7 @@ let token = "";
 beforeAll(async () => {
   h = await startWardenHarness({ backend: createFakeCellBackend() });
   token = await h.addUser("bob");
-}, 120_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
 });

@@ -52,7 +52,7 @@ beforeAll(async () => {
     data: { text: string };
   };
   expect(warm.data.text).toBe("Ready.");
-}, 180_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
   await bot?.close();
@@ -161,7 +161,7 @@ describe("a model that fails, as each way in shows it", () => {
     const answer = await telegram("tell me");
     expect(answer).toMatch(said);
     expect(answer).not.toMatch(INTERNALS);
-  }, 180_000);
+  }, 60_000);
 
   it("a refused request shows the provider's reason, without an address in it", async () => {
     h.model.enqueue(
@@ -204,7 +204,7 @@ describe("a model that fails, as each way in shows it", () => {
     const answer = await telegram("are you there?");
     expect(answer).toMatch(said);
     expect(answer).not.toMatch(INTERNALS);
-  }, 180_000);
+  }, 60_000);
 
   it("keeps the details for the admin's audit, not for the user's own view of it", async () => {
     const entries = (await (await admin("GET", "/api/audit?action=model.failed")).json()) as {

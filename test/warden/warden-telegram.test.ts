@@ -40,7 +40,7 @@ beforeAll(async () => {
     }),
   });
   call = api(h.url, await h.addUser("carol"));
-}, 120_000);
+}, 60_000);
 afterAll(async () => {
   await h?.close();
   await bot?.close();
@@ -65,7 +65,7 @@ describe("the Telegram channel through the warden", () => {
       data: Array<{ channel: string; title: string }>;
     };
     expect(sessions.data[0]).toMatchObject({ channel: "telegram:family", title: "add milk" });
-  }, 120_000);
+  }, 60_000);
 
   it("refuses a webhook call with a wrong or missing secret (403) and never runs a turn", async () => {
     const before = h.model.chatRequests().length;
