@@ -26,8 +26,15 @@ if (status.ready && builtAt > sources) {
     `building the cell image in ${paths.dir} (${status.ready ? "sources changed" : "missing"})\n`,
   );
   const started = Date.now();
+  // The runtime is compiled and bundled again only when `npm run build` has not done it since the last edit (CI
+  // has just run it, in npm install).
+  const bundledAt = await stat(join(PACKAGE_ROOT, "dist/cell/bundle.json")).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   await buildImage({
     paths,
+    compile: bundledAt <= sources,
     onProgress: (p) =>
       process.stderr.write(
         `  [${p.step}/${p.total}] ${p.title}${p.detail ? ` (${p.detail})` : ""} +${Date.now() - started} ms\n`,
