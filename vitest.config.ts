@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // The default suite: unit tests beside their files and integration tests under test/.
@@ -10,6 +11,9 @@ export default defineConfig({
     // almost all of it module loading. Tests therefore leave nothing behind: servers, databases, timers and
     // environment variables are closed or restored by the test that changed them.
     isolate: false,
+    // Two files at a time on two cores, where vitest's default leaves one core to itself: most files spend their
+    // time waiting on processes (cells, the CLI, servers), not computing, so one worker left a core idle.
+    maxWorkers: Math.max(2, availableParallelism()),
     exclude: ["test/slow/**", "test/ui/browser/**", "ui/**", "node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
