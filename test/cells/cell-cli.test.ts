@@ -145,11 +145,13 @@ describe.skipIf(!asRoot)("ironclaw cell start under a root host", () => {
   const cli = (...args: string[]) => ironclawIn(rootHome, ...args);
   // More than a cell's processes (RLIMIT_NPROC 256 per uid) and its cgroup's tasks (1024) allow.
   const SPAWNS = 1200;
+  // The flood holds its processes 30 s: long enough for bob's `cell exec` to start and fork on a loaded machine,
+  // where the CLI's own start can take seconds (15 s was sometimes too short on two busy cores).
   const FLOOD =
     `node -e 'const {spawn}=require("child_process");const kids=[];` +
     `for(let i=0;i<${SPAWNS};i++){try{const c=spawn("sleep",["600"]);c.on("error",()=>{});kids.push(c)}catch{}}` +
     `setTimeout(()=>{const n=kids.filter((c)=>c.pid!==undefined).length;` +
-    `for(const c of kids)try{c.kill("SIGKILL")}catch{};console.log("started="+n)},15000)'`;
+    `for(const c of kids)try{c.kill("SIGKILL")}catch{};console.log("started="+n)},30000)'`;
 
   beforeAll(async () => {
     rootHome = await mkdtemp(join(tmpdir(), "ironclaw-cell-cli-root-"));
