@@ -37,7 +37,6 @@ function suite(dir: string, label: string): Promise<{ seconds: number; ok: boole
   });
 }
 
-const head = git(["rev-parse", "--short", "HEAD"]);
 const base = git(["rev-parse", "--short", values.baseline]);
 const worktree = mkdtempSync(join(tmpdir(), "ironclaw-bench-baseline-"));
 rmSync(worktree, { recursive: true });
@@ -63,7 +62,7 @@ try {
       const result = await suite(dir, label);
       times[label].push(result.seconds);
       rows.push(
-        `${label === "base" ? `baseline ${base}` : `this checkout ${head}`}: ${result.seconds.toFixed(0)} s` +
+        `${label === "base" ? `baseline ${base}` : `this checkout ${git(["rev-parse", "--short", "HEAD"])}`}: ${result.seconds.toFixed(0)} s` +
           ` (load ${load} at its start; ${result.ok ? "passed" : `FAILED, see ${result.log}`})`,
       );
       console.log(rows.at(-1));
