@@ -1,24 +1,10 @@
-import { Duplex, PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { pipePair } from "../../test/support/pipe-pair.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import { encodeFrame } from "./frame-codec.js";
 import { ChannelClosedError, MAX_MSG_ID_STEP, ProtocolPeer, ReplyTimeoutError } from "./protocol-peer.js";
 
 /** Two connected duplex streams, like the two ends of a socket. */
-function pipePair(): [Duplex, Duplex] {
-  const aToB = new PassThrough();
-  const bToA = new PassThrough();
-  // As duplexOf does for a cell's pipes: a destroyed channel fails them, which is not the test's crash.
-  for (const inner of [aToB, bToA]) inner.on("error", () => {});
-  const ends: [Duplex, Duplex] = [
-    Duplex.from({ readable: bToA, writable: aToB }),
-    Duplex.from({ readable: aToB, writable: bToA }),
-  ];
-  // A peer's close destroys its end, which fails the other end too (Node 24 with an AbortError): an end a test
-  // drives by hand has no peer listening for that, and its error must not outlive the test as an uncaught one.
-  for (const end of ends) end.on("error", () => {});
-  return ends;
-}
 
 const peers: ProtocolPeer[] = [];
 function peerPair(options: { heartbeatMs?: number } = {}): [ProtocolPeer, ProtocolPeer] {

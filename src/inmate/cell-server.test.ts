@@ -1,26 +1,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Duplex, PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { pipePair } from "../../test/support/pipe-pair.js";
 import { ProtocolPeer } from "../channel/protocol-peer.js";
 import { serveCell } from "./cell-server.js";
 import { createEchoDevHandler } from "./echo-handler.js";
-
-/** Two connected duplex streams, like the two ends of a cell's pipes. */
-function pipePair(): [Duplex, Duplex] {
-  const aToB = new PassThrough();
-  const bToA = new PassThrough();
-  for (const inner of [aToB, bToA]) inner.on("error", () => {});
-  const ends: [Duplex, Duplex] = [
-    Duplex.from({ readable: bToA, writable: aToB }),
-    Duplex.from({ readable: aToB, writable: bToA }),
-  ];
-  // A peer's close destroys its end, which fails the other end too (Node 24 with an AbortError): an end a test
-  // drives by hand has no peer listening for that, and its error must not outlive the test as an uncaught one.
-  for (const end of ends) end.on("error", () => {});
-  return ends;
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { reply } from "../../test/support/model-server.js";
-import { type ScriptedParts, scriptedCells } from "../../test/support/scripted-cell.js";
+import type { ScriptedParts } from "../../test/support/scripted-cell.js";
 import {
-  startWardenUnits,
+  startScriptedUnits,
   UNIT_HOST_KEY,
   type WardenUnitOptions,
   type WardenUnits,
@@ -22,8 +22,8 @@ afterEach(async () => {
 
 /** A running cell of ada's, and the guest's end of its channel. */
 async function guestOf(options: Omit<WardenUnitOptions, "handler"> = {}, parts: ScriptedParts = {}) {
-  const scripted = scriptedCells(() => parts);
-  units = await startWardenUnits({ handler: scripted.handler, ...options });
+  const { units: started, scripted } = await startScriptedUnits(() => parts, options);
+  units = started;
   const { cell } = await units.cells.get("ada");
   const guest = scripted.cells[0]?.peer;
   if (!guest) throw new Error("no cell");

@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { reply } from "../../test/support/model-server.js";
-import { aborted, modelTurns, type ScriptedParts, scriptedCells } from "../../test/support/scripted-cell.js";
+import {
+  aborted,
+  modelTurns,
+  type ScriptedParts,
+  type scriptedCells,
+} from "../../test/support/scripted-cell.js";
 import {
   doneOf,
-  startWardenUnits,
+  startScriptedUnits,
   UNIT_HOST_KEY,
   type WardenUnitOptions,
   type WardenUnits,
@@ -26,9 +31,9 @@ async function start(
   parts: Parameters<typeof scriptedCells>[0] = () => ({}),
   options: Omit<WardenUnitOptions, "handler"> = {},
 ) {
-  const scripted = scriptedCells(parts);
-  units = await startWardenUnits({ handler: scripted.handler, ...options });
-  return { u: units, scripted };
+  const started = await startScriptedUnits(parts, options);
+  units = started.units;
+  return { u: started.units, scripted: started.scripted };
 }
 
 const entriesOf = (u: WardenUnits, events: readonly ChatEvent[]) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir } from "../cells/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
@@ -182,8 +183,11 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       // With the cells gone every turn has ended; a connection still open after a short grace (a client that
       // never finishes sending its request) is closed rather than waited for, so a stop takes seconds, not the
       // minute of the server's header timeout.
-      if ((await Promise.race([serverClosed.then(() => "closed"), sleep(CLOSE_GRACE_MS)])) !== "closed")
-        server.server.closeAllConnections();
+      const closedInTime = await Promise.race([
+        serverClosed.then(() => true),
+        sleep(CLOSE_GRACE_MS, false, { ref: false }),
+      ]);
+      if (!closedInTime) server.server.closeAllConnections();
       await serverClosed;
       db.close();
     })();
@@ -232,7 +236,3 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
 
 /** How long a stopping warden waits for connections that are still open once its cells have stopped. */
 const CLOSE_GRACE_MS = 2_000;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}

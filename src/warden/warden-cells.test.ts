@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ScriptedParts, scriptedCells } from "../../test/support/scripted-cell.js";
 import {
+  startScriptedUnits,
   startWardenUnits,
   type WardenUnitOptions,
   type WardenUnits,
@@ -22,9 +23,9 @@ async function start(
   parts: Parameters<typeof scriptedCells>[0] = () => ({}),
   options: Omit<WardenUnitOptions, "handler"> = {},
 ) {
-  const scripted = scriptedCells(parts);
-  units = await startWardenUnits({ handler: scripted.handler, ...options });
-  return { units, scripted };
+  const started = await startScriptedUnits(parts, options);
+  units = started.units;
+  return started;
 }
 
 const profiles: ScriptedParts = {

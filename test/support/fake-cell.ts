@@ -1,7 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { mkdir } from "node:fs/promises";
-import { Duplex } from "node:stream";
 import { ensureBrainDir } from "../../src/cells/brain-dir.js";
 import { launchChildCell } from "../../src/cells/child-cell.js";
 import {
@@ -17,6 +16,7 @@ import {
   createShellTestHandler,
   serveCell,
 } from "../../src/inmate/index.js";
+import { pipePair } from "./pipe-pair.js";
 
 /**
  * A cell without a sandbox or a process: the inmate's server (the real one, src/inmate/cell-server.ts) runs in
@@ -50,11 +50,14 @@ export function createFakeCellBackend(options: FakeCellOptions = {}): CellBacken
       assertUserId(spec.userId);
       await mkdir(spec.userDir, { recursive: true });
       const brain = await ensureBrainDir(spec.userDir, spec.brainSeed);
-      const [hostSide, guestSide] = duplexPair();
+      const [hostSide, guestSide] = pipePair();
       // A real inmate takes long enough to load its agent that the warden listens before the agent's first
       // request (its embedder's probe); in one process the agent would ask first and go unheard. So the agent
       // is built once the warden has spoken (its Hello), as a slow cell's would be.
-      const hostSpoke = new Promise<void>((resolve) => hostSide.once("wrote", resolve));
+      let spoke = () => {};
+      const hostSpoke = new Promise<void>((resolve) => {
+        spoke = resolve;
+      });
       const child = new FakeChild(() => guestSide.destroy());
       const makeHandler =
         options.handler ??
@@ -81,6 +84,8 @@ export function createFakeCellBackend(options: FakeCellOptions = {}): CellBacken
           ...(spec.heartbeatMs === undefined ? {} : { heartbeatMs: spec.heartbeatMs }),
         },
       );
+      // After the inmate's peer listens, so both see the warden's first bytes.
+      guestSide.once("data", () => spoke());
       // The guest's end of the channel closing is the inmate's exit, as a runtime's process exits after it.
       served.then(
         () => child.exit(0, null),
@@ -134,33 +139,4 @@ class FakeChild extends EventEmitter {
     // After the current turn of the loop, as a real exit event arrives after the pipes' last data.
     setImmediate(() => this.emit("exit", code, signal));
   }
-}
-
-/** Two duplex streams, each writing into the other's readable side (node:stream's duplexPair is Node ≥ 22.6). */
-export function duplexPair(): [Duplex, Duplex] {
-  const sides: Duplex[] = [];
-  const make = (other: () => Duplex) =>
-    new Duplex({
-      read() {},
-      write(chunk: Buffer, _encoding, callback) {
-        this.emit("wrote");
-        const peer = other();
-        if (!peer.destroyed) peer.push(chunk);
-        callback();
-      },
-      final(callback) {
-        other().push(null);
-        callback();
-      },
-      destroy(error, callback) {
-        const peer = other();
-        if (!peer.destroyed) peer.push(null);
-        callback(error);
-      },
-    });
-  sides.push(
-    make(() => sides[1] as Duplex),
-    make(() => sides[0] as Duplex),
-  );
-  return [sides[0] as Duplex, sides[1] as Duplex];
 }

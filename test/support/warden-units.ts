@@ -21,6 +21,7 @@ import { UserStore } from "../../src/warden/user-store.js";
 import { WardenCells } from "../../src/warden/warden-cells.js";
 import { createFakeCellBackend, type FakeCell, type FakeCellOptions } from "./fake-cell.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
+import { scriptedCells } from "./scripted-cell.js";
 
 /** The key only the warden's environment holds. */
 export const UNIT_HOST_KEY = "sk-host-only-unit-51c2";
@@ -159,4 +160,14 @@ export function doneOf(events: readonly ChatEvent[]): Extract<ChatEvent, { type:
   const done = events.filter((e) => e.type === "done");
   if (done.length !== 1) throw new Error(`expected one done event, got ${done.length}`);
   return done[0] as Extract<ChatEvent, { type: "done" }>;
+}
+
+/** The warden's parts over scripted cells: each cell a user starts is served by `parts` (see scripted-cell.ts). */
+export async function startScriptedUnits(
+  parts: Parameters<typeof scriptedCells>[0] = () => ({}),
+  options: Omit<WardenUnitOptions, "handler"> = {},
+) {
+  const scripted = scriptedCells(parts);
+  const units = await startWardenUnits({ handler: scripted.handler, ...options });
+  return { units, scripted };
 }
