@@ -93,38 +93,8 @@ async function longestStall(ms: number): Promise<number> {
 }
 
 describe("brain watcher under a flood of link renames", () => {
-  it("control: node's recursive watcher stops a process's timers under the same flood", async () => {
-    temp = await floodBrain();
-    // The control runs in a child of its own, since its event loop does not come back while the flood goes on.
-    const child = spawn(
-      process.execPath,
-      [
-        "-e",
-        `require("fs").watch(process.argv[1],{recursive:true},()=>{});
-         setInterval(()=>process.stdout.write("t"),20);`,
-        temp.brain.root,
-      ],
-      { stdio: ["ignore", "pipe", "ignore"] },
-    );
-    let last = 0;
-    let longest = 0;
-    child.stdout?.on("data", () => {
-      const now = Date.now();
-      if (last > 0) longest = Math.max(longest, now - last);
-      last = now;
-    });
-    await until(() => last > 0);
-    const flood = startFlood(temp.brain.root);
-    try {
-      await settle(3000);
-      longest = Math.max(longest, Date.now() - last);
-    } finally {
-      flood.kill("SIGKILL");
-      child.kill("SIGKILL");
-    }
-    expect(longest).toBeGreaterThan(1500);
-  }, 20_000);
-
+  // How long node's own recursive watcher stalls under the same flood depends on the machine; it is measured
+  // beside this watcher in `npm run bench:memory:watcher`.
   it("keeps the event loop answering, sheds the flood, and still indexes an edit made after it", async () => {
     temp = await floodBrain();
     const requests: IndexRequest[] = [];
