@@ -22,6 +22,8 @@ const OUTPUT_CAP = 64 * 1024;
  * to the channel unframed, `!exit <code>` ends the runtime as a crash would, `!oom` fills the heap until V8
  * aborts the runtime at its limit (what a runaway allocation does), and `!flood <count> <stall-ms>`
  * sends `count` bad frames each followed by a valid Heartbeat, then stops reading for `stall-ms`.
+ * `!wait <seconds> <command>` runs the command with that time limit (at most 300 s) instead of 60 s: a probe
+ * whose processes must all be alive at once, in one call, under emulation.
  */
 export function createShellTestHandler(options: { timeoutMs?: number } = {}): CellHandler {
   return {
@@ -43,7 +45,10 @@ export function createShellTestHandler(options: { timeoutMs?: number } = {}): Ce
         yield { kind: "final", text: "flooded" };
         return;
       }
-      const outcome = await runShell(text, context, options.timeoutMs ?? 60_000);
+      const wait = /^!wait (\d+) /.exec(text);
+      const outcome = wait
+        ? await runShell(text.slice(wait[0].length), context, Math.min(Number(wait[1]), 300) * 1000)
+        : await runShell(text, context, options.timeoutMs ?? 60_000);
       if (outcome.stdout) yield { kind: "delta", delta: outcome.stdout };
       yield { kind: "final", text: JSON.stringify(outcome), stopReason: "stop" };
     },

@@ -152,8 +152,10 @@ export const EXHAUSTION_ATTEMPTS: EscapeAttempt[] = [
     exhausts: true,
     async run(scene) {
       const cap = scene.caps.cellMemoryMiB;
-      // Well under the per-process limit, so the per-process limit is never what stops a holder.
-      const per = Math.min(Math.floor(scene.caps.memoryMiB / 2), 192);
+      // Well under the per-process limit, so the per-process limit is never what stops a holder, and a quarter of
+      // the cell's, so one holder (its share plus node itself) fits in what the cell has free: a microVM of 256 MiB
+      // has ~140 MiB free, where holders of 128 MiB were each killed before any could report.
+      const per = Math.min(Math.floor(scene.caps.memoryMiB / 2), 192, Math.floor((cap ?? 512) / 4));
       const count = Math.ceil(((cap ?? 512) * 1.5) / per);
       // Each holder allocates its share, notes it in a file, and holds it; the sum is what the cell held at once.
       const holder = `node -e 'const a=[];for(let n=0;n<${per};n+=16)a.push(Buffer.alloc(16<<20,1));require("fs").appendFileSync("/tmp/held","x");setTimeout(()=>{},30000)'`;
@@ -162,16 +164,17 @@ export const EXHAUSTION_ATTEMPTS: EscapeAttempt[] = [
         scene.cell(),
         `node -e 'const a=[];for(let n=0;n<32;n+=16)a.push(Buffer.alloc(16<<20,1));console.log(a.length*16)'`,
       );
-      // Wait for the first holder (slow under emulation), give the others a moment, then sum anonymous memory
-      // only: node's code pages are shared file pages, counted once by the kernel but in every VmRSS. A microVM
-      // under this much pressure may stop answering altogether; the host then ends it, which holds the memory
-      // inside the VM's own RAM just as well.
+      // Wait for the first holder (slow under emulation: up to 150 s, in one call, since a call's processes end
+      // with it), give the others a moment, then sum anonymous memory only: node's code pages are shared file
+      // pages, counted once by the kernel but in every VmRSS. A microVM under this much pressure may stop
+      // answering altogether; the host then ends it, which holds the memory inside the VM's own RAM just as well.
       const out = await shellIn(
         scene.cell(),
-        `rm -f /tmp/held; for i in $(seq ${count}); do (${holder} 2>/dev/null &); done; ` +
-          "for i in $(seq 120); do [ -s /tmp/held ] && break; sleep 0.5; done; sleep 3; " +
+        `!wait 200 rm -f /tmp/held; for i in $(seq ${count}); do (${holder} 2>/dev/null &); done; ` +
+          "for i in $(seq 300); do [ -s /tmp/held ] && break; sleep 0.5; done; sleep 3; " +
           `s=0; for v in $(grep -h '^RssAnon' /proc/[0-9]*/status 2>/dev/null | tr -dc '0-9\\n'); do s=$((s+v)); done; ` +
           "echo rss=$((s/1024)) held=$(wc -c < /tmp/held 2>/dev/null || echo 0)",
+        240_000,
       ).catch((error: Error) => ({ stdout: "", stderr: error.message, failed: true }));
       // A lost channel ends the cell a moment later (child-cell.ts); anything else that failed leaves it running.
       const exit =
