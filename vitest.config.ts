@@ -15,6 +15,14 @@ export default defineConfig({
     // time waiting on processes (cells, the CLI, servers), not computing, so one worker left a core idle.
     maxWorkers: Math.max(2, availableParallelism()),
     exclude: ["test/slow/**", "test/ui/browser/**", "ui/**", "node_modules/**"],
+    // `npm run coverage`: the default suite with V8's line coverage of src/ (into coverage/), summed per folder by
+    // scripts/coverage-by-folder.ts. Off in `npm test`, which it slows.
+    coverage: {
+      provider: "v8",
+      include: ["src/**/*.ts"],
+      exclude: ["src/**/*.test.ts"],
+      reporter: ["json-summary", "text-summary"],
+    },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
