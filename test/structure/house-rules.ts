@@ -34,6 +34,11 @@ export const SAME_FLOOR_ARROWS: ReadonlyArray<{ from: string; to: string; why: s
     why: "the ledger's routes are defined with the one route definer and HTTP error",
   },
   { from: "memory", to: "providers", why: "the embedder factory builds the OpenAI-compatible embedder" },
+  {
+    from: "warden",
+    to: "command",
+    why: "the warden hosts command under its users and auth, and lends it cells and the model proxy",
+  },
 ];
 
 /**

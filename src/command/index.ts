@@ -1,0 +1,1 @@
+export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-git.js";
