@@ -1,0 +1,43 @@
+import type { JobMessage } from "../../contracts/index.js";
+
+/** A job a worker holds: the message and the lease that says until when it is this worker's alone. */
+export interface ClaimedJob {
+  /** The queue's id of this job (one per enqueue that was not a duplicate). */
+  id: string;
+  job: JobMessage;
+  /** How many times the job has been handed to a worker, this claim included (1 on its first claim). */
+  deliveries: number;
+  /** ISO-8601 UTC: after this, another worker may claim the job (the holder is presumed dead). */
+  leaseExpiresAt: string;
+}
+
+export interface EnqueueResult {
+  id: string;
+  /** True when a job with the same key was already waiting or held: nothing new was queued. */
+  duplicate: boolean;
+}
+
+/**
+ * The worker queue (seed 000 §3.5, §4): durable, claims with leases, an expired lease makes the job claimable
+ * again. Embedded it is a SQLite file beside the ledger; scaled out it is pg-boss on the ledger's PostgreSQL.
+ * Both pass one conformance suite (test/command/queue-conformance.ts).
+ *
+ * A job is keyed (default: `order_id` + `attempt`), so the same job enqueued twice is queued once. Delivery is
+ * at least once — a worker that dies holding a lease has its job handed to another — so what a job does must be
+ * safe to do twice; the ledger's order state machine is what makes it so.
+ */
+export interface JobQueue {
+  readonly kind: "sqlite" | "postgres";
+  enqueue(job: JobMessage, options?: { key?: string }): Promise<EnqueueResult>;
+  /** The next claimable job, leased to `workerId` for `leaseMs`; undefined when none is waiting. */
+  claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
+  /** Extends a held lease; false when the lease was lost (expired and claimed by another, or finished). */
+  renew(id: string, workerId: string, leaseMs: number): Promise<boolean>;
+  /** Done with a job, whatever the order's outcome (that is in the ledger): it is never handed out again. */
+  complete(id: string, workerId: string): Promise<boolean>;
+  /** Gives a held job back at once (a worker shutting down), to be claimed again. */
+  release(id: string, workerId: string): Promise<boolean>;
+  /** Jobs waiting, held, and done: for health and tests. */
+  counts(): Promise<{ waiting: number; held: number; done: number }>;
+  close(): Promise<void>;
+}
