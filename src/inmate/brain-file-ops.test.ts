@@ -7,7 +7,7 @@ import { MAX_FILE_OP_BYTES, runFileOp } from "./brain-file-ops.js";
 
 let base = "";
 let brain = "";
-const op = (fields: Pick<FileOpRequest, "op" | "path"> & { content?: string }) =>
+const op = (fields: Pick<FileOpRequest, "op" | "path"> & { content?: string; encoding?: "base64" }) =>
   runFileOp(brain, {
     type: "FileOpRequest",
     user_id: "u",
@@ -92,6 +92,32 @@ describe("brain file operations", () => {
     expect(await op({ op: "read", path: "nope.md" })).toMatchObject({ error: { code: "not_found" } });
     await writeFile(join(brain, "big.md"), "x".repeat(MAX_FILE_OP_BYTES + 1));
     expect(await op({ op: "read", path: "big.md" })).toMatchObject({ error: { code: "too_large" } });
+  });
+
+  it("writes any file of an order's tree in work/ as base64, and lists its hidden files and links", async () => {
+    const bytes = Buffer.from([0, 255, 10, 13, 128]);
+    const content = bytes.toString("base64");
+    expect(await op({ op: "write", path: "work/bin/blob.dat", content, encoding: "base64" })).toEqual({});
+    expect(await readFile(join(brain, "work/bin/blob.dat"))).toEqual(bytes);
+    expect(await op({ op: "read", path: "work/bin/blob.dat", encoding: "base64" })).toEqual({
+      content,
+      encoding: "base64",
+    });
+    await writeFile(join(brain, "work/.gitignore"), "x\n");
+    await symlink("/etc/passwd", join(brain, "work/passwd"));
+    const listed = await op({ op: "list", path: "work" });
+    expect(listed.entries?.map((e) => [e.path, e.kind])).toEqual([
+      ["work/.gitignore", "file"],
+      ["work/bin", "dir"],
+      ["work/passwd", "link"],
+    ]);
+    // Outside work/ the rules are as before: no binary file, no listing of links.
+    expect(await op({ op: "write", path: "notes/blob.dat", content, encoding: "base64" })).toMatchObject({
+      error: { code: "forbidden" },
+    });
+    expect(await op({ op: "write", path: "db/work.md", content: "x" })).toMatchObject({
+      error: { code: "forbidden" },
+    });
   });
 
   it("deletes a markdown file", async () => {

@@ -27,6 +27,12 @@ export const MAX_FILE_OP_BYTES = 384 * 1024;
 /** The memory inspector edits text the agent reads: markdown, plus the TOML of config and cron. */
 const WRITABLE = /\.(md|toml)$/;
 
+/**
+ * An order's tree, copied in and out by the host's worker: any file a repository holds may be written there, in
+ * base64 when it is not text. Nothing in it grants the agent anything (config/ and db/ do).
+ */
+const WORK_DIR = "work";
+
 type Refusal = { error: NonNullable<FileOpOutcome["error"]> };
 
 /**
@@ -49,6 +55,9 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
   }
   const rel = parts.join("/");
   const inDb = parts[0] === "db";
+  const inWork = parts[0] === WORK_DIR && parts.length > 1;
+  const writable = !inDb && (inWork || WRITABLE.test(rel));
+  const base64 = request.encoding === "base64";
   const readOnly: ReadOnlyDirs = {
     ids: [identityOf(join(root, "db"))].filter((id) => id !== undefined),
     paths: ["db"],
@@ -58,7 +67,7 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
     switch (request.op) {
       case "list":
         return withDir(openDirectory(root, parts, walk), request.path, (dir) => ({
-          entries: listDir(dir, rel),
+          entries: listDir(dir, rel, parts[0] === WORK_DIR),
         }));
       case "read":
         return inParent(root, parts, walk, false, (dir, name) => {
@@ -70,16 +79,22 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
             const bytes = readOpenFile(file, MAX_FILE_OP_BYTES + 1);
             if (bytes.length > MAX_FILE_OP_BYTES)
               return refuse("too_large", `${request.path} is over ${MAX_FILE_OP_BYTES} bytes`);
-            return { content: bytes.toString("utf8") };
+            return base64
+              ? { content: bytes.toString("base64"), encoding: "base64" }
+              : { content: bytes.toString("utf8") };
           } finally {
             closeFile(file);
           }
         });
       case "write": {
-        if (inDb || !WRITABLE.test(rel))
-          return refuse("forbidden", "only .md and .toml files outside db/ can be written");
-        const content = request.content ?? "";
-        if (Buffer.byteLength(content) > MAX_FILE_OP_BYTES)
+        if (!writable)
+          return refuse(
+            "forbidden",
+            "only .md and .toml files outside db/, and files in work/, can be written",
+          );
+        const text = request.content ?? "";
+        const content = base64 ? Buffer.from(text, "base64") : Buffer.from(text, "utf8");
+        if (content.length > MAX_FILE_OP_BYTES)
           return refuse("too_large", `content is over ${MAX_FILE_OP_BYTES} bytes`);
         return inParent(root, parts, walk, true, (dir, name) => {
           const file = openFile(dir, name, "create");
@@ -93,8 +108,11 @@ export async function runFileOp(brainRoot: string, request: FileOpRequest): Prom
         });
       }
       case "delete": {
-        if (inDb || !WRITABLE.test(rel))
-          return refuse("forbidden", "only .md and .toml files outside db/ can be deleted");
+        if (!writable)
+          return refuse(
+            "forbidden",
+            "only .md and .toml files outside db/, and files in work/, can be deleted",
+          );
         return inParent(root, parts, walk, false, (dir, name) =>
           removeFile(dir, name) ? {} : refuse("not_found", `${request.path} does not exist`),
         );
@@ -139,18 +157,22 @@ function withDir(
   }
 }
 
-/** The entries of an opened folder; links and special files are left out, as are hidden entries. */
-function listDir(dir: OpenDir, rel: string): BrainEntry[] {
+/**
+ * The entries of an opened folder; links and special files are left out, as are hidden entries. In an order's
+ * tree (`work/`) every entry is listed, a link or special file by its kind, so that the host copying the tree out
+ * sees what it skips (`.gitignore` is a file of the tree, `.git` one it refuses).
+ */
+function listDir(dir: OpenDir, rel: string, wholeTree: boolean): BrainEntry[] {
   const entries: BrainEntry[] = [];
   for (const entry of listDirectory(dir)) {
-    if (entry.name.startsWith(".") || entry.name === "lost+found") continue;
+    if (!wholeTree && (entry.name.startsWith(".") || entry.name === "lost+found")) continue;
     const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
     if (entry.isDirectory()) entries.push({ path, kind: "dir" });
     else if (entry.isFile()) {
       const info = entryInfo(dir, entry.name);
       if (!info?.isFile()) continue;
       entries.push({ path, kind: "file", size_bytes: info.size, modified_at: info.mtime.toISOString() });
-    }
+    } else if (wholeTree) entries.push({ path, kind: entry.isSymbolicLink() ? "link" : "other" });
   }
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

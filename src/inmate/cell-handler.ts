@@ -42,7 +42,7 @@ export type JobProgress = Pick<JobStatus, "status" | "result_ref" | "error">;
 export type QueryOutcome = Pick<QueryResult, "answer" | "error">;
 
 /** The fields of a FileOpResult that the handler decides; the server adds the header and reply_to. */
-export type FileOpOutcome = Pick<FileOpResult, "entries" | "content" | "error">;
+export type FileOpOutcome = Pick<FileOpResult, "entries" | "content" | "encoding" | "error">;
 
 export interface GuestContext {
   userId: string;

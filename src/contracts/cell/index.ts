@@ -100,10 +100,13 @@ export {
   shutdownSchema,
 } from "./protocol-control.js";
 export {
+  BRAIN_ENTRY_KINDS,
   type BrainEntry,
   brainEntrySchema,
+  FILE_ENCODINGS,
   FILE_OP_ERROR_CODES,
   FILE_OPS,
+  type FileEncoding,
   type FileOp,
   type FileOpRequest,
   type FileOpResult,

@@ -8,9 +8,18 @@ export type FileOp = (typeof FILE_OPS)[number];
 
 const fileOp = z.enum(FILE_OPS, `must be one of ${FILE_OPS.join(", ")}`);
 
+export const FILE_ENCODINGS = ["utf8", "base64"] as const;
+export type FileEncoding = (typeof FILE_ENCODINGS)[number];
+
+/**
+ * How `content` carries the file's bytes: UTF-8 text (the default, what the memory inspector edits) or base64,
+ * for the bytes of an order's worktree (`work/`), which may be anything a repository holds.
+ */
+const fileEncoding = z.enum(FILE_ENCODINGS, `must be one of ${FILE_ENCODINGS.join(", ")}`).optional();
+
 /**
  * Warden → inmate: the memory inspector's only way into the brain (the warden never mounts or opens it).
- * Text content only: the brain holds markdown and TOML.
+ * Text (UTF-8) by default: the brain holds markdown and TOML; base64 for the files of an order's tree in `work/`.
  */
 export const fileOpRequestSchema = z
   .strictObject({
@@ -19,6 +28,7 @@ export const fileOpRequestSchema = z
     op: fileOp,
     path: brainPath,
     content: aString().optional(),
+    encoding: fileEncoding,
   })
   .superRefine((msg, ctx) => {
     if (msg.op === "write" && msg.content === undefined) {
@@ -40,9 +50,15 @@ export const fileOpRequestSchema = z
   });
 export type FileOpRequest = z.output<typeof fileOpRequestSchema>;
 
+/**
+ * `link` and `other` (a socket, a device) are listed only inside `work/`, an order's tree, so that the host can
+ * report what it skips there; elsewhere such entries are left out.
+ */
+export const BRAIN_ENTRY_KINDS = ["file", "dir", "link", "other"] as const;
+
 export const brainEntrySchema = z.strictObject({
   path: brainPath,
-  kind: z.enum(["file", "dir"], "must be one of file, dir"),
+  kind: z.enum(BRAIN_ENTRY_KINDS, `must be one of ${BRAIN_ENTRY_KINDS.join(", ")}`),
   size_bytes: aNumber().int("must be an integer").min(0, "must be a non-negative integer").optional(),
   modified_at: isoUtc.optional(),
 });
@@ -64,6 +80,7 @@ export const fileOpResultSchema = z
     path: brainPath,
     entries: z.array(brainEntrySchema).optional(),
     content: aString().optional(),
+    encoding: fileEncoding,
     error: z
       .strictObject({
         code: z.enum(FILE_OP_ERROR_CODES, `must be one of ${FILE_OP_ERROR_CODES.join(", ")}`),

@@ -1,0 +1,27 @@
+import type { CellHandle } from "../../cells/index.js";
+
+/** Which order a command cell works for, and on whose account. */
+export interface CommandCellSpec {
+  /** The user who owns the run: the cell is theirs (their uid, cgroup and limits) and their budget pays. */
+  userId: string;
+  runId: string;
+  orderId: string;
+  /** `order`: the worker's agent; `gate`: acceptance commands and gates run by integration. */
+  purpose: "order" | "gate";
+  /** The model the order's profile names; the host's default for new brains when absent. */
+  model?: string;
+}
+
+/**
+ * Cells for command's work (ARCHITECTURE.md "Command"): each is a cell of the order's user, started on a scratch
+ * brain of its own (never the user's brain), with the agent handler, no network and the model reached only
+ * through the warden's proxy under the user's spend caps, each call recorded against the run and the order.
+ * The order's tree goes in and out through the protocol (tree-transfer.ts), so the cell never sees `.git` and
+ * no backend needs a second mount.
+ */
+export interface CommandCells {
+  /** Starts and greets a cell for the spec; throws (naming the reason) when it cannot start. */
+  start(spec: CommandCellSpec): Promise<CellHandle>;
+  /** Stops a cell `start` returned and removes its scratch brain. Safe to call twice. */
+  release(cell: CellHandle): Promise<void>;
+}

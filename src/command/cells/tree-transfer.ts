@@ -1,0 +1,219 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { CellHandle } from "../../cells/index.js";
+import type { BrainEntry } from "../../contracts/index.js";
+import { isGitName, readHostFile, removeHostFile, SkipPath, writeHostFile } from "./host-tree.js";
+
+export interface TransferLimits {
+  maxFiles: number;
+  maxBytes: number;
+  /** The cell answers file operations of at most 384 KiB (the inmate's MAX_FILE_OP_BYTES). */
+  maxFileBytes: number;
+}
+
+export const DEFAULT_TRANSFER_LIMITS: TransferLimits = {
+  maxFiles: 5_000,
+  maxBytes: 64 * 1024 * 1024,
+  maxFileBytes: 384 * 1024,
+};
+
+export interface SkippedPath {
+  /** Relative to the tree's root. */
+  path: string;
+  reason: string;
+}
+
+export interface TransferReport {
+  /** Regular files copied, relative to the tree's root, in the order they were copied. */
+  files: string[];
+  bytes: number;
+  /** Links, special files, `.git`, files over a cap: reported, never copied. */
+  skipped: SkippedPath[];
+  /** Files of the host's tree removed because the cell's tree no longer had them (copyTreeOut only). */
+  removed: string[];
+}
+
+const OP_TIMEOUT_MS = 30_000;
+
+/**
+ * Copies the regular files of `hostDir` (an order's worktree) into the cell's brain under `brainDir`, through
+ * the protocol's file operations: it works the same on every backend, and the cell never sees the worktree's
+ * `.git` (its `.git` file is not copied, nor anything named `.git` anywhere). Links are data to git and are not
+ * followed: they are reported and left out.
+ */
+export async function copyTreeIn(
+  cell: CellHandle,
+  hostDir: string,
+  brainDir = "work",
+  limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
+): Promise<TransferReport> {
+  const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await readdir(join(hostDir, rel), { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      // The worktree's own `.git` file is always there and says nothing: only a `.git` below it is news.
+      if (isGitName(entry.name)) {
+        if (rel !== "") report.skipped.push({ path, reason: "a .git is never copied" });
+      } else if (entry.isDirectory()) await walk(path);
+      else if (!entry.isFile()) report.skipped.push({ path, reason: kindOf(entry) });
+      else await copyOneIn(cell, hostDir, path, brainDir, limits, report);
+    }
+  };
+  await walk("");
+  return report;
+}
+
+async function copyOneIn(
+  cell: CellHandle,
+  hostDir: string,
+  path: string,
+  brainDir: string,
+  limits: TransferLimits,
+  report: TransferReport,
+): Promise<void> {
+  const over = overCaps(report, limits);
+  if (over) return void report.skipped.push({ path, reason: over });
+  let bytes: Buffer;
+  try {
+    bytes = await readHostFile(
+      join(hostDir, path),
+      Math.min(limits.maxFileBytes, limits.maxBytes - report.bytes),
+    );
+  } catch (error) {
+    if (error instanceof SkipPath) return void report.skipped.push({ path, reason: error.message });
+    throw error;
+  }
+  const reply = await cell.call(
+    {
+      type: "FileOpRequest",
+      op: "write",
+      path: `${brainDir}/${path}`,
+      content: bytes.toString("base64"),
+      encoding: "base64",
+    },
+    { timeoutMs: OP_TIMEOUT_MS },
+  );
+  const failure = replyFailure(reply);
+  if (failure) return void report.skipped.push({ path, reason: `the cell refused it: ${failure}` });
+  report.files.push(path);
+  report.bytes += bytes.length;
+}
+
+export interface CopyOutOptions {
+  limits?: TransferLimits;
+  /**
+   * Files that went in (copyTreeIn's `files`): those the cell's tree no longer holds are removed from the host's
+   * tree, so a deletion in the cell is a deletion in the worktree. Nothing else on the host is ever removed.
+   */
+  removeMissing?: readonly string[];
+}
+
+/**
+ * Copies the regular files of the cell's `brainDir` back into `hostDir`, treating everything the cell says as
+ * hostile: only names that are one plain path component each, no `.git` anywhere (a hook or a config planted
+ * there would run on the host's next git command), no links or special files, every cap enforced on what was
+ * actually read rather than on the size the cell claims. What is skipped is reported.
+ */
+export async function copyTreeOut(
+  cell: CellHandle,
+  brainDir: string,
+  hostDir: string,
+  options: CopyOutOptions = {},
+): Promise<TransferReport> {
+  const limits = options.limits ?? DEFAULT_TRANSFER_LIMITS;
+  const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
+  const walk = async (rel: string): Promise<void> => {
+    const listed = await fileOp(cell, { op: "list", path: rel === "" ? brainDir : `${brainDir}/${rel}` });
+    if ("failure" in listed) return void report.skipped.push({ path: rel || ".", reason: listed.failure });
+    for (const entry of listed.entries) {
+      const name = nameIn(entry, rel === "" ? brainDir : `${brainDir}/${rel}`);
+      if (name === undefined) {
+        report.skipped.push({
+          path: entry.path.slice(0, 200),
+          reason: "not a plain name inside the folder listed",
+        });
+        continue;
+      }
+      const path = rel === "" ? name : `${rel}/${name}`;
+      if (isGitName(name)) report.skipped.push({ path, reason: "a .git is never copied to the host" });
+      else if (entry.kind === "dir") await walk(path);
+      else if (entry.kind !== "file")
+        report.skipped.push({
+          path,
+          reason: `a ${entry.kind === "link" ? "symbolic link" : "special file"} is not copied`,
+        });
+      else await copyOneOut(cell, brainDir, hostDir, path, limits, report);
+    }
+  };
+  await walk("");
+  const kept = new Set(report.files);
+  for (const path of options.removeMissing ?? []) {
+    if (!kept.has(path) && (await removeHostFile(hostDir, path))) report.removed.push(path);
+  }
+  return report;
+}
+
+async function copyOneOut(
+  cell: CellHandle,
+  brainDir: string,
+  hostDir: string,
+  path: string,
+  limits: TransferLimits,
+  report: TransferReport,
+): Promise<void> {
+  const over = overCaps(report, limits);
+  if (over) return void report.skipped.push({ path, reason: over });
+  const read = await fileOp(cell, { op: "read", path: `${brainDir}/${path}`, encoding: "base64" });
+  if ("failure" in read) return void report.skipped.push({ path, reason: read.failure });
+  const bytes = Buffer.from(read.content, "base64");
+  if (bytes.length > limits.maxFileBytes || report.bytes + bytes.length > limits.maxBytes)
+    return void report.skipped.push({ path, reason: `${bytes.length} bytes is over the transfer cap` });
+  try {
+    await writeHostFile(hostDir, path, bytes);
+  } catch (error) {
+    if (error instanceof SkipPath) return void report.skipped.push({ path, reason: error.message });
+    throw error;
+  }
+  report.files.push(path);
+  report.bytes += bytes.length;
+}
+
+type FileOpAnswer = { failure: string } | { entries: BrainEntry[]; content: string };
+
+async function fileOp(
+  cell: CellHandle,
+  request: { op: "list" | "read"; path: string; encoding?: "base64" },
+): Promise<FileOpAnswer> {
+  const reply = await cell.call({ type: "FileOpRequest", ...request }, { timeoutMs: OP_TIMEOUT_MS });
+  const failure = replyFailure(reply);
+  if (failure || reply.type !== "FileOpResult") return { failure: failure ?? "no answer" };
+  if (request.encoding === "base64" && reply.encoding !== "base64")
+    return { failure: "the cell did not answer in base64" };
+  return { entries: reply.entries ?? [], content: reply.content ?? "" };
+}
+
+function replyFailure(reply: Awaited<ReturnType<CellHandle["call"]>>): string | undefined {
+  if (reply.type === "Error") return reply.message;
+  if (reply.type !== "FileOpResult") return `the cell answered ${reply.type}`;
+  return reply.error ? `${reply.error.code}: ${reply.error.message}` : undefined;
+}
+
+/** The entry's own name when its path is exactly `<dir>/<name>` with a plain name; undefined otherwise. */
+function nameIn(entry: BrainEntry, dir: string): string | undefined {
+  if (!entry.path.startsWith(`${dir}/`)) return undefined;
+  const name = entry.path.slice(dir.length + 1);
+  if (name === "" || name === "." || name === ".." || name.includes("/")) return undefined;
+  return name;
+}
+
+function overCaps(report: TransferReport, limits: TransferLimits): string | undefined {
+  if (report.files.length >= limits.maxFiles) return `over the cap of ${limits.maxFiles} files`;
+  if (report.bytes >= limits.maxBytes) return `over the cap of ${limits.maxBytes} bytes`;
+  return undefined;
+}
+
+function kindOf(entry: { isSymbolicLink(): boolean }): string {
+  return entry.isSymbolicLink() ? "a symbolic link is not copied" : "a special file is not copied";
+}
