@@ -1,4 +1,3 @@
-export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-git.js";
 export {
   type CommandCellSpec,
   type CommandCells,
@@ -10,3 +9,7 @@ export {
   type TransferLimits,
   type TransferReport,
 } from "./cells/index.js";
+export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-git.js";
+export type { ClaimedJob, EnqueueResult, JobQueue } from "./queue/job-queue.js";
+export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
+export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";

@@ -1,12 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// The ledger suite against PostgreSQL: `npm run test:postgres` starts a throwaway cluster
+// The ledger suite and the command queue's against PostgreSQL: `npm run test:postgres` starts a throwaway cluster
 // (scripts/postgres-test-cluster.sh), which exports IRONCLAW_TEST_POSTGRES_URL, then runs this config.
 export default defineConfig({
   root: fileURLToPath(new URL("../..", import.meta.url)),
   test: {
-    include: ["test/ledger/**/*.test.ts"],
+    include: ["test/ledger/**/*.test.ts", "test/command/queue-postgres.test.ts"],
     env: { IRONCLAW_LEDGER_TEST_STORE: "postgres" },
     testTimeout: 60_000,
     hookTimeout: 60_000,

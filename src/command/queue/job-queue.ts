@@ -13,16 +13,18 @@ export interface ClaimedJob {
 
 export interface EnqueueResult {
   id: string;
-  /** True when a job with the same key was already waiting or held: nothing new was queued. */
+  /** True when a job with the same key was already waiting, held or done: nothing new was queued. */
   duplicate: boolean;
 }
 
 /**
  * The worker queue (seed 000 §3.5, §4): durable, claims with leases, an expired lease makes the job claimable
- * again. Embedded it is a SQLite file beside the ledger; scaled out it is pg-boss on the ledger's PostgreSQL.
+ * again. Embedded it is a SQLite file beside the ledger; scaled out it is a table in the ledger's PostgreSQL,
+ * claimed with `FOR UPDATE SKIP LOCKED` (postgres-queue.ts says why not pg-boss).
  * Both pass one conformance suite (test/command/queue-conformance.ts).
  *
- * A job is keyed (default: `order_id` + `attempt`), so the same job enqueued twice is queued once. Delivery is
+ * A job is keyed (default: `order_id` + `attempt`), so the same job enqueued twice is queued once, also after it
+ * was done (a new attempt is a new key). A bad job is refused with a ValidationError naming the field. Delivery is
  * at least once — a worker that dies holding a lease has its job handed to another — so what a job does must be
  * safe to do twice; the ledger's order state machine is what makes it so.
  */
@@ -31,7 +33,10 @@ export interface JobQueue {
   enqueue(job: JobMessage, options?: { key?: string }): Promise<EnqueueResult>;
   /** The next claimable job, leased to `workerId` for `leaseMs`; undefined when none is waiting. */
   claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
-  /** Extends a held lease; false when the lease was lost (expired and claimed by another, or finished). */
+  /**
+   * Extends a held lease from now; false when the lease was lost: expired (claimed by another since or not),
+   * released or completed. renew, complete and release act only for the holder of an unexpired lease.
+   */
   renew(id: string, workerId: string, leaseMs: number): Promise<boolean>;
   /** Done with a job, whatever the order's outcome (that is in the ledger): it is never handed out again. */
   complete(id: string, workerId: string): Promise<boolean>;
