@@ -13,3 +13,19 @@ export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-g
 export type { ClaimedJob, EnqueueResult, JobQueue } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";
+export {
+  type TheaterAddRequest,
+  type TheaterAddResult,
+  type TheaterRecord,
+  TheaterRegistry,
+  theaterRecordSchema,
+} from "./vault/theaters.js";
+export { checkWorktree, type WorktreeRef, worktreeGit } from "./vault/worktree-guard.js";
+export {
+  type ArchiveResult,
+  type PrepareOptions,
+  Vault,
+  type VaultOptions,
+  type WorktreeCreateInput,
+  type WorktreeInfo,
+} from "./vault/worktrees.js";

@@ -1,0 +1,53 @@
+import { realpath } from "node:fs/promises";
+import { GitError, type GitResult, hostGit } from "../git/host-git.js";
+import type { TheaterRecord } from "./theaters.js";
+import { type WorktreeRef, worktreeGit } from "./worktree-guard.js";
+
+/**
+ * The theater repository's side of the vault's git: refs, worktree registrations, tags and bundles. These run in
+ * the theater's own repository (trusted: no cell sees it), never in an order's worktree.
+ */
+export function repoGit(theater: TheaterRecord, args: readonly string[]): Promise<GitResult> {
+  return hostGit(theater.repo_path, args);
+}
+
+/** The commit a ref names, or undefined when the ref does not exist. */
+export async function resolveRef(theater: TheaterRecord, ref: string): Promise<string | undefined> {
+  const result = await hostGit(theater.repo_path, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
+    allowFailure: true,
+  });
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** Whether git has a worktree registered at `path` (comparing real paths, as git stores them). */
+export async function isRegisteredWorktree(theater: TheaterRecord, path: string): Promise<boolean> {
+  const real = await realpath(path).catch(() => path);
+  const listing = await repoGit(theater, ["worktree", "list", "--porcelain", "-z"]);
+  return listing.stdout
+    .split("\0")
+    .some((line) => line === `worktree ${path}` || line === `worktree ${real}`);
+}
+
+/**
+ * How many commits of `branch` would be lost with it: those neither reachable from main nor kept by an archive
+ * tag (`refs/tags/archive/*`, which archive() writes before it removes anything).
+ */
+export async function unkeptCommitCount(theater: TheaterRecord, branch: string): Promise<number> {
+  const result = await repoGit(theater, [
+    "rev-list",
+    "--count",
+    `refs/heads/${branch}`,
+    "--not",
+    "refs/heads/main",
+    "--glob=refs/tags/archive/*",
+  ]);
+  return Number(result.stdout.trim());
+}
+
+/** Commits what is staged in a worktree, if anything, and returns HEAD's SHA either way. */
+export async function commitStaged(worktree: WorktreeRef, message: string): Promise<string> {
+  const staged = await worktreeGit(worktree, ["diff", "--cached", "--quiet"], { allowFailure: true });
+  if (staged.code === 1) await worktreeGit(worktree, ["commit", "-q", "--no-verify", "-m", message]);
+  else if (staged.code !== 0) throw new GitError(["diff", "--cached", "--quiet"], staged.code, staged.stderr);
+  return (await worktreeGit(worktree, ["rev-parse", "HEAD"])).stdout.trim();
+}
