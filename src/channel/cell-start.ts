@@ -1,8 +1,11 @@
 // What both sides of a cell agree on before the first frame: which handler the inmate serves, and the names of
 // the bundle's files that the host's image builder writes and the inmate's loader reads.
 
-/** The handlers an inmate can serve: the agent, and two small ones the host's tests and `ironclaw cell` use. */
-export const GUEST_HANDLERS = ["agent", "echo", "shell"] as const;
+/**
+ * The handlers an inmate can serve: the agent, command's gate (an order's acceptance commands over its merged
+ * tree), and two small ones the host's tests and `ironclaw cell` use.
+ */
+export const GUEST_HANDLERS = ["agent", "gate", "echo", "shell"] as const;
 export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
 
 /** The bundled runtime beside the loader in dist/cell. */

@@ -10,6 +10,23 @@ export {
   type TransferReport,
 } from "./cells/index.js";
 export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-git.js";
+export {
+  CellGateRunner,
+  GATE_DIR,
+  type GateCellSpec,
+  type GateCellsOptions,
+  type GateCommandResult,
+  type GateRequest,
+  type GateRunner,
+  gateCommandResultSchema,
+} from "./integration/gate-runner.js";
+export {
+  type IntegrateInput,
+  IntegrationRefusedError,
+  type IntegrationResult,
+  Integrator,
+  type IntegratorOptions,
+} from "./integration/integrate.js";
 export type { ClaimedJob, EnqueueResult, JobQueue } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";

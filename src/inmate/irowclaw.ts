@@ -18,6 +18,10 @@ async function warmUp(name: string): Promise<void> {
     await import("./shell-test-handler.js");
     return;
   }
+  if (name === "gate") {
+    await import("./gate-handler.js");
+    return;
+  }
   await import("./agent-handler.js");
   await (await import("./blank-warm-up.js")).warmUpAgentRuntime();
 }
@@ -25,6 +29,7 @@ async function warmUp(name: string): Promise<void> {
 async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer): Promise<CellHandler> {
   if (name === "echo") return (await import("./echo-handler.js")).createEchoDevHandler();
   if (name === "shell") return (await import("./shell-test-handler.js")).createShellTestHandler();
+  if (name === "gate") return (await import("./gate-handler.js")).createGateHandler();
   if (name === "agent") {
     const { createAgentHandler } = await import("./agent-handler.js");
     // Model calls, provider embeddings and web fetches go to the warden over the channel: the cell has

@@ -1,0 +1,99 @@
+import { z } from "zod";
+import type { CellHandle } from "../../cells/index.js";
+
+/** One gate command's outcome, as the gate cell's handler answers it. */
+export const gateCommandResultSchema = z.looseObject({
+  command: z.string(),
+  exit: z.number().int().nullable(),
+  stdout_tail: z.string(),
+  stderr_tail: z.string(),
+  timed_out: z.boolean(),
+});
+export type GateCommandResult = z.output<typeof gateCommandResultSchema>;
+
+const gateReplySchema = z.looseObject({ results: z.array(gateCommandResultSchema) });
+
+/** What to gate: the merged tree on the host (its `.git` is never copied) and the commands to run over it. */
+export interface GateRequest {
+  userId: string;
+  runId: string;
+  orderId: string;
+  /** The merged tree, a directory on the host. */
+  treeDir: string;
+  commands: string[];
+  /** Limit of each command. */
+  commandTimeoutMs: number;
+}
+
+/** Runs gate commands over a tree somewhere the tree's code cannot reach the host; stops at the first failure. */
+export interface GateRunner {
+  run(request: GateRequest): Promise<GateCommandResult[]>;
+}
+
+/** The cell a gate runs in: one of the order's user's command cells. */
+export interface GateCellSpec {
+  userId: string;
+  runId: string;
+  orderId: string;
+  purpose: "gate";
+}
+
+/** The cells a gate runs in (command's cells) and the way a tree goes into one (copyTreeIn). */
+export interface GateCellsOptions {
+  cells: {
+    start(spec: GateCellSpec): Promise<CellHandle>;
+    release(cell: CellHandle): Promise<void>;
+  };
+  /** Copies a host directory (without `.git`, links as data) into the cell's brain at `brainDir`. */
+  copyTreeIn(cell: CellHandle, hostDir: string, brainDir: string): Promise<unknown>;
+}
+
+/** Where the tree goes in the gate cell's brain; the gate handler's default working directory. */
+export const GATE_DIR = "work";
+
+/**
+ * Gates in a cell (ARCHITECTURE.md "Command": acceptance commands and gates run in a cell): the order's code
+ * is untrusted, so a test that reads the host's files or calls out finds neither there. One cell per gate run,
+ * released whatever happens.
+ */
+export class CellGateRunner implements GateRunner {
+  constructor(private readonly options: GateCellsOptions) {}
+
+  async run(request: GateRequest): Promise<GateCommandResult[]> {
+    if (request.commands.length === 0) return [];
+    const { cells, copyTreeIn } = this.options;
+    const cell = await cells.start({
+      userId: request.userId,
+      runId: request.runId,
+      orderId: request.orderId,
+      purpose: "gate",
+    });
+    try {
+      await copyTreeIn(cell, request.treeDir, GATE_DIR);
+      const text = JSON.stringify({
+        commands: request.commands,
+        dir: GATE_DIR,
+        timeout_ms: request.commandTimeoutMs,
+      });
+      // Each command may take its whole limit; the call gets them all plus room for the cell to answer.
+      const timeoutMs = request.commands.length * (request.commandTimeoutMs + 5_000) + 30_000;
+      const reply = await cell.call({ type: "UserMessage", text }, { timeoutMs });
+      if (reply.type !== "TurnComplete")
+        throw new Error(`the gate cell answered ${reply.type}, not TurnComplete`);
+      const parsed = gateReplySchema.safeParse(safeJson(reply.text));
+      if (!parsed.success)
+        throw new Error(`the gate cell's answer is not a gate result: ${reply.text.slice(0, 200)}`);
+      return parsed.data.results;
+    } finally {
+      await cells.release(cell);
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,265 @@
+import type { IntegrateData } from "../../contracts/index.js";
+import { InvalidInputError, IronclawError, NotFoundError } from "../../core/index.js";
+import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
+import { hostGit } from "../git/host-git.js";
+import type { GateCommandResult, GateRunner } from "./gate-runner.js";
+import { IntegrationLedger } from "./integration-ledger.js";
+import {
+  advanceMain,
+  findIntegratingCommit,
+  isAncestor,
+  MAIN_REF,
+  prepareMerge,
+  resolveCommit,
+} from "./merge-worktree.js";
+import { readAar, readAcceptanceCommands } from "./worktree-files.js";
+
+/** An order integration will not touch, and why; nothing was merged or recorded. */
+export class IntegrationRefusedError extends IronclawError {
+  override readonly name = "IntegrationRefusedError";
+  constructor(
+    readonly orderId: string,
+    reason: string,
+  ) {
+    super("integration_refused", `order ${orderId} is not integrated: ${reason}`);
+  }
+}
+
+export interface IntegratorOptions {
+  store: EventStore;
+  /** Where a theater's repository is and whose it is (the vault's TheaterRegistry). */
+  theaters: { require(theaterId: string): Promise<{ repo_path: string; owner: string }> };
+  gates: GateRunner;
+  /** True once every order this one depends on (from the order's plan) is INTEGRATED. */
+  dependenciesIntegrated(orderId: string): boolean | Promise<boolean>;
+  /** Named lint/policy commands run after the order's acceptance commands; `default` adds none. */
+  profiles?: Readonly<Record<string, readonly string[]>>;
+  garrisonId?: string;
+  /** Limit of each gate command (default 10 minutes). */
+  commandTimeoutMs?: number;
+  /** How often a merge is redone when main moves between the merge and its promotion (default 3). */
+  maxMergeAttempts?: number;
+}
+
+export interface IntegrateInput {
+  theaterId: string;
+  orderId: string;
+  worktreePath: string;
+  gateProfile?: string;
+}
+
+/** POST /integrate's answer, plus the conflicting paths of a failed merge and whether a past merge was found. */
+export type IntegrationResult = IntegrateData & { conflicts?: string[]; recovered?: boolean };
+
+type Gate = IntegrateData["gates"][number];
+
+/**
+ * Integration (seed 000 §3.7): validates an order's aar.json and artifacts, merges its branch onto the theater's
+ * main in a scratch worktree, runs the gates over the merged tree in a cell, and only then moves main to the
+ * merge. An order is merged at most once: INTEGRATION_STARTED is appended against the stream version the checks
+ * read, and a main that already holds the order's branch is recorded, never merged again.
+ */
+export class Integrator {
+  private readonly garrisonId: string;
+  constructor(private readonly options: IntegratorOptions) {
+    this.garrisonId = options.garrisonId ?? "local";
+  }
+
+  async integrate(input: IntegrateInput): Promise<IntegrationResult> {
+    const { orderId } = input;
+    const profile = this.profileCommands(input.gateProfile ?? "default");
+    const order = await this.options.store.getOrder(orderId);
+    if (!order) throw new NotFoundError("order", orderId);
+    if (order.theater_id !== input.theaterId)
+      throw new InvalidInputError(
+        "$.theater_id",
+        `must be ${order.theater_id}, the theater of order ${orderId}`,
+      );
+    if (order.worktree_path !== null && order.worktree_path !== input.worktreePath)
+      throw new InvalidInputError("$.worktree_path", `must be ${order.worktree_path}, the order's worktree`);
+    refuseUnlessIntegrable(order);
+    const theater = await this.options.theaters.require(order.theater_id);
+    const repo = theater.repo_path;
+    const branch = order.branch ?? `order_${orderId}`;
+    const tip = await resolveCommit(repo, `refs/heads/${branch}`);
+    if (tip === undefined) throw new IntegrationRefusedError(orderId, `its branch ${branch} does not exist`);
+    const ledger = new IntegrationLedger(this.options.store, order, this.garrisonId);
+
+    // An integration that stopped after main moved (a crash) is finished by recording the merge main holds.
+    if (order.integration_state === "STARTED" || order.integration_state === "PASSED") {
+      const main = await resolveCommit(repo, MAIN_REF);
+      if (main === undefined || !(await isAncestor(repo, tip, main)))
+        throw new IntegrationRefusedError(orderId, `its integration is already ${order.integration_state}`);
+      return this.recordExisting(ledger, order, repo, tip, main, order.integration_state === "PASSED");
+    }
+    if (!(await this.options.dependenciesIntegrated(orderId)))
+      throw new IntegrationRefusedError(orderId, "an order it depends on is not integrated yet");
+    const aar = readAar(input.worktreePath, orderId);
+    for (const [i, artifact] of aar.artifacts.entries()) {
+      const found = await hostGit(repo, ["cat-file", "-e", `${tip}:${artifact.path}`], {
+        allowFailure: true,
+      });
+      if (found.code !== 0)
+        throw new InvalidInputError(
+          `aar.json $.artifacts[${i}].path`,
+          `${artifact.path} is not in branch ${branch}`,
+        );
+    }
+    const commands = [...readAcceptanceCommands(input.worktreePath, orderId), ...profile];
+    const checked: Gate[] = [
+      { name: "aar.json", passed: true },
+      { name: "artifacts", passed: true, detail: `${aar.artifacts.length} in ${branch}` },
+    ];
+
+    await ledger.start();
+    try {
+      return await this.mergeAndGate({
+        ledger,
+        order,
+        repo,
+        branch,
+        tip,
+        commands,
+        owner: theater.owner,
+        checked,
+      });
+    } catch (error) {
+      // Not left STARTED: a later integration reads FAILED, or finds main already holding the branch.
+      await ledger
+        .failed({ reason: `integration stopped: ${(error as Error).message}` })
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async mergeAndGate(job: {
+    ledger: IntegrationLedger;
+    order: OrderSnapshot;
+    repo: string;
+    branch: string;
+    tip: string;
+    commands: string[];
+    owner: string;
+    checked: Gate[];
+  }): Promise<IntegrationResult> {
+    const { ledger, order, repo, branch, tip, checked } = job;
+    const orderId = order.order_id;
+    const failed = async (gates: Gate[], details: { reason: string } & Record<string, unknown>) => {
+      await ledger.failed(details);
+      return {
+        order_id: orderId,
+        result: "failed" as const,
+        commit_sha: null,
+        gates: [...checked, ...gates],
+      };
+    };
+    for (let attempt = 1; attempt <= (this.options.maxMergeAttempts ?? 3); attempt++) {
+      const base = await resolveCommit(repo, MAIN_REF);
+      if (base === undefined) return failed([], { reason: "the theater's repository has no main branch" });
+      if (await isAncestor(repo, tip, base))
+        return this.recordExisting(ledger, order, repo, tip, base, false);
+      const prepared = await prepareMerge(repo, base, branch, orderId).catch((error: Error) => error);
+      if (prepared instanceof Error)
+        return failed([], { reason: `the merge could not be made: ${prepared.message}` });
+      if (prepared.kind === "conflict") {
+        await ledger.conflicted(prepared.paths, prepared.detail);
+        const gate = {
+          name: "merge",
+          passed: false,
+          detail: `conflicts in ${prepared.paths.join(", ") || "?"}`,
+        };
+        const result = { order_id: orderId, result: "failed" as const, commit_sha: null };
+        return { ...result, gates: [...checked, gate], conflicts: prepared.paths };
+      }
+      let results: GateCommandResult[];
+      try {
+        results = await this.options.gates.run({
+          userId: job.owner,
+          runId: order.run_id,
+          orderId,
+          treeDir: prepared.tree,
+          commands: job.commands,
+          commandTimeoutMs: this.options.commandTimeoutMs ?? 600_000,
+        });
+      } catch (error) {
+        return failed([], { reason: `the gate could not run: ${(error as Error).message}`, stage: "gate" });
+      } finally {
+        await prepared.remove();
+      }
+      const gates: Gate[] = [{ name: "merge", passed: true }, ...results.map(gateOf)];
+      const failure = results.find((r) => r.exit !== 0 || r.timed_out);
+      if (failure) return failed(gates, failureDetails(failure));
+      if (results.length < job.commands.length)
+        return failed(gates, {
+          reason: `the gate answered for ${results.length} of ${job.commands.length} commands`,
+        });
+      if (await advanceMain(repo, prepared.merge, base)) {
+        await ledger.integrated(prepared.merge);
+        return {
+          order_id: orderId,
+          result: "passed",
+          commit_sha: prepared.merge,
+          gates: [...checked, ...gates],
+        };
+      }
+      // Main moved while the gates ran: merge again onto it, so nothing that landed meanwhile is lost.
+    }
+    return failed([], { reason: "main kept moving while the order was merged and gated; try again" });
+  }
+
+  /** Main already holds the order's branch: record the commit that brought it in, merge nothing. */
+  private async recordExisting(
+    ledger: IntegrationLedger,
+    order: OrderSnapshot,
+    repo: string,
+    tip: string,
+    main: string,
+    alreadyPassed: boolean,
+  ): Promise<IntegrationResult> {
+    const commit = await findIntegratingCommit(repo, tip, main);
+    await ledger.integrated(commit, alreadyPassed);
+    const gates = [{ name: "merge", passed: true, detail: `main already holds it as ${commit}` }];
+    return { order_id: order.order_id, result: "passed", commit_sha: commit, gates, recovered: true };
+  }
+
+  private profileCommands(name: string): readonly string[] {
+    const profiles = this.options.profiles ?? {};
+    const commands = Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+    if (commands) return commands;
+    if (name === "default") return [];
+    const known = ["default", ...Object.keys(profiles).filter((p) => p !== "default")];
+    throw new InvalidInputError("$.gate_profile", `must be one of ${known.join(", ")}`);
+  }
+}
+
+/** Only a COMPLETED order whose integration has not failed or finished may be integrated. */
+function refuseUnlessIntegrable(order: OrderSnapshot): void {
+  const id = order.order_id;
+  if (order.integration_state === "INTEGRATED")
+    throw new IntegrationRefusedError(id, `it is already INTEGRATED as ${order.commit_sha}`);
+  if (order.status !== "COMPLETED")
+    throw new IntegrationRefusedError(id, `it is ${order.status}; only a COMPLETED order is integrated`);
+  if (order.integration_state === "FAILED")
+    throw new IntegrationRefusedError(
+      id,
+      "its integration FAILED; it is tried again only once declared INTEGRATION_READY",
+    );
+}
+
+function gateOf(r: GateCommandResult): Gate {
+  const passed = r.exit === 0 && !r.timed_out;
+  return { name: r.command, passed, detail: r.timed_out ? "timed out" : `exit ${r.exit ?? "none (killed)"}` };
+}
+
+function failureDetails(r: GateCommandResult): { reason: string } & Record<string, unknown> {
+  const how = r.timed_out ? "timed out" : `exited ${r.exit ?? "without a code (killed)"}`;
+  const output_tail = `${r.stdout_tail.slice(-1000)}\n${r.stderr_tail.slice(-1000)}`.trim();
+  return {
+    reason: `gate command ${r.command} ${how}`,
+    stage: "gate",
+    command: r.command,
+    exit: r.exit,
+    timed_out: r.timed_out,
+    output_tail,
+  };
+}
