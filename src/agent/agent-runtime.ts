@@ -241,6 +241,7 @@ export class AgentRuntime {
         ? {}
         : { allowPrivateNetwork: this.options.allowPrivateNetwork }),
       ...(this.options.pageFetcher ? { pageFetcher: this.options.pageFetcher } : {}),
+      ...(this.options.commandClient ? { commandClient: this.options.commandClient } : {}),
       memory: this.conversations.toolOperations(),
       topK,
     });

@@ -84,6 +84,12 @@ export { createRuntimeScheduler, type RuntimeSchedulerOptions } from "./schedule
 export { SessionStore, type StoredSession } from "./session-store.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash-tool.js";
 export { type BrowserToolOptions, createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
+export {
+  type CommandAnswer,
+  type CommandCall,
+  type CommandClient,
+  createCommandTool,
+} from "./tools/command-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
 export { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 export { PathPolicy } from "./tools/path-policy.js";

@@ -1,6 +1,7 @@
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createBashTool } from "./tools/bash-tool.js";
 import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
+import { type CommandClient, createCommandTool, noCommand } from "./tools/command-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
 import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 import { type AgentTool, ToolRefusal } from "./tools/tool-definition.js";
@@ -11,6 +12,7 @@ export function createRuntimeTools(input: {
   workspace: string;
   allowPrivateNetwork?: boolean;
   pageFetcher?: PageFetcher;
+  commandClient?: CommandClient;
   memory: MemoryToolOperations;
   topK: number;
 }): AgentTool[] {
@@ -34,6 +36,7 @@ export function createRuntimeTools(input: {
       fetch: input.pageFetcher ?? noFetcher,
     }),
     createMemoryTool(input.memory, { topK: input.topK }),
+    createCommandTool(input.commandClient ?? noCommand),
   ];
 }
 

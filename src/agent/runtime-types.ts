@@ -3,6 +3,7 @@ import type { Embedder, IndexWorkerMode, SearchHit } from "../memory/index.js";
 import type { ChatMessage, ProviderRegistry, ProviderTuning } from "../providers/index.js";
 import type { AgentEvent, AgentRunResult } from "./agent-event.js";
 import type { PageFetcher } from "./tools/browser-tool.js";
+import type { CommandClient } from "./tools/command-tool.js";
 
 // What opening a runtime takes, and what one turn takes and gives back.
 
@@ -22,6 +23,8 @@ export interface AgentRuntimeOptions {
    * host, the warden's egress called directly. Without one, the browser refuses every URL.
    */
   pageFetcher?: PageFetcher;
+  /** How the command tool reaches command: in a cell, the warden. Without one, it answers that command is off. */
+  commandClient?: CommandClient;
   /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */
   embedder?: Embedder;
   /** The model's context window and the head room that triggers the pre-compaction flush; default `[agent]`. */

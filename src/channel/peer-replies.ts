@@ -18,6 +18,7 @@ export function isFinalReply(message: ProtocolMessage): boolean {
     case "EmbedResult":
     case "FetchResult":
     case "QueryResult":
+    case "CommandResult":
       return true;
     case "ModelEvent":
       return message.event.type === "done" || message.event.type === "error";

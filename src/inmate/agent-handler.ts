@@ -14,6 +14,7 @@ import type { ChatMessage } from "../providers/index.js";
 import { runFileOp } from "./brain-file-ops.js";
 import { createBrainQueries } from "./brain-queries.js";
 import type { CellHandler, TurnEvent } from "./cell-handler.js";
+import { createProxyCommandClient } from "./command-proxy.js";
 import {
   createProxyFetcher,
   createProxyProviders,
@@ -48,6 +49,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     watchBrain: true,
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),
+    commandClient: createProxyCommandClient(options.warden),
     ...(embedder ? { embedder } : {}),
     // A cell's tasks are capped (16 by default) and a microVM cell has one vCPU: a worker thread would spend
     // the cap and gain nothing there. The cell's bundle has no worker module either.

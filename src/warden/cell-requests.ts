@@ -1,6 +1,7 @@
 import type { CellHandle } from "../cells/index.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../channel/index.js";
 import type {
+  CommandRequest,
   EmbedRequest,
   FetchRequest,
   HostPolicy,
@@ -15,6 +16,7 @@ import { EgressRefusal, fetchPage } from "../egress/index.js";
 import type { ProviderFailure, StreamEvent } from "../providers/index.js";
 import { OutputMeter } from "../providers/index.js";
 import type { CallState, ModelBudget, ModelCallStart, Overrun } from "./budget/index.js";
+import { type CommandReply, commandNotEnabled } from "./command-requests.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
 import { userModelFailure } from "./model-failure.js";
 
@@ -49,11 +51,18 @@ export interface CellRequestOptions {
   budget?: ModelBudget;
   /** Why this model call may not leave (the soul guard's hold), or undefined; asked before anything else. */
   beforeModelCall?: (request: ModelRequest) => Promise<string | undefined>;
+  /**
+   * The host's own labels for every model call of this cell, recorded in place of what the frame says: a command
+   * cell's calls are recorded against its run (session) and order (job), whatever its agent claims.
+   */
+  labels?: { session: string; job: string };
+  /** The command tool's requests (command-requests.ts); without it each is answered that command is off. */
+  command?: (request: CommandRequest) => Promise<CommandReply>;
 }
 
 /**
- * The warden's side of a cell's own requests: model calls (the model proxy), provider embeddings and the
- * browser's fetches (the egress proxy). The cell holds no key and has no network, so this is its only way
+ * The warden's side of a cell's own requests: model calls (the model proxy), provider embeddings, the
+ * browser's fetches (the egress proxy) and the command tool's runs. The cell holds no key and has no network, so this is its only way
  * out; everything it asks is checked against the host's config, and refusals are audited. Returns a function
  * that detaches from the cell.
  */
@@ -78,6 +87,8 @@ export function serveCellRequests(cell: CellHandle, options: CellRequestOptions)
         return start(message, () => proxyEmbed(cell, message, options));
       case "FetchRequest":
         return start(message, (signal) => proxyFetch(cell, message, options, signal));
+      case "CommandRequest":
+        return start(message, () => serveCommand(cell, message, options));
       case "Cancel":
         running.get(message.target)?.abort();
         return;
@@ -95,6 +106,17 @@ export function serveCellRequests(cell: CellHandle, options: CellRequestOptions)
     detach();
     for (const abort of running.values()) abort.abort();
   };
+}
+
+async function serveCommand(
+  cell: CellHandle,
+  request: CommandRequest,
+  options: CellRequestOptions,
+): Promise<void> {
+  const serve =
+    options.command ?? ((r: CommandRequest) => commandNotEnabled(options.audit)(options.userId, r));
+  const reply = await serve(request);
+  cell.send({ type: "CommandResult", reply_to: request.msg_id, ...reply });
 }
 
 function refuse(cell: CellHandle, message: ProtocolMessage, code: ProtocolErrorCode, text: string): void {
@@ -133,6 +155,7 @@ async function proxyModel(
     ...(request.agent ? { agent: request.agent } : {}),
     ...(request.session ? { session: request.session } : {}),
     ...(request.job ? { job: request.job } : {}),
+    ...options.labels,
     ...(request.tools ? { tools: request.tools } : {}),
     ...(request.max_tokens === undefined ? {} : { maxTokens: request.max_tokens }),
   };
@@ -273,6 +296,7 @@ async function proxyEmbed(
     model: request.model,
     messages: request.texts.map((content) => ({ role: "user" as const, content })),
     maxTokens: 0,
+    ...options.labels,
   };
   const admission = options.budget?.admit(call);
   if (admission && !admission.ok)

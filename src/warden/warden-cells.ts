@@ -16,6 +16,7 @@ import type { IronclawdConfig, JobStatus, MemoryForgotten, ModelRequest, Ready }
 import { Emitter, type Logger } from "../core/index.js";
 import type { ModelBudget } from "./budget/index.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
+import { type CommandRequestHandler, commandNotEnabled } from "./command-requests.js";
 import type { HostProviders } from "./host-providers.js";
 
 /** Why a cell's model call may not leave, or undefined. */
@@ -61,6 +62,7 @@ export class WardenCells {
   private readonly jobStatuses = new Emitter<[userId: string, status: JobStatus]>();
   private readonly forgets = new Emitter<[userId: string, notice: MemoryForgotten]>();
   private modelCallGuard?: ModelCallGuard;
+  private commands?: CommandRequestHandler;
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly options: WardenCellsOptions) {
@@ -187,6 +189,11 @@ export class WardenCells {
     this.modelCallGuard = guard;
   }
 
+  /** Where the command tool's requests go from now on (createCommandDesk); until then, command is off. */
+  serveCommands(handler: CommandRequestHandler): void {
+    this.commands = handler;
+  }
+
   private async greet(userId: string, cell: CellHandle): Promise<Ready> {
     const detach = serveCellRequests(cell, {
       userId,
@@ -197,6 +204,11 @@ export class WardenCells {
       ...(this.options.onModelCall ? { onModelCall: this.options.onModelCall } : {}),
       ...(this.options.budget ? { budget: this.options.budget } : {}),
       beforeModelCall: async (request) => this.modelCallGuard?.(userId, cell, request),
+      // Asked at each request, so a cell started before command was hosted reaches it too.
+      command: async (request) =>
+        this.commands
+          ? this.commands(userId, request)
+          : commandNotEnabled(this.options.audit)(userId, request),
     });
     const off = cell.onEvent((message) => {
       if (message.type === "JobStatus" && message.reply_to === undefined) {

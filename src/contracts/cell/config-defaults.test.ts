@@ -65,6 +65,7 @@ describe("config defaults", () => {
         default_max_tokens: 4096,
         alert_percent: [50, 80, 100],
       },
+      command: { enabled: true, workers: 1 },
     });
   });
 
@@ -76,7 +77,7 @@ describe("config defaults", () => {
   it("gives irowclaw every tool, denied egress and local embeddings by default", () => {
     const config = parseTomlConfig('default_agent = "assistant"\n', irowclawConfigSchema);
     expect(config.tools).toEqual({
-      allow: ["bash", "file", "browser", "memory"],
+      allow: ["bash", "file", "browser", "memory", "command"],
       bash: { timeout_ms: 30_000, max_output_bytes: 65_536 },
       file: { workspace: "/tmp/workspace", extra_roots: [] },
       browser: { max_bytes: 2_097_152, timeout_ms: 15_000, allow_private: false },

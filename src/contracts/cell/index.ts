@@ -86,6 +86,23 @@ export {
   userMessageSchema,
 } from "./protocol-chat.js";
 export {
+  COMMAND_ACTIONS,
+  COMMAND_ERROR_CODES,
+  COMMAND_OBJECTIVE_MAX,
+  COMMAND_ORDER_STATUSES,
+  COMMAND_RUN_STATUSES,
+  type CommandAction,
+  type CommandErrorCode,
+  type CommandOrderSummary,
+  type CommandRequest,
+  type CommandResult,
+  type CommandRun,
+  commandOrderSummarySchema,
+  commandRequestSchema,
+  commandResultSchema,
+  commandRunSchema,
+} from "./protocol-command.js";
+export {
   type Heartbeat,
   type Hello,
   heartbeatSchema,

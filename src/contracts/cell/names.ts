@@ -21,7 +21,7 @@ export const cronJobId = nameToken("a job id", "morning-brief");
 export const toolName = nameToken("a tool name", "bash");
 
 /** The tools an agent can be given (seed 003 §8.1). */
-export const TOOL_KINDS = ["bash", "file", "browser", "memory"] as const;
+export const TOOL_KINDS = ["bash", "file", "browser", "memory", "command"] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 /** A tool allow list: known tools only, each listed once. */

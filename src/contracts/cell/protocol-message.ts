@@ -6,6 +6,7 @@ import {
   turnCompleteSchema,
   userMessageSchema,
 } from "./protocol-chat.js";
+import { commandRequestSchema, commandResultSchema } from "./protocol-command.js";
 import {
   heartbeatSchema,
   helloSchema,
@@ -51,6 +52,8 @@ export const PROTOCOL_MESSAGE_TYPES = [
   "QueryRequest",
   "QueryResult",
   "MemoryForgotten",
+  "CommandRequest",
+  "CommandResult",
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
 
@@ -81,6 +84,8 @@ export const protocolMessageSchema = z.discriminatedUnion(
     queryRequestSchema,
     queryResultSchema,
     memoryForgottenSchema,
+    commandRequestSchema,
+    commandResultSchema,
   ],
   {
     error: (issue) =>
