@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type * as W from "../../../src/contracts/warden/index.js";
+import type { CommandEndpoints } from "./command-endpoints.js";
 
 // Every warden route the UI calls, typed from the schemas the routes themselves validate with
 // (src/contracts/warden). Nothing here restates a shape: a change to a contract changes these types.
@@ -35,7 +36,7 @@ export type BudgetOverview = Out<typeof W.budgetOverviewSchema>;
 export type BudgetStatus = BudgetOverview["status"][number];
 export type BudgetAlert = Out<typeof W.budgetAlertSchema>;
 
-export interface Endpoints {
+export interface Endpoints extends CommandEndpoints {
   "GET /api/me": { response: Me };
   "POST /api/auth/login": { body: In<typeof W.tokenLoginBodySchema>; response: Me };
   "POST /api/auth/logout": { response: Out<typeof W.logoutAnswerSchema> };

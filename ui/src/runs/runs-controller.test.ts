@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createApiClient } from "../api/api-client.js";
+import { order, startCommandServer } from "../testing/command-server.js";
+import { createRunsController, type RunsController } from "./runs-controller.js";
+
+// The controller against a real HTTP server on a real socket: the command routes and the ledger's event stream
+// in their wire formats. Waits poll what the user would see, with a generous ceiling, never a fixed sleep.
+const until = (check: () => void) => vi.waitFor(check, { timeout: 5000, interval: 5 });
+
+let server: Awaited<ReturnType<typeof startCommandServer>>;
+let runs: RunsController;
+
+beforeEach(async () => {
+  server = await startCommandServer();
+  runs = createRunsController(createApiClient(fetch, server.base), { base: server.base, minDelayMs: 10 });
+});
+
+afterEach(async () => {
+  runs.dispose();
+  await server.close();
+});
+
+describe("starting a run", () => {
+  it("with no theater yet, creates one inline, selects it, then starts the run and opens it", async () => {
+    await runs.dispatch({ type: "start" });
+    expect(runs.state.theaters).toEqual([]);
+    await runs.dispatch({ type: "field", field: "newTheater", value: "demo" });
+    await runs.dispatch({ type: "create-theater" });
+    expect(runs.state.theaters.map((t) => t.theater_id)).toEqual(["demo"]);
+    expect(runs.state.form.theater).toBe("demo");
+    await runs.dispatch({ type: "field", field: "objective", value: "Add a health route" });
+    await runs.dispatch({ type: "submit" });
+    expect(server.requests).toContain("POST /api/runs");
+    expect(runs.state.runs.map((r) => [r.objective, r.theater_id, r.status])).toEqual([
+      ["Add a health route", "demo", "OPEN"],
+    ]);
+    expect(runs.state.openId).toBe("run-1");
+    expect(runs.state.open?.objective).toBe("Add a health route");
+    expect(runs.state.form.objective).toBe("");
+  });
+
+  it("puts each problem the warden names under its field, and the rest above the form", async () => {
+    server.theaters.push({ theater_id: "demo", repo_path: "/srv/demo" });
+    await runs.dispatch({ type: "start" });
+    server.refuse("POST /api/runs", {
+      status: 400,
+      code: "validation_failed",
+      message: "the run is not valid",
+      issues: [{ path: "$.objective", message: "must be at most 4000 characters" }],
+    });
+    await runs.dispatch({ type: "field", field: "objective", value: "x".repeat(5000) });
+    await runs.dispatch({ type: "submit" });
+    expect(runs.state.startRefusal).toEqual({
+      fields: { objective: "objective: must be at most 4000 characters" },
+      message: null,
+    });
+    server.refuse("POST /api/theaters", {
+      status: 400,
+      code: "validation_failed",
+      message: "the theater is not valid",
+      issues: [
+        { path: "$.repo_path", message: "must be inside the theaters folder" },
+        { path: "$.owner", message: "is not known" },
+      ],
+    });
+    await runs.dispatch({ type: "field", field: "newTheater", value: "other" });
+    await runs.dispatch({ type: "field", field: "repoPath", value: "/etc" });
+    await runs.dispatch({ type: "create-theater" });
+    expect(runs.state.theaterRefusal?.fields).toEqual({
+      repoPath: "repo_path: must be inside the theaters folder",
+    });
+    expect(runs.state.theaterRefusal?.message).toBe("the theater is not valid $.owner: is not known");
+  });
+
+  it("does not ask the warden while a field it can check is wrong", async () => {
+    await runs.dispatch({ type: "start" });
+    await runs.dispatch({ type: "submit" });
+    expect(runs.state.startRefusal?.fields).toEqual({
+      theater: "Choose the theater the run works in.",
+      objective: "Say what the run should achieve.",
+    });
+    await runs.dispatch({ type: "field", field: "newTheater", value: "has space" });
+    await runs.dispatch({ type: "create-theater" });
+    expect(runs.state.theaterRefusal?.fields.newTheater).toMatch(/no spaces or slashes/);
+    expect(server.count("POST /api/runs") + server.count("POST /api/theaters")).toBe(0);
+  });
+});
+
+describe("an open run", () => {
+  beforeEach(() => {
+    server.addRun("run-1", "demo", "Add a health route", [order("o1")]);
+  });
+
+  it("follows the ledger from the snapshot's position and shows each order as its events arrive", async () => {
+    await runs.dispatch({ type: "open", id: "run-1" });
+    await until(() => expect(runs.state.live.state).toBe("online"));
+    expect(server.requests).toContain("GET /api/ledger/events?follow=true&run_id=run-1&after=1");
+    const gates = [{ name: "npm test", passed: true, detail: "12 passed" }];
+    server.changeRun("run-1", {
+      status: "COMPLETE",
+      orders: [
+        order("o1", {
+          ...{ status: "COMPLETED", branch: "order/o1", worktree_state: "ARCHIVED" },
+          ...{
+            integration_state: "INTEGRATED",
+            commit_sha: "a1b2c3d",
+            aar_summary: "Added GET /health.",
+            gates,
+          },
+        }),
+      ],
+    });
+    server.push("run-1", "INTEGRATED");
+    await until(() => expect(runs.state.open?.status).toBe("COMPLETE"));
+    expect(runs.state.open?.orders[0]).toMatchObject({ branch: "order/o1", commit_sha: "a1b2c3d", gates });
+    expect(runs.state.open?.orders[0]?.aar_summary).toBe("Added GET /health.");
+  });
+
+  it("resumes after a dropped stream from the last event it received, and catches up at once", async () => {
+    await runs.dispatch({ type: "open", id: "run-1" });
+    await until(() => expect(server.streamCount()).toBe(1));
+    const last = server.push("run-1", "ORDER_CLAIMED", 3);
+    await until(() => expect(server.count("GET /api/runs/run-1")).toBeGreaterThan(1));
+    server.dropStreams();
+    await until(() =>
+      expect(server.requests).toContain(`GET /api/ledger/events?follow=true&run_id=run-1&after=${last}`),
+    );
+    await until(() => expect(runs.state.live.state).toBe("online"));
+    server.changeRun("run-1", { orders: [order("o1", { status: "RUNNING" })] });
+    server.push("run-1", "ORDER_STARTED");
+    await until(() => expect(runs.state.open?.orders[0]?.status).toBe("RUNNING"));
+  });
+
+  it("asks for the snapshot once more however many events come while one request is on its way", async () => {
+    await runs.dispatch({ type: "open", id: "run-1" });
+    await until(() => expect(server.streamCount()).toBe(1));
+    server.hold();
+    server.push("run-1", "ORDER_CLAIMED");
+    await until(() => expect(server.held()).toBe(1));
+    const last = server.push("run-1", "ORDER_HEARTBEAT", 50);
+    // A cut stream resuming at the burst's end proves the client read all of it before the answer came.
+    server.dropStreams();
+    await until(() =>
+      expect(server.requests).toContain(`GET /api/ledger/events?follow=true&run_id=run-1&after=${last}`),
+    );
+    await until(() => expect(runs.state.live.state).toBe("online"));
+    server.release();
+    await until(() => expect(server.count("GET /api/runs/run-1")).toBe(3));
+    await runs.dispatch({ type: "close" });
+    expect(server.count("GET /api/runs/run-1")).toBe(3);
+  });
+
+  it("stops following, with the warden's reason, when the stream is refused for good", async () => {
+    server.refuse("GET /api/ledger/events", { status: 403, code: "forbidden", message: "not your run" });
+    await runs.dispatch({ type: "open", id: "run-1" });
+    await until(() =>
+      expect(runs.state.live).toEqual({ state: "stopped", text: "Live updates stopped: not your run" }),
+    );
+    expect(server.count("GET /api/ledger/events?follow=true&run_id=run-1&after=1")).toBe(1);
+  });
+
+  it("cancels the run and shows it cancelled; a refused cancel says why", async () => {
+    server.refuse("POST /api/runs/run-1/cancel", {
+      status: 409,
+      code: "conflict",
+      message: "the run is complete",
+    });
+    await runs.dispatch({ type: "open", id: "run-1" });
+    await runs.dispatch({ type: "cancel-run" });
+    expect(runs.state.message).toEqual({
+      level: "error",
+      text: "Run run-1 could not be cancelled: the run is complete",
+    });
+    server.accept("POST /api/runs/run-1/cancel");
+    await runs.dispatch({ type: "cancel-run" });
+    expect(runs.state.open?.status).toBe("CANCELLED");
+    expect(runs.state.message?.level).toBe("info");
+  });
+});

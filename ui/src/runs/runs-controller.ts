@@ -1,0 +1,220 @@
+import { createStore } from "solid-js/store";
+import type { ApiClient } from "../api/api-client.js";
+import type { RunDetail, RunSummary, Theater } from "../api/command-endpoints.js";
+import { type FollowState, followLedger, type LedgerFollow } from "../api/ledger-follow.js";
+import { createGenerations } from "../shared/generation.js";
+import type { NoticeMessage } from "../shared/notice.js";
+import {
+  checkStart,
+  checkTheater,
+  type FormRefusal,
+  hasFieldProblems,
+  type RunField,
+  type RunForm,
+  refusalOf,
+} from "./run-form.js";
+
+export interface RunsState {
+  runs: RunSummary[];
+  theaters: Theater[];
+  loading: boolean;
+  /** The run shown in detail, once its snapshot arrived; openId is set as soon as it is asked for. */
+  openId: string | null;
+  open: RunDetail | null;
+  live: { state: FollowState; text: string };
+  form: RunForm;
+  startRefusal: FormRefusal | null;
+  theaterRefusal: FormRefusal | null;
+  busy: "start" | "theater" | "cancel" | null;
+  message: NoticeMessage | null;
+}
+
+export type RunsAction =
+  | { type: "start" }
+  | { type: "open"; id: string }
+  | { type: "close" }
+  | { type: "field"; field: RunField; value: string }
+  | { type: "create-theater" }
+  | { type: "submit" }
+  | { type: "cancel-run" };
+
+export interface LiveOptions {
+  /** Where the warden is (tests); the page uses its own origin. */
+  base?: string;
+  fetcher?: typeof fetch;
+  minDelayMs?: number;
+}
+
+const listOf = <T>(data: T[] | Record<string, T[]>, key: string): T[] =>
+  Array.isArray(data) ? data : (data[key] ?? []);
+
+/**
+ * The runs view: the user's runs, one run's orders kept current from the ledger's event stream, the form that
+ * starts a run (creating its theater inline when there is none) and cancelling a run.
+ */
+export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
+  const [state, setState] = createStore<RunsState>({
+    runs: [],
+    theaters: [],
+    loading: false,
+    openId: null,
+    open: null,
+    live: { state: "stopped", text: "" },
+    form: { theater: "", objective: "", newTheater: "", repoPath: "" },
+    startRefusal: null,
+    theaterRefusal: null,
+    busy: null,
+    message: null,
+  });
+  const generations = createGenerations();
+  const say = (level: NoticeMessage["level"], text: string) => setState("message", { level, text });
+  let follow: LedgerFollow | null = null;
+  // However fast events come, one snapshot request is in flight and at most one more waits behind it.
+  let refreshing: Promise<void> | null = null;
+  let again = false;
+
+  async function loadLists(): Promise<void> {
+    const ticket = generations.next("lists");
+    setState("loading", true);
+    const [runs, theaters] = await Promise.all([api.call("GET /api/runs"), api.call("GET /api/theaters")]);
+    if (!generations.isCurrent("lists", ticket)) return;
+    setState("loading", false);
+    if (!runs.ok) say("error", `Your runs could not load: ${runs.error.message}`);
+    else setState("runs", listOf(runs.data, "runs"));
+    if (!theaters.ok) return say("error", `The theaters could not load: ${theaters.error.message}`);
+    const list = listOf(theaters.data, "theaters");
+    setState("theaters", list);
+    if (state.form.theater === "" && list[0]) setState("form", "theater", list[0].theater_id);
+  }
+
+  async function loadOpen(id: string): Promise<void> {
+    const ticket = generations.next("open");
+    const answer = await api.call("GET /api/runs/:id", { params: { id } });
+    if (!generations.isCurrent("open", ticket) || state.openId !== id) return;
+    if (!answer.ok) return say("error", `Run ${id} could not load: ${answer.error.message}`);
+    setState("open", answer.data);
+    // The list shows the same run: its status there follows what the detail learned.
+    const at = state.runs.findIndex((r) => r.run_id === id);
+    if (at >= 0) setState("runs", at, { ...answer.data });
+    if (!follow) startFollowing(id, answer.data.position);
+  }
+
+  function refresh(id: string): Promise<void> {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    const current: Promise<void> = loadOpen(id).finally(() => {
+      if (refreshing !== current) return;
+      refreshing = null;
+      if (again && state.openId === id) {
+        again = false;
+        void refresh(id);
+      }
+    });
+    refreshing = current;
+    return current;
+  }
+
+  function startFollowing(id: string, after: number): void {
+    let dropped = false;
+    follow = followLedger({
+      url: `${live.base ?? ""}/api/ledger/events?follow=true&run_id=${encodeURIComponent(id)}`,
+      after,
+      ...(live.fetcher ? { fetcher: live.fetcher } : {}),
+      ...(live.minDelayMs === undefined ? {} : { minDelayMs: live.minDelayMs }),
+      onEvent: (event) => {
+        if (event.run_id === id && state.openId === id) void refresh(id);
+      },
+      onState: (s, text) => {
+        setState("live", { state: s, text });
+        // Back after a drop: the snapshot catches up at once, and the events missed arrive through `after`.
+        if (s === "offline") dropped = true;
+        if (s === "online" && dropped) {
+          dropped = false;
+          void refresh(id);
+        }
+      },
+    });
+  }
+
+  function close(): void {
+    follow?.close();
+    follow = null;
+    refreshing = null;
+    again = false;
+    setState({ openId: null, open: null, live: { state: "stopped", text: "" } });
+  }
+
+  async function createTheater(): Promise<void> {
+    const checked = checkTheater(state.form);
+    if (hasFieldProblems(checked)) return void setState("theaterRefusal", checked);
+    setState({ busy: "theater", theaterRefusal: null });
+    const repoPath = state.form.repoPath.trim();
+    const answer = await api.call("POST /api/theaters", {
+      body: { theater_id: state.form.newTheater.trim(), ...(repoPath ? { repo_path: repoPath } : {}) },
+    });
+    setState("busy", null);
+    if (!answer.ok) return void setState("theaterRefusal", refusalOf(answer.error, "theater"));
+    setState("form", { theater: answer.data.theater_id, newTheater: "", repoPath: "" });
+    say("info", `Theater ${answer.data.theater_id} is ready at ${answer.data.repo_path}.`);
+    await loadLists();
+  }
+
+  async function submit(): Promise<void> {
+    const checked = checkStart(state.form);
+    if (hasFieldProblems(checked)) return void setState("startRefusal", checked);
+    setState({ busy: "start", startRefusal: null });
+    const answer = await api.call("POST /api/runs", {
+      body: { theater_id: state.form.theater, objective: state.form.objective.trim() },
+    });
+    setState("busy", null);
+    if (!answer.ok) return void setState("startRefusal", refusalOf(answer.error, "start"));
+    setState("form", "objective", "");
+    say("info", `Run ${answer.data.run_id} started.`);
+    await loadLists();
+    await dispatch({ type: "open", id: answer.data.run_id });
+  }
+
+  async function cancelRun(): Promise<void> {
+    const id = state.openId;
+    if (!id) return;
+    setState("busy", "cancel");
+    const answer = await api.call("POST /api/runs/:id/cancel", { params: { id } });
+    setState("busy", null);
+    if (!answer.ok) say("error", `Run ${id} could not be cancelled: ${answer.error.message}`);
+    else say("info", `Run ${id} is cancelled.`);
+    await refresh(id);
+  }
+
+  async function dispatch(action: RunsAction): Promise<void> {
+    switch (action.type) {
+      case "start":
+        return loadLists();
+      case "open":
+        if (state.openId === action.id) return;
+        close();
+        setState("openId", action.id);
+        return refresh(action.id);
+      case "close":
+        return close();
+      case "field":
+        return void setState("form", action.field, action.value);
+      case "create-theater":
+        return createTheater();
+      case "submit":
+        return submit();
+      case "cancel-run":
+        return cancelRun();
+    }
+  }
+
+  function dispose(): void {
+    close();
+    generations.invalidateAll();
+  }
+
+  return { state, dispatch, dispose };
+}
+
+export type RunsController = ReturnType<typeof createRunsController>;
