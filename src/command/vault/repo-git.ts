@@ -1,4 +1,6 @@
-import { realpath } from "node:fs/promises";
+import { mkdir, realpath, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { ConflictError } from "../../core/index.js";
 import { GitError, type GitResult, hostGit } from "../git/host-git.js";
 import type { TheaterRecord } from "./theaters.js";
 import { type WorktreeRef, worktreeGit } from "./worktree-guard.js";
@@ -50,4 +52,32 @@ export async function commitStaged(worktree: WorktreeRef, message: string): Prom
   if (staged.code === 1) await worktreeGit(worktree, ["commit", "-q", "--no-verify", "-m", message]);
   else if (staged.code !== 0) throw new GitError(["diff", "--cached", "--quiet"], staged.code, staged.stderr);
   return (await worktreeGit(worktree, ["rev-parse", "HEAD"])).stdout.trim();
+}
+
+/**
+ * Keeps a branch's tip as `tag` and as a bundle of the branch and the tag (written whole: a partial file is renamed
+ * into place). An earlier archive tag of the order moves forward only when the new tip contains it; never dropped.
+ */
+export async function archiveBranch(
+  theater: TheaterRecord,
+  branch: string,
+  tag: string,
+  bundlePath: string,
+): Promise<string> {
+  const tip = await resolveRef(theater, `refs/heads/${branch}`);
+  if (!tip) throw new ConflictError(`branch ${branch} is gone; there is nothing to archive`);
+  const tagged = await resolveRef(theater, `refs/tags/${tag}`);
+  if (tagged && tagged !== tip) {
+    const kept = await hostGit(theater.repo_path, ["merge-base", "--is-ancestor", tagged, tip], {
+      allowFailure: true,
+    });
+    if (kept.code !== 0) throw new ConflictError(`tag ${tag} already keeps other commits than ${branch}`);
+  }
+  await repoGit(theater, ["tag", "-f", tag, tip]);
+  await mkdir(dirname(bundlePath), { recursive: true });
+  const partial = `${bundlePath}.partial`;
+  await rm(partial, { force: true });
+  await repoGit(theater, ["bundle", "create", "-q", partial, `refs/heads/${branch}`, `refs/tags/${tag}`]);
+  await rename(partial, bundlePath);
+  return tip;
 }

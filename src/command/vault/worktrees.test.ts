@@ -110,6 +110,21 @@ describe("Vault worktrees", () => {
     expect(await worktreeEvents(fx.store, "o1")).toHaveLength(3);
   });
 
+  it("recreates an archived order's worktree on its kept branch, and a second archive moves the tag forward", async () => {
+    const first = await create();
+    await writeFile(join(first.worktree_path, "a.txt"), "a\n");
+    const a = await fx.vault.commitAll("o1", "a");
+    await fx.vault.archive("o1");
+    const again = await create();
+    expect(again).toEqual(first);
+    expect(await readFile(join(again.worktree_path, "a.txt"), "utf8")).toBe("a\n");
+    await writeFile(join(again.worktree_path, "b.txt"), "b\n");
+    const b = await fx.vault.commitAll("o1", "b");
+    expect((await fx.vault.archive("o1")).commit_sha).toBe(b);
+    expect(git(fx.repo, "merge-base", "--is-ancestor", a, "archive/order_o1").code).toBe(0);
+    expect(git(fx.repo, "rev-parse", "archive/order_o1").out).toBe(b);
+  });
+
   it("refuses to archive uncommitted work rather than lose it", async () => {
     const { worktree_path } = await create();
     await writeFile(join(worktree_path, "late.txt"), "late\n");

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import {
   type LedgerEventInput,
@@ -16,7 +16,14 @@ import {
   ValidationError,
 } from "../../core/index.js";
 import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
-import { commitStaged, isRegisteredWorktree, repoGit, resolveRef, unkeptCommitCount } from "./repo-git.js";
+import {
+  archiveBranch,
+  commitStaged,
+  isRegisteredWorktree,
+  repoGit,
+  resolveRef,
+  unkeptCommitCount,
+} from "./repo-git.js";
 import { requireSafeId } from "./safe-id.js";
 import { renderTaskMarkdown } from "./task-file.js";
 import { realGitDir, type TheaterRecord, type TheaterRegistry } from "./theaters.js";
@@ -201,7 +208,7 @@ export class Vault {
         await checkWorktree(worktree);
         await refuseUncommitted(worktree);
       }
-      const sha = await this.writeArchive(theater, branch, tag, bundlePath);
+      const sha = await archiveBranch(theater, branch, tag, bundlePath);
       if (order.worktree_state !== "ARCHIVED") await this.append(order, "WORKTREE_ARCHIVED");
       if (present) await repoGit(theater, ["worktree", "remove", "--force", worktree.path]);
       await repoGit(theater, ["worktree", "prune"]);
@@ -240,27 +247,6 @@ export class Vault {
   async worktreePath(orderId: string): Promise<string> {
     const { worktree } = await this.locateLive(requireSafeId("$.order_id", orderId));
     return worktree.path;
-  }
-
-  private async writeArchive(theater: TheaterRecord, branch: string, tag: string, bundlePath: string) {
-    const tip = await resolveRef(theater, `refs/heads/${branch}`);
-    if (!tip) throw new ConflictError(`branch ${branch} is gone; there is nothing to archive`);
-    const tagged = await resolveRef(theater, `refs/tags/${tag}`);
-    // An earlier archive of this order is moved forward only when the new tip contains it; never dropped.
-    if (tagged && tagged !== tip) {
-      const ancestor = await repoGit(theater, ["merge-base", "--is-ancestor", tagged, tip]).then(
-        () => true,
-        () => false,
-      );
-      if (!ancestor) throw new ConflictError(`tag ${tag} already keeps other commits than ${branch}`);
-    }
-    await repoGit(theater, ["tag", "-f", tag, tip]);
-    await mkdir(dirname(bundlePath), { recursive: true });
-    const partial = `${bundlePath}.partial`;
-    await rm(partial, { force: true });
-    await repoGit(theater, ["bundle", "create", "-q", partial, `refs/heads/${branch}`, `refs/tags/${tag}`]);
-    await rename(partial, bundlePath);
-    return tip;
   }
 
   private async requireOrder(orderId: string): Promise<OrderSnapshot> {
