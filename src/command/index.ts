@@ -9,6 +9,25 @@ export {
   type TransferLimits,
   type TransferReport,
 } from "./cells/index.js";
+export type {
+  AarReader,
+  OrderOutcome,
+  Planner,
+  PlanRequest,
+  SynthesisRequest,
+  Synthesizer,
+} from "./co/co-services.js";
+export { CommandingOfficer, type CommandingOfficerOptions } from "./co/commanding-officer.js";
+export { MAX_PLAN_ORDERS, type PlannedOrderReply, type PlanReply, parsePlanReply } from "./co/plan-reply.js";
+export { planFromModelText } from "./co/plan-text.js";
+export {
+  DEFAULT_ORDER_DEFAULTS,
+  type OrderDefaults,
+  type PlannedOrder,
+  plannedOrderSchema,
+} from "./co/planned-order.js";
+export type { CreateRunInput } from "./co/run-request.js";
+export type { OrderView, RunOrderView, RunView } from "./co/run-views.js";
 export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-git.js";
 export {
   CellGateRunner,

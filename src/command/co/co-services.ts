@@ -1,0 +1,58 @@
+import type { AarFile } from "../../contracts/index.js";
+import type { OrderSnapshot } from "../../ledger/index.js";
+
+/** What the planner is asked: the run's objective, and whose and where it is. */
+export interface PlanRequest {
+  runId: string;
+  objective: string;
+  theaterId: string;
+  userId: string;
+}
+
+/**
+ * Turns an objective into orders (seed 000 §3.2 "Produces 1-N orders"). The warden's planner asks the user's
+ * agent profile through its budgeted model proxy and returns the model's JSON (planFromModelText reads it out of
+ * the reply); the CO checks whatever comes back against the plan format before anything reaches the ledger.
+ */
+export interface Planner {
+  plan(input: PlanRequest): Promise<unknown>;
+}
+
+/** How one order of the run ended, as synthesis sees it. */
+export interface OrderOutcome {
+  order_id: string;
+  key: string;
+  type: string;
+  objective: string;
+  outcome: "integrated" | "failed" | "cancelled";
+  /** Why it failed or was cancelled; absent for integrated orders. */
+  reason?: string;
+  /** The order's after-action report, when it wrote one that could be read and is well-formed. */
+  aar?: AarFile;
+}
+
+/** What the synthesizer is asked: the objective and every order's outcome, in plan order. */
+export interface SynthesisRequest {
+  runId: string;
+  theaterId: string;
+  userId: string | null;
+  objective: string;
+  /** COMPLETE when every order was integrated, FAILED when any failed or was cancelled. */
+  status: "COMPLETE" | "FAILED";
+  orders: OrderOutcome[];
+}
+
+/**
+ * Writes the run's final reply to the user from its orders' outcomes (seed 000 §3.2 "Reads artifacts/AARs and
+ * produces final reply"), usually with a model. Without one the CO composes a plain reply itself.
+ */
+export interface Synthesizer {
+  synthesize(input: SynthesisRequest): Promise<string>;
+}
+
+/**
+ * Reads an order's aar.json from its worktree (the snapshot names the worktree and the AAR's path). Worktrees
+ * are written by cells, so the reader must not follow links out of them; the CO checks what it returns against
+ * the AAR contract again. Undefined when there is no readable AAR.
+ */
+export type AarReader = (order: OrderSnapshot) => Promise<AarFile | undefined>;
