@@ -46,7 +46,7 @@ export {
   Integrator,
   type IntegratorOptions,
 } from "./integration/integrate.js";
-export type { ClaimedJob, EnqueueResult, JobQueue } from "./queue/job-queue.js";
+export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";
 export {

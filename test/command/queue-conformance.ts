@@ -49,6 +49,16 @@ export function queueConformance(kind: QueueKind): void {
       expect(await queue.counts()).toEqual({ waiting: 0, held: 0, done: 1 });
     });
 
+    it("hands a job back with the keys the seed does not name, as it was enqueued", async () => {
+      const job = {
+        ...queueJob("o1"),
+        priority: "high",
+        profile: { ...queueJob("o1").profile, temperature: 0 },
+      };
+      await queue.enqueue(job);
+      expect((await queue.claim("w1", LONG))?.job).toEqual(job);
+    });
+
     it("hands out the oldest waiting job first", async () => {
       const ids = [];
       for (const order of ["a", "b", "c"]) ids.push((await queue.enqueue(queueJob(order))).id);

@@ -17,6 +17,13 @@ export interface EnqueueResult {
   duplicate: boolean;
 }
 
+/** Jobs by state. A held job whose lease has passed counts as waiting: any worker may claim it. */
+export interface QueueCounts {
+  waiting: number;
+  held: number;
+  done: number;
+}
+
 /**
  * The worker queue (seed 000 §3.5, §4): durable, claims with leases, an expired lease makes the job claimable
  * again. Embedded it is a SQLite file beside the ledger; scaled out it is a table in the ledger's PostgreSQL,
@@ -31,7 +38,10 @@ export interface EnqueueResult {
 export interface JobQueue {
   readonly kind: "sqlite" | "postgres";
   enqueue(job: JobMessage, options?: { key?: string }): Promise<EnqueueResult>;
-  /** The next claimable job, leased to `workerId` for `leaseMs`; undefined when none is waiting. */
+  /**
+   * The oldest claimable job (waiting, or held under a lease that has passed), leased to `workerId` for `leaseMs`
+   * (1 ms to 24 h); undefined when none is claimable.
+   */
   claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
   /**
    * Extends a held lease from now; false when the lease was lost: expired (claimed by another since or not),
@@ -43,6 +53,6 @@ export interface JobQueue {
   /** Gives a held job back at once (a worker shutting down), to be claimed again. */
   release(id: string, workerId: string): Promise<boolean>;
   /** Jobs waiting, held, and done: for health and tests. */
-  counts(): Promise<{ waiting: number; held: number; done: number }>;
+  counts(): Promise<QueueCounts>;
   close(): Promise<void>;
 }

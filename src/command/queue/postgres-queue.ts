@@ -1,7 +1,7 @@
 import pg from "pg";
 import type { JobMessage } from "../../contracts/index.js";
 import { newId } from "../../core/index.js";
-import type { ClaimedJob, EnqueueResult, JobQueue } from "./job-queue.js";
+import type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./job-queue.js";
 import { queueSql } from "./postgres-queue-sql.js";
 import { admitJob, checkLease, checkWorker } from "./queue-input.js";
 
@@ -108,8 +108,8 @@ export class PostgresJobQueue implements JobQueue {
     return (await this.pool.query(this.sql.release, [id, workerId])).rowCount === 1;
   }
 
-  async counts(): Promise<{ waiting: number; held: number; done: number }> {
-    const result = await this.pool.query<{ waiting: number; held: number; done: number }>(this.sql.counts);
+  async counts(): Promise<QueueCounts> {
+    const result = await this.pool.query<QueueCounts>(this.sql.counts);
     const row = result.rows[0];
     return { waiting: row?.waiting ?? 0, held: row?.held ?? 0, done: row?.done ?? 0 };
   }

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { JobMessage } from "../../contracts/index.js";
 import { newId, nowIso } from "../../core/index.js";
-import type { ClaimedJob, EnqueueResult, JobQueue } from "./job-queue.js";
+import type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./job-queue.js";
 import { admitJob, checkLease, checkWorker } from "./queue-input.js";
 
 export interface SqliteQueueOptions {
@@ -57,6 +57,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly renewal: Database.Statement;
   private readonly completion: Database.Statement;
   private readonly giveBack: Database.Statement;
+  private readonly tally: Database.Statement<[{ now: number }], QueueCounts>;
   private readonly enqueueTx: Database.Transaction<(key: string, job: JobMessage) => EnqueueResult>;
   private readonly writeTx: Database.Transaction<(work: () => unknown) => unknown>;
 
@@ -76,6 +77,12 @@ export class SqliteJobQueue implements JobQueue {
     this.completion = db.prepare(`UPDATE jobs SET state = 'done', done_at = @at WHERE ${HELD_BY}`);
     this.giveBack = db.prepare(
       `UPDATE jobs SET state = 'waiting', worker_id = NULL, lease_expires_ms = NULL WHERE ${HELD_BY}`,
+    );
+    this.tally = db.prepare(
+      `SELECT coalesce(sum(state = 'waiting' OR (state = 'held' AND lease_expires_ms <= @now)), 0) AS waiting,
+              coalesce(sum(state = 'held' AND lease_expires_ms > @now), 0) AS held,
+              coalesce(sum(state = 'done'), 0) AS done
+       FROM jobs`,
     );
     this.writeTx = db.transaction((work) => work());
     this.enqueueTx = db.transaction((key, job) => {
@@ -144,17 +151,9 @@ export class SqliteJobQueue implements JobQueue {
     return this.write(() => this.giveBack.run({ id, worker: workerId, now: Date.now() }).changes === 1);
   }
 
-  async counts(): Promise<{ waiting: number; held: number; done: number }> {
-    // A held job whose lease has passed is counted as waiting: any worker may claim it.
-    const row = this.db
-      .prepare(
-        `SELECT coalesce(sum(state = 'waiting' OR (state = 'held' AND lease_expires_ms <= @now)), 0) AS waiting,
-                coalesce(sum(state = 'held' AND lease_expires_ms > @now), 0) AS held,
-                coalesce(sum(state = 'done'), 0) AS done
-         FROM jobs`,
-      )
-      .get({ now: Date.now() }) as { waiting: number; held: number; done: number };
-    return { waiting: row.waiting, held: row.held, done: row.done };
+  async counts(): Promise<QueueCounts> {
+    const row = this.tally.get({ now: Date.now() });
+    return { waiting: row?.waiting ?? 0, held: row?.held ?? 0, done: row?.done ?? 0 };
   }
 
   async close(): Promise<void> {
