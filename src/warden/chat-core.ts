@@ -5,8 +5,14 @@ import type { ProviderFailure } from "../providers/index.js";
 import { findBudgetRefusal } from "./budget/index.js";
 import type { AuditEntry } from "./cell-requests.js";
 import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
-import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
-import type { ConversationStore } from "./conversations/index.js";
+import type { ChatEvent, ChatService, ChatTurnInput, ConversationPost, JobNotice } from "./chat-events.js";
+import {
+  type ConversationEntry,
+  type ConversationNotice,
+  type ConversationRef,
+  type ConversationStore,
+  notifyConversation,
+} from "./conversations/index.js";
 import { turnFailureOf } from "./model-failure.js";
 import { SoulScanError, type SoulWatch } from "./soul/index.js";
 import type { WardenCells } from "./warden-cells.js";
@@ -33,6 +39,7 @@ const zero = { input_tokens: 0, output_tokens: 0 };
 export class ChatCore implements ChatService {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly notices = new Emitter<[JobNotice]>();
+  private readonly posts = new Emitter<[ConversationPost]>();
 
   constructor(private readonly options: ChatCoreOptions) {
     options.cells.onJobStatus((userId, status) => {
@@ -62,6 +69,32 @@ export class ChatCore implements ChatService {
 
   onJobNotice(listener: (notice: JobNotice) => void): () => void {
     return this.notices.on(listener);
+  }
+
+  onConversationPost(listener: (post: ConversationPost) => void): () => void {
+    return this.posts.on(listener);
+  }
+
+  /**
+   * Adds a message to one of the user's conversations outside a turn (notifyConversation), and tells the front
+   * doors, which relay it where the conversation is. Undefined when the conversation is not the user's.
+   */
+  post(
+    userId: string,
+    conversation: ConversationRef,
+    text: string,
+    notice: ConversationNotice,
+  ): ConversationEntry | undefined {
+    const entry = notifyConversation(this.options.conversations, userId, conversation, text, notice);
+    if (entry)
+      this.posts.emit({
+        userId,
+        sessionId: conversation.sessionId,
+        channel: conversation.channel,
+        text: entry.content,
+        ...notice,
+      });
+    return entry;
   }
 
   async *turn(input: ChatTurnInput): AsyncIterable<ChatEvent> {

@@ -1,4 +1,5 @@
 import type { TokenUsage, TurnFailure } from "../contracts/index.js";
+import type { ConversationNotice } from "./conversations/index.js";
 
 /**
  * What one chat turn looks like to anything outside the cell (HTTP, WebSocket, channels), in order: `session`
@@ -55,8 +56,21 @@ export interface JobNotice {
   error?: string;
 }
 
+/**
+ * A message added to a user's conversation outside any turn (a command run's progress or final reply), for the
+ * front doors that relay it: a Telegram chat hears it where the conversation is.
+ */
+export interface ConversationPost extends ConversationNotice {
+  userId: string;
+  sessionId: string;
+  /** The conversation's channel: `api`, `ws`, `openai`, `telegram:<bot>`… */
+  channel: string;
+  text: string;
+}
+
 /** The one way the warden's front doors (HTTP, WebSocket, OpenAI endpoint, channels) talk to a user's agent. */
 export interface ChatService {
   turn(input: ChatTurnInput): AsyncIterable<ChatEvent>;
   onJobNotice(listener: (notice: JobNotice) => void): () => void;
+  onConversationPost(listener: (post: ConversationPost) => void): () => void;
 }

@@ -1,11 +1,6 @@
 import type { OrderStatus, RunStatus } from "../contracts/index.js";
-import {
-  type ConversationEntry,
-  type ConversationRef,
-  type ConversationStore,
-  type NoticeKind,
-  notifyConversation,
-} from "./conversations/index.js";
+import type { ChatCore } from "./chat-core.js";
+import type { ConversationEntry, ConversationRef, NoticeKind } from "./conversations/index.js";
 
 export type { ConversationRef } from "./conversations/index.js";
 
@@ -65,8 +60,11 @@ export type CommandNotify = (
   notice: { kind: NoticeKind; runId: string },
 ) => ConversationEntry | undefined;
 
-/** The notify a CommandGateway implementation is given, over the warden's conversation store. */
-export function commandNotifier(conversations: ConversationStore): CommandNotify {
+/**
+ * The notify a CommandGateway implementation is given: the message goes into the conversation (what the UI and
+ * the API show) and out to the front door it came from (a Telegram chat), by the warden's chat core.
+ */
+export function commandNotifier(chat: Pick<ChatCore, "post">): CommandNotify {
   return (userId, conversation, text, { kind, runId }) =>
-    notifyConversation(conversations, userId, conversation, text, { kind, source: "command", ref: runId });
+    chat.post(userId, conversation, text, { kind, source: "command", ref: runId });
 }

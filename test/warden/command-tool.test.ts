@@ -55,7 +55,7 @@ function commandCell(cell: ScriptedCell) {
 async function start(options: { hosted?: boolean } = {}) {
   const { units: u, scripted } = await startScriptedUnits(commandCell);
   units = u;
-  const gateway = new MemoryCommandGateway(commandNotifier(u.conversations));
+  const gateway = new MemoryCommandGateway(commandNotifier(u.chat));
   if (options.hosted !== false)
     u.cells.serveCommands(
       createCommandDesk({
@@ -175,6 +175,10 @@ describe("the command tool through the warden", () => {
 describe("a run's news in the conversation it was started from", () => {
   it("posts progress as the run goes and its final reply as the assistant, in that conversation only", async () => {
     const { u, gateway } = await start();
+    const relayed: string[] = [];
+    u.chat.onConversationPost((post) =>
+      relayed.push(`${post.userId} ${post.channel} ${post.kind}: ${post.text}`),
+    );
     const started = await ask(u, "ada", { action: "start", theater: "demo", objective: "add rate limiting" });
     const other = await ask(u, "ada", { action: "status", run_id: "run_1" });
     gateway.plan("run_1", ["limit requests per token", "document the limit"]);
@@ -207,6 +211,9 @@ describe("a run's news in the conversation it was started from", () => {
       },
     ]);
     expect(u.conversations.entries(other.sessionId).some((e) => e.meta.source === "command")).toBe(false);
+    // The front doors hear each post too (a Telegram chat is sent it), with the conversation's channel.
+    expect(relayed).toHaveLength(4);
+    expect(relayed[3]).toBe("ada api reply: Rate limiting is in: 100 requests a minute per token.");
     const status = await ask(u, "ada", { action: "status", run_id: "run_1" }, started.sessionId);
     expect(status.content).toContain("order_2 FAILED: document the limit");
     expect(status.content).toContain("Final reply: Rate limiting is in");
@@ -228,13 +235,16 @@ describe("a run's news in the conversation it was started from", () => {
   it("does not post to a conversation that is not the run's user's", async () => {
     const { u } = await start();
     const bobs = await ask(u, "bob", { action: "status", run_id: "run_1" });
-    const notify = commandNotifier(u.conversations);
+    const relayed: unknown[] = [];
+    u.chat.onConversationPost((post) => relayed.push(post));
+    const notify = commandNotifier(u.chat);
     const posted = notify("ada", { sessionId: bobs.sessionId, channel: "api" }, "not for bob", {
       kind: "progress",
       runId: "run_1",
     });
     expect(posted).toBeUndefined();
     expect(u.conversations.entries(bobs.sessionId).some((e) => e.content === "not for bob")).toBe(false);
+    expect(relayed).toEqual([]);
   });
 
   it("carries seed 000's run and order statuses, spelled as the command contracts spell them", () => {

@@ -18,7 +18,7 @@ let sessionId = "";
 beforeAll(async () => {
   h = await startWardenHarness();
   const { context } = h.warden;
-  gateway = new MemoryCommandGateway(commandNotifier(context.conversations));
+  gateway = new MemoryCommandGateway(commandNotifier(context.chat));
   context.cells.serveCommands(
     createCommandDesk({
       gateway,

@@ -69,6 +69,9 @@ class DelayedChat implements ChatService {
   onJobNotice(): () => void {
     return () => {};
   }
+  onConversationPost(): () => void {
+    return () => {};
+  }
 }
 
 let db: Database.Database;

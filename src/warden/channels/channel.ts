@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../contracts/index.js";
 import { ConflictError, createLogger, type Logger } from "../../core/index.js";
-import type { ChatService, JobNotice } from "../chat-events.js";
+import type { ChatService, ConversationPost, JobNotice } from "../chat-events.js";
 import { checkMessageSize, MessageTooLargeError } from "../message-limit.js";
 import type { ChannelLink, ChannelLinks, PairingOutcome } from "./channel-links.js";
 
@@ -74,6 +74,7 @@ export class ChannelRouter {
   private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
   private readonly aborter = new AbortController();
   private readonly stopNotices: () => void;
+  private readonly stopPosts: () => void;
   private closed = false;
 
   constructor(options: ChannelRouterOptions) {
@@ -83,6 +84,7 @@ export class ChannelRouter {
     this.maxQueued = options.maxQueuedPerChat ?? 20;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.stopNotices = this.chat.onJobNotice((notice) => this.relayJobNotice(notice));
+    this.stopPosts = this.chat.onConversationPost((post) => this.relayPost(post));
   }
 
   /** Makes a channel reachable for job notices; each (kind, name) once. */
@@ -117,6 +119,7 @@ export class ChannelRouter {
   async close(): Promise<void> {
     this.closed = true;
     this.stopNotices();
+    this.stopPosts();
     this.aborter.abort();
     await this.idle();
   }
@@ -205,13 +208,14 @@ export class ChannelRouter {
   }
 
   /**
-   * Sends a notice (a budget alert, a job's result) to every chat linked to the user, behind what each chat has
-   * queued. Never throws: it is called from emitters whose work must not fail because a chat is unreachable.
+   * Sends a notice (a budget alert, a job's result) to every chat linked to the user (or those `only` keeps),
+   * behind what each chat has queued. Never throws: it is called from emitters whose work must not fail because a chat is unreachable.
    */
-  notify(userId: string, text: string): void {
+  notify(userId: string, text: string, only?: (link: ChannelLink) => boolean): void {
     if (this.closed) return;
     try {
       for (const link of this.links.linksForUser(userId)) {
+        if (only && !only(link)) continue;
         // A link to a bot that is no longer configured has nowhere to go.
         const channel = this.channels.get(channelKey(link.kind, link.bot));
         if (channel) this.enqueue(channel, link.chatId, () => this.sendAll(channel, link.chatId, text));
@@ -219,6 +223,15 @@ export class ChannelRouter {
     } catch (err) {
       this.log.error({ err, userId }, "notice not relayed");
     }
+  }
+
+  /**
+   * A message posted to a conversation outside a turn (a command run's progress or reply), sent to the user's
+   * chats on the bot that conversation came from; a conversation of the UI or the API stays there.
+   */
+  private relayPost(post: ConversationPost): void {
+    const text = post.kind === "reply" ? post.text : `${post.source} ${post.ref}: ${post.text}`;
+    this.notify(post.userId, text, (link) => channelKey(link.kind, link.bot) === post.channel);
   }
 
   private relayJobNotice(notice: JobNotice): void {

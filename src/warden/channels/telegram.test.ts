@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startTelegramServer, type TelegramServer } from "../../../test/support/telegram-server.js";
 import { telegramBotSchema } from "../../contracts/index.js";
 import { createLogger } from "../../core/index.js";
-import type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "../chat-events.js";
+import type { ChatEvent, ChatService, ChatTurnInput, ConversationPost, JobNotice } from "../chat-events.js";
 import { ChannelRouter, PAIRING_HELP } from "./channel.js";
 import { ChannelLinks } from "./channel-links.js";
 import { createTelegramChannel } from "./telegram.js";
@@ -18,6 +18,7 @@ class ScriptedChat implements ChatService {
     done(`echo: ${input.text}`),
   ];
   private readonly listeners = new Set<(notice: JobNotice) => void>();
+  private readonly postListeners = new Set<(post: ConversationPost) => void>();
 
   async *turn(input: ChatTurnInput): AsyncIterable<ChatEvent> {
     this.inputs.push(input);
@@ -31,6 +32,15 @@ class ScriptedChat implements ChatService {
 
   notify(notice: JobNotice): void {
     for (const listener of this.listeners) listener(notice);
+  }
+
+  onConversationPost(listener: (post: ConversationPost) => void): () => void {
+    this.postListeners.add(listener);
+    return () => this.postListeners.delete(listener);
+  }
+
+  post(post: ConversationPost): void {
+    for (const listener of this.postListeners) listener(post);
   }
 }
 
@@ -259,6 +269,23 @@ describe("job notices", () => {
       { chatId: 43, text: "Job daily succeeded: logs/2026-02-01.md" },
       { chatId: 42, text: "Job backup failed: disk full" },
       { chatId: 43, text: "Job backup failed: disk full" },
+    ]);
+  });
+});
+
+describe("messages posted to a conversation outside a turn", () => {
+  it("reach the user's chats on the bot the conversation came from, and no other", async () => {
+    await pair("user-ada", 42);
+    await pair("user-bob", 44);
+    const run = { userId: "user-ada", sessionId: "s-1", source: "command", ref: "run_1" };
+    chat.post({ ...run, channel: "telegram:default", kind: "progress", text: "Order order_1 was merged." });
+    chat.post({ ...run, channel: "telegram:default", kind: "reply", text: "Rate limiting is in." });
+    chat.post({ ...run, channel: "api", kind: "reply", text: "only in the UI" });
+    chat.post({ ...run, channel: "telegram:other", kind: "reply", text: "another bot's" });
+    await router.idle();
+    expect(telegram.sentMessages()).toEqual([
+      { chatId: 42, text: "command run_1: Order order_1 was merged." },
+      { chatId: 42, text: "Rate limiting is in." },
     ]);
   });
 });
