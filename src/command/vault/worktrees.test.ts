@@ -74,6 +74,13 @@ describe("Vault worktrees", () => {
     expect(await worktreeEvents(fx.store, "o1")).toEqual(["WORKTREE_CREATED"]);
   });
 
+  it("takes over a worktree made just before a crash, before its event was stored", async () => {
+    const path = join(fx.dir, "theaters", "demo", "worktrees", "order_o1");
+    await hostGit(fx.repo, ["worktree", "add", "-q", "-b", "order_o1", path, "main"]);
+    expect(await create()).toEqual({ worktree_path: path, branch: "order_o1" });
+    expect(await worktreeEvents(fx.store, "o1")).toEqual(["WORKTREE_CREATED"]);
+  });
+
   it("refuses to delete a worktree with uncommitted changes, naming them", async () => {
     const { worktree_path } = await create();
     await writeFile(join(worktree_path, "draft.txt"), "half done\n");
@@ -130,6 +137,14 @@ describe("Vault worktrees", () => {
     await writeFile(join(worktree_path, "late.txt"), "late\n");
     await expect(fx.vault.archive("o1")).rejects.toThrow("uncommitted changes: late.txt");
     expect(existsSync(join(worktree_path, "late.txt"))).toBe(true);
+  });
+
+  it("makes no worktree for a cancelled order", async () => {
+    const base = { garrison_id: "local", theater_id: "demo", run_id: "r1", order_id: "o1", unit_id: null };
+    await fx.store.append({ ...base, type: "ORDER_CANCELLED", payload: {} });
+    await expect(create()).rejects.toThrow(new ConflictError("order o1 is cancelled"));
+    expect(existsSync(join(fx.dir, "theaters", "demo", "worktrees", "order_o1"))).toBe(false);
+    expect(git(fx.repo, "branch", "--list", "order_o1").out).toBe("");
   });
 
   it("branches a new worktree from the theater's current main", async () => {

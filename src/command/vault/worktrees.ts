@@ -116,6 +116,8 @@ export class Vault {
         order.branch
       )
         return { worktree_path: order.worktree_path, branch: order.branch };
+      // Checked before git runs: the ledger would refuse the event and leave a worktree no event names.
+      if (order.status === "CANCELLED") throw new ConflictError(`order ${orderId} is cancelled`);
       if (order.worktree_state === "ARCHIVED")
         throw new ConflictError(`order ${orderId}'s worktree is being archived; archive it again to finish`);
       const theater = await this.theaters.require(theaterId);
@@ -156,6 +158,7 @@ export class Vault {
             `must be ${snapshot[key]}, the ledger's ${key} of this order`,
           );
       }
+      if (snapshot.status === "CANCELLED") throw new ConflictError(`order ${id} is cancelled`);
       await checkWorktree(worktree);
       const state = {
         ...options.state,
