@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type CellHandle, createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
-import { CellGateRunner, type GateCellSpec, hostGit } from "../../src/command/index.js";
+import { createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import { CellGateRunner, copyTreeIn, type GateCellSpec, hostGit } from "../../src/command/index.js";
 import type { LedgerEventInput } from "../../src/contracts/index.js";
 import { SqliteEventStore } from "../../src/ledger/index.js";
 
@@ -146,39 +146,24 @@ export const bwrapUsable =
 const CELL_OWNER = { uid: 61_411, gid: 61_411 };
 
 /**
- * Real bwrap gate cells (the `gate` handler, no network, the cell's own uid) for a CellGateRunner. The tree goes
- * into the cell's directory brain from the host, as `cp -a` without `.git`, owned by the cell's uid.
+ * Real bwrap gate cells (the `gate` handler, no network, a uid of their own) for a CellGateRunner; the merged tree
+ * goes in through the cell's file operations, as command's cells copy an order's tree.
  */
 export function bwrapGateRunner(home: string): { runner: CellGateRunner; started: () => number } {
   const backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false, onWarning: () => {} });
-  const dirs = new Map<CellHandle, string>();
   let count = 0;
   const runner = new CellGateRunner({
     cells: {
       async start(spec: GateCellSpec) {
         count += 1;
         const userDir = join(home, "cells", `${spec.orderId}-${count}`);
-        const cell = await backend.start({
-          userId: spec.userId,
-          userDir,
-          handler: "gate",
-          runAs: CELL_OWNER,
-        });
-        dirs.set(cell, join(userDir, "brain"));
-        return cell;
+        return backend.start({ userId: spec.userId, userDir, handler: "gate", runAs: CELL_OWNER });
       },
       async release(cell) {
         await cell.stop({ timeoutMs: 5_000 });
       },
     },
-    async copyTreeIn(cell, hostDir, brainDir) {
-      const target = join(dirs.get(cell) as string, brainDir);
-      await mkdir(target, { recursive: true });
-      const copy = spawnSync("cp", ["-a", `${hostDir}/.`, target]);
-      if (copy.status !== 0) throw new Error(`cp: ${copy.stderr}`);
-      await rm(join(target, ".git"), { force: true, recursive: true });
-      spawnSync("chown", ["-R", "-h", `${CELL_OWNER.uid}:${CELL_OWNER.gid}`, target]);
-    },
+    copyTreeIn,
   });
   return { runner, started: () => count };
 }

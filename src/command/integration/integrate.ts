@@ -253,7 +253,10 @@ function gateOf(r: GateCommandResult): Gate {
 
 function failureDetails(r: GateCommandResult): { reason: string } & Record<string, unknown> {
   const how = r.timed_out ? "timed out" : `exited ${r.exit ?? "without a code (killed)"}`;
-  const output_tail = `${r.stdout_tail.slice(-1000)}\n${r.stderr_tail.slice(-1000)}`.trim();
+  const output_tail = [r.stdout_tail.slice(-1000), r.stderr_tail.slice(-1000)]
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .join("\n");
   return {
     reason: `gate command ${r.command} ${how}`,
     stage: "gate",
