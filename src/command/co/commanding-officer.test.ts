@@ -1,6 +1,9 @@
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CoHarness, eventTypes, integrateOrder, openCo } from "../../../test/support/co-harness.js";
 import { ConflictError, ValidationError } from "../../core/index.js";
+import { SqliteEventStore } from "../../ledger/index.js";
+import { CommandingOfficer } from "./commanding-officer.js";
 import { planFromModelText } from "./plan-text.js";
 
 /** What a planning model answers: three orders, C waiting on A and B. */
@@ -140,6 +143,42 @@ describe("CommandingOfficer", () => {
     ]);
     expect(await h.queue.counts()).toEqual({ waiting: 1, held: 2, done: 0 });
     expect((await h.queue.claim("worker-3", 60_000))?.job.order_id).toBe(c);
+  });
+
+  it("enqueues a reissued order again at its new attempt", async () => {
+    const { runId, b } = await plannedRun();
+    await h.co.dispatch(runId);
+    const ids = { garrison_id: "local", theater_id: "demo", run_id: runId, order_id: b };
+    await h.store.appendBatch([
+      { ...ids, type: "ORDER_STARTED", payload: { attempt: 1 } },
+      { ...ids, type: "ORDER_FAILED", payload: { reason: "timed out" } },
+      { ...ids, type: "ORDER_REISSUED", payload: { attempt: 2 } },
+    ]);
+    expect((await h.co.dispatch(runId)).enqueued).toEqual([b]);
+    expect((await h.co.dispatch(runId)).enqueued).toEqual([]);
+    const enqueued = await h.store.read({ orderId: b, types: ["ORDER_ENQUEUED"] });
+    expect(enqueued.map((e) => e.payload.attempt)).toEqual([1, 2]);
+    expect(await h.queue.counts()).toEqual({ waiting: 3, held: 0, done: 0 });
+  });
+
+  it("two COs dispatching the same run at once enqueue each order once", async () => {
+    const { runId, a, b } = await plannedRun();
+    const second = await SqliteEventStore.open({ path: join(h.dir, "ledger.db") });
+    try {
+      const other = new CommandingOfficer({
+        store: second,
+        queue: h.queue,
+        planner: h.planner,
+        theaterWorktreePath: h.worktree,
+      });
+      const results = await Promise.all([h.co.dispatch(runId), other.dispatch(runId)]);
+      expect(results.flatMap((r) => r.enqueued).sort()).toEqual([a, b].sort());
+      const enqueued = await h.store.read({ runId, types: ["ORDER_ENQUEUED"] });
+      expect(enqueued.map((e) => e.order_id).sort()).toEqual([a, b].sort());
+      expect(await h.queue.counts()).toEqual({ waiting: 2, held: 0, done: 0 });
+    } finally {
+      await second.close();
+    }
   });
 
   it("answers GET /runs and GET /orders with plan keys, AAR and artifact pointers", async () => {

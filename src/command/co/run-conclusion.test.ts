@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CoHarness, eventTypes, integrateOrder, openCo } from "../../../test/support/co-harness.js";
 import { ConflictError } from "../../core/index.js";
@@ -80,6 +82,22 @@ describe("synthesis", () => {
       ["B", "integrated", `done ${b}`],
       ["C", "integrated", "done C"],
     ]);
+  });
+
+  it("reports an order without its AAR when the worktree's aar.json is not this order's or not JSON", async () => {
+    const { runId, a, b, c } = await dispatchedRun();
+    for (const id of [a, b]) await integrateOrder(h, id, `done ${id}`);
+    await h.co.dispatch(runId);
+    await integrateOrder(h, c, "done C");
+    writeFileSync(join(h.worktree("demo", a), "aar.json"), "{ not json");
+    const foreign = JSON.parse(readFileSync(join(h.worktree("demo", c), "aar.json"), "utf8"));
+    writeFileSync(join(h.worktree("demo", b), "aar.json"), JSON.stringify(foreign));
+
+    const { reply, status } = await h.co.synthesize(runId);
+    expect(status).toBe("COMPLETE");
+    expect(reply).toContain("- A: integrated; no after-action report was found");
+    expect(reply).toContain("- B: integrated; no after-action report was found");
+    expect(reply).toContain("- C: done C");
   });
 
   it("fails the run when an order fails beyond its retries, cancelling the orders stranded behind it", async () => {

@@ -90,13 +90,23 @@ export async function synthesizeRun(
   return { run_id: run.run_id, status, reply, artifacts };
 }
 
-/** The AAR, if the reader found one that is a well-formed AAR of this very order; worktrees are guest-written. */
+/**
+ * The AAR, if the reader found one that is a well-formed AAR of this very order. Worktrees are guest-written: an
+ * AAR that is missing, unreadable or malformed leaves the order reported without it rather than holding the run
+ * open.
+ */
 async function readCheckedAar(
   readAar: AarReader | undefined,
   order: OrderSnapshot,
 ): Promise<AarFile | undefined> {
   if (!readAar || order.aar_path === null) return undefined;
-  const parsed = aarFileSchema.safeParse(await readAar(order));
+  let found: unknown;
+  try {
+    found = await readAar(order);
+  } catch {
+    found = undefined;
+  }
+  const parsed = aarFileSchema.safeParse(found);
   return parsed.success && parsed.data.order_id === order.order_id ? parsed.data : undefined;
 }
 
