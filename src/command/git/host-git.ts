@@ -86,8 +86,8 @@ export function hostGit(cwd: string, args: readonly string[], options: GitOption
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => err.push(d));
+    child.stdout?.on("data", (d: Buffer) => out.push(d));
+    child.stderr?.on("data", (d: Buffer) => err.push(d));
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(new GitError(args, null, error.message));
