@@ -28,6 +28,7 @@ export {
 } from "./co/planned-order.js";
 export type { CreateRunInput } from "./co/run-request.js";
 export type { OrderView, RunOrderView, RunView } from "./co/run-views.js";
+export { CommandService, type CommandServiceOptions } from "./command-service.js";
 export { GitError, type GitOptions, type GitResult, hostGit } from "./git/host-git.js";
 export {
   CellGateRunner,
@@ -49,6 +50,7 @@ export {
 export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";
+export { listRuns, orderOwner, runOwner } from "./run-owners.js";
 export {
   type TheaterAddRequest,
   type TheaterAddResult,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir } from "../cells/index.js";
+import { CommandService, type CommandServiceOptions } from "../command/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger, type Logger } from "../core/index.js";
 import type { ProviderTuning } from "../providers/index.js";
@@ -95,6 +96,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     budget,
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
   });
+  // Command's ledger and queue sit beside host.db; a ledger that cannot open stops the start like host.db would.
+  const command = config.command.enabled ? await openCommand(db, { home: options.home }) : undefined;
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
   const chat = new ChatCore({ cells, conversations, soul, logger, audit: (entry) => audit.record(entry) });
@@ -163,6 +166,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     channelLinks,
     budget,
     telegramBots,
+    command,
     cellBackend: {
       name: chosen.backend.name,
       reason: chosen.choice.reason,
@@ -189,6 +193,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       ]);
       if (!closedInTime) server.server.closeAllConnections();
       await serverClosed;
+      await command?.close();
       db.close();
     })();
     return closing;
@@ -232,6 +237,15 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     "ironclawd is serving",
   );
   return { url, loginUrl: loginLink(admin.id), context, server, loginLink, close };
+}
+
+async function openCommand(db: { close(): void }, options: CommandServiceOptions): Promise<CommandService> {
+  try {
+    return await CommandService.open(options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** How long a stopping warden waits for connections that are still open once its cells have stopped. */

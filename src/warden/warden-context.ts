@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { CommandService } from "../command/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import type { Logger } from "../core/index.js";
 import type { AuditStore } from "./audit-store.js";
@@ -39,6 +40,8 @@ export interface WardenContext {
   /** Spend caps, prices and usage records of the model proxy. */
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;
+  /** Command (theaters, runs, orders, the ledger) under the warden's users; undefined when [command] is off. */
+  command: CommandService | undefined;
   /** The backend cells run in and why it was chosen, for /health. */
   cellBackend: { name: string; reason: string; isolated: boolean };
   startedAt: number;

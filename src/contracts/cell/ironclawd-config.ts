@@ -491,6 +491,37 @@ const budgetsSchema = z
   .prefault({})
   .describe("Spend caps: set them with `ironclaw budget set` (they live in host.db); these are their rules.");
 
+/** Command (seed 000), hosted by the warden: its ledger is ledger.db under IRONCLAW_HOME. */
+const commandSchema = z
+  .strictObject({
+    enabled: aBoolean()
+      .default(true)
+      .describe(
+        "Host command: theaters, runs and orders under the warden's users, with the ledger at ledger.db.",
+      ),
+    workers: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(64, "must be at most 64")
+      .default(1)
+      .describe("Orders this warden works on at once; 0 leaves them to `ironclaw worker` processes."),
+    provider: nameToken("a provider name", "openrouter")
+      .optional()
+      .meta({
+        description: "The provider the CO plans and synthesizes with; when absent, [new_brains] provider.",
+        examples: ["local"],
+      }),
+    model: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description: "The model the CO plans and synthesizes with; when absent, [new_brains] model.",
+        examples: ["llama3.1"],
+      }),
+  })
+  .prefault({})
+  .describe("Command: objectives planned into orders, each worked in its own git worktree.");
+
 /** `ironclawd.toml`, the host daemon's config (seed 003 §10.1). */
 export const ironclawdConfigSchema = z.strictObject({
   server: serverSchema,
@@ -519,6 +550,7 @@ export const ironclawdConfigSchema = z.strictObject({
   new_brains: newBrainsSchema,
   pricing: pricingSchema,
   budgets: budgetsSchema,
+  command: commandSchema,
 });
 export type IronclawdConfig = z.output<typeof ironclawdConfigSchema>;
 export type IronclawdConfigInput = z.input<typeof ironclawdConfigSchema>;

@@ -8,6 +8,7 @@ import { brainRoutes } from "./brain-routes.js";
 import { budgetRoutes } from "./budget-routes.js";
 import { channelRoutes } from "./channel-routes.js";
 import { cronRoutes } from "./cron-routes.js";
+import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
 import { openAiRoutes } from "./openai-routes.js";
 import { sessionRoutes } from "./session-routes.js";
@@ -44,6 +45,7 @@ export function pluginRoutes(ctx: WardenContext): Array<(app: FastifyInstance) =
   return [
     (app) => wsRoute(app, ctx),
     (app) => openAiRoutes(app, ctx),
+    (app) => mountLedger(app, ctx),
     (app) => registerTelegramRoutes(app, { bots: ctx.telegramBots, bodyLimit: ctx.config.server.body_limit }),
     ...(ctx.config.ui.enabled ? [(app: FastifyInstance) => uiRoutes(app, { path: ctx.config.ui.path })] : []),
   ];
@@ -51,6 +53,7 @@ export function pluginRoutes(ctx: WardenContext): Array<(app: FastifyInstance) =
 
 /** Hand-written OpenAPI entries for what is not a JSON route: the WebSocket, the OpenAI endpoint, webhooks. */
 export const PLUGIN_OPENAPI_PATHS = {
+  ...LEDGER_OPENAPI_PATHS,
   "/api/ws": {
     get: {
       summary:
