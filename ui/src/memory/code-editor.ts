@@ -1,4 +1,4 @@
-import { history, historyKeymap, standardKeymap } from "@codemirror/commands";
+import { history, historyKeymap } from "@codemirror/commands";
 import { EditorState, type Extension, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
 import {
   Decoration,
@@ -9,6 +9,7 @@ import {
   keymap,
   lineNumbers,
 } from "@codemirror/view";
+import { editorKeymap } from "./editor-keymap.js";
 import { markdownMode } from "./markdown-mode.js";
 
 export interface CodeEditorOptions {
@@ -116,7 +117,7 @@ export function mountCodeEditor(host: HTMLElement, options: CodeEditorOptions): 
           return true;
         },
       },
-      ...standardKeymap,
+      ...editorKeymap,
       ...historyKeymap,
     ]),
     EditorView.contentAttributes.of({ "aria-label": options.label, "aria-multiline": "true" }),
