@@ -1,11 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createCommandTool, createToolBox, MemoryAuditLog, PathPolicy } from "../../src/agent/index.js";
-import {
-  COMMAND_ORDER_STATUSES,
-  COMMAND_RUN_STATUSES,
-  ORDER_STATUSES,
-  RUN_STATUSES,
-} from "../../src/contracts/index.js";
 import { createLogger } from "../../src/core/index.js";
 import { createProxyCommandClient } from "../../src/inmate/command-proxy.js";
 import { commandNotifier } from "../../src/warden/command-gateway.js";
@@ -245,10 +239,5 @@ describe("a run's news in the conversation it was started from", () => {
     expect(posted).toBeUndefined();
     expect(u.conversations.entries(bobs.sessionId).some((e) => e.content === "not for bob")).toBe(false);
     expect(relayed).toEqual([]);
-  });
-
-  it("carries seed 000's run and order statuses, spelled as the command contracts spell them", () => {
-    expect(COMMAND_RUN_STATUSES).toEqual(RUN_STATUSES);
-    expect(COMMAND_ORDER_STATUSES).toEqual(ORDER_STATUSES);
   });
 });
