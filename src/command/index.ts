@@ -42,11 +42,11 @@ export {
 } from "./integration/gate-runner.js";
 export {
   type IntegrateInput,
-  IntegrationRefusedError,
   type IntegrationResult,
   Integrator,
   type IntegratorOptions,
 } from "./integration/integrate.js";
+export { IntegrationRefusedError } from "./integration/integration-refusal.js";
 export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";

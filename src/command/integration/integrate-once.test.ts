@@ -2,17 +2,26 @@ import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IntegrationTheater } from "../../../test/support/integration-theater.js";
 import type { GateRequest, GateRunner } from "./gate-runner.js";
-import { IntegrationRefusedError, Integrator } from "./integrate.js";
+import { Integrator } from "./integrate.js";
+import { IntegrationRefusedError } from "./integration-refusal.js";
 
-// Merging at most once, conflicts, refusals and crash recovery. The orders here list no acceptance command, so
-// no gate cell is needed (the gate cases are in integrate-gate.test.ts); a runner that records what it was
-// asked shows that a refused or recovered order never reaches the gate.
+// Merging at most once, conflicts, refusals and crash recovery. No gate cell here (the gate cases are in
+// integrate-gate.test.ts): a runner that records what it was asked and passes it shows which commands an order
+// is gated by, and that a refused or recovered order never reaches the gate.
 let theater: IntegrationTheater;
 let gated: GateRequest[];
+const passing = (request: GateRequest) =>
+  request.commands.map((command) => ({
+    command,
+    exit: 0,
+    stdout_tail: "",
+    stderr_tail: "",
+    timed_out: false,
+  }));
 const recordingGates: GateRunner = {
   run: async (request) => {
     gated.push(request);
-    return [];
+    return passing(request);
   },
 };
 const integrator = (dependencies = true) =>
@@ -128,6 +137,32 @@ describe("integrating an order at most once", () => {
   });
 });
 
+describe("main moving during an integration", () => {
+  it("merges again onto the new main when main moved while the gates ran, and gates that merge too", async () => {
+    const wt = await theater.completedOrder("o1", { files: { "a.txt": "a\n" }, acceptance: ["true"] });
+    let moved: string | undefined;
+    const movingGates: GateRunner = {
+      run: async (request) => {
+        gated.push(request);
+        moved ??= await theater.commitOnMain({ "b.txt": "b\n" }, "landed while the order was gated");
+        return passing(request);
+      },
+    };
+    const result = await new Integrator({
+      store: theater.store,
+      theaters: theater.theaters,
+      gates: movingGates,
+      dependenciesIntegrated: () => true,
+    }).integrate(input("o1", wt));
+    expect(result.result).toBe("passed");
+    expect(gated).toHaveLength(2);
+    const { hostGit } = await import("../git/host-git.js");
+    expect((await hostGit(theater.repo, ["rev-parse", "main^1"])).stdout.trim()).toBe(moved);
+    expect(await theater.mergesOnMain()).toEqual([result.commit_sha]);
+    expect(existsSync(`${theater.repo}/b.txt`) && existsSync(`${theater.repo}/a.txt`)).toBe(true);
+  });
+});
+
 describe("a merge conflict", () => {
   it("fails the integration naming the conflicting paths, escalates, and leaves main as it was", async () => {
     const wt = await theater.completedOrder("o1", {
@@ -161,6 +196,28 @@ describe("a merge conflict", () => {
     await expect(again).rejects.toBeInstanceOf(IntegrationRefusedError);
     await expect(again).rejects.toThrow(/its integration FAILED/);
     expect(await theater.main()).toBe(main);
+  });
+});
+
+describe("the commands an order is gated by", () => {
+  it("are the acceptance commands command wrote in order.json, not a copy the worker changed, then the profile's", async () => {
+    const wt = await theater.completedOrder("o1", { files: { "a.txt": "a\n" }, acceptance: ["npm test"] });
+    const { readFile, writeFile } = await import("node:fs/promises");
+    const order = JSON.parse(await readFile(`${wt}/order.json`, "utf8"));
+    await writeFile(`${wt}/order.json`, JSON.stringify({ ...order, inputs: { acceptance_tests: ["true"] } }));
+    const { hostGit } = await import("../git/host-git.js");
+    await hostGit(wt, ["commit", "-q", "-a", "-m", "the worker's own acceptance"]);
+    const withLint = new Integrator({
+      store: theater.store,
+      theaters: theater.theaters,
+      gates: recordingGates,
+      dependenciesIntegrated: () => true,
+      profiles: { lint: ["npx biome check ."] },
+    });
+    const result = await withLint.integrate({ ...input("o1", wt), gateProfile: "lint" });
+    expect(result.result).toBe("passed");
+    expect(gated.map((g) => g.commands)).toEqual([["npm test", "npx biome check ."]]);
+    expect(gated[0]).toMatchObject({ userId: "ada", runId: "run_1", orderId: "o1" });
   });
 });
 

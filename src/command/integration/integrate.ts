@@ -1,9 +1,11 @@
 import type { IntegrateData } from "../../contracts/index.js";
-import { InvalidInputError, IronclawError, NotFoundError } from "../../core/index.js";
+import { InvalidInputError, NotFoundError } from "../../core/index.js";
 import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
 import { hostGit } from "../git/host-git.js";
+import { failureDetails, type Gate, gateOf } from "./gate-outcome.js";
 import type { GateCommandResult, GateRunner } from "./gate-runner.js";
 import { IntegrationLedger } from "./integration-ledger.js";
+import { IntegrationRefusedError, refuseUnlessIntegrable } from "./integration-refusal.js";
 import {
   advanceMain,
   findIntegratingCommit,
@@ -13,17 +15,6 @@ import {
   resolveCommit,
 } from "./merge-worktree.js";
 import { readAar, readAcceptanceCommands } from "./worktree-files.js";
-
-/** An order integration will not touch, and why; nothing was merged or recorded. */
-export class IntegrationRefusedError extends IronclawError {
-  override readonly name = "IntegrationRefusedError";
-  constructor(
-    readonly orderId: string,
-    reason: string,
-  ) {
-    super("integration_refused", `order ${orderId} is not integrated: ${reason}`);
-  }
-}
 
 export interface IntegratorOptions {
   store: EventStore;
@@ -50,8 +41,6 @@ export interface IntegrateInput {
 
 /** POST /integrate's answer, plus the conflicting paths of a failed merge and whether a past merge was found. */
 export type IntegrationResult = IntegrateData & { conflicts?: string[]; recovered?: boolean };
-
-type Gate = IntegrateData["gates"][number];
 
 /**
  * Integration (seed 000 §3.7): validates an order's aar.json and artifacts, merges its branch onto the theater's
@@ -105,7 +94,7 @@ export class Integrator {
           `${artifact.path} is not in branch ${branch}`,
         );
     }
-    const commands = [...readAcceptanceCommands(input.worktreePath, orderId), ...profile];
+    const commands = [...(await readAcceptanceCommands(repo, tip, orderId)), ...profile];
     const checked: Gate[] = [
       { name: "aar.json", passed: true },
       { name: "artifacts", passed: true, detail: `${aar.artifacts.length} in ${branch}` },
@@ -230,39 +219,4 @@ export class Integrator {
     const known = ["default", ...Object.keys(profiles).filter((p) => p !== "default")];
     throw new InvalidInputError("$.gate_profile", `must be one of ${known.join(", ")}`);
   }
-}
-
-/** Only a COMPLETED order whose integration has not failed or finished may be integrated. */
-function refuseUnlessIntegrable(order: OrderSnapshot): void {
-  const id = order.order_id;
-  if (order.integration_state === "INTEGRATED")
-    throw new IntegrationRefusedError(id, `it is already INTEGRATED as ${order.commit_sha}`);
-  if (order.status !== "COMPLETED")
-    throw new IntegrationRefusedError(id, `it is ${order.status}; only a COMPLETED order is integrated`);
-  if (order.integration_state === "FAILED")
-    throw new IntegrationRefusedError(
-      id,
-      "its integration FAILED; it is tried again only once declared INTEGRATION_READY",
-    );
-}
-
-function gateOf(r: GateCommandResult): Gate {
-  const passed = r.exit === 0 && !r.timed_out;
-  return { name: r.command, passed, detail: r.timed_out ? "timed out" : `exit ${r.exit ?? "none (killed)"}` };
-}
-
-function failureDetails(r: GateCommandResult): { reason: string } & Record<string, unknown> {
-  const how = r.timed_out ? "timed out" : `exited ${r.exit ?? "without a code (killed)"}`;
-  const output_tail = [r.stdout_tail.slice(-1000), r.stderr_tail.slice(-1000)]
-    .map((part) => part.trim())
-    .filter((part) => part !== "")
-    .join("\n");
-  return {
-    reason: `gate command ${r.command} ${how}`,
-    stage: "gate",
-    command: r.command,
-    exit: r.exit,
-    timed_out: r.timed_out,
-    output_tail,
-  };
 }

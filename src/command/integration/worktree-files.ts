@@ -9,6 +9,9 @@ import {
   PathRefusal,
   readOpenFile,
 } from "../../core/index.js";
+import { hostGit } from "../git/host-git.js";
+import { acceptanceCommands } from "../vault/task-file.js";
+import { MAIN_REF } from "./merge-worktree.js";
 
 /** aar.json and order.json are small; a bigger one is refused rather than read whole. */
 const MAX_JSON_BYTES = 1024 * 1024;
@@ -64,20 +67,29 @@ export function readAar(worktreePath: string, orderId: string): AarFile {
 }
 
 /**
- * The order's acceptance commands: order.json's `inputs.acceptance_tests` (seed 001's name for them), none when
- * the order lists none. A listed value that is not an array of non-empty strings is refused, not ignored.
+ * The order's acceptance commands, from order.json as command wrote it: the first commit of the order's branch
+ * (the vault's "prepared" commit, made on the host before any worker ran). The worktree's copy is the worker's
+ * to change, and an order must not be able to drop the tests it is judged by.
  */
-export function readAcceptanceCommands(worktreePath: string, orderId: string): string[] {
-  const parsed = orderFileSchema.safeParse(readWorktreeJson(worktreePath, "order.json"));
+export async function readAcceptanceCommands(repo: string, tip: string, orderId: string): Promise<string[]> {
+  const own = await hostGit(repo, ["rev-list", "--reverse", "--topo-order", tip, "--not", MAIN_REF]);
+  const first = own.stdout.split("\n").find((line) => line !== "");
+  if (first === undefined) return [];
+  const size = await hostGit(repo, ["cat-file", "-s", `${first}:order.json`], { allowFailure: true });
+  if (size.code !== 0)
+    throw new InvalidInputError("order.json", `is missing from the order's first commit ${first}`);
+  if (Number(size.stdout.trim()) > MAX_JSON_BYTES)
+    throw new InvalidInputError("order.json", `is over ${MAX_JSON_BYTES} bytes`);
+  const text = (await hostGit(repo, ["cat-file", "blob", `${first}:order.json`])).stdout;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError("order.json", "is not valid JSON", { cause: error });
+  }
+  const parsed = orderFileSchema.safeParse(json);
   if (!parsed.success) refuseFile("order.json", issuesFromZod(parsed.error));
   if (parsed.data.order_id !== orderId)
     throw new InvalidInputError("order.json $.order_id", `must be ${orderId}, the order being integrated`);
-  const tests = parsed.data.inputs.acceptance_tests;
-  if (tests === undefined) return [];
-  if (!Array.isArray(tests) || !tests.every((t) => typeof t === "string" && t.trim() !== ""))
-    throw new InvalidInputError(
-      "order.json $.inputs.acceptance_tests",
-      "must be an array of non-empty command strings",
-    );
-  return tests;
+  return acceptanceCommands(parsed.data);
 }
