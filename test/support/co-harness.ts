@@ -11,7 +11,7 @@ import {
 import type { AarFile } from "../../src/contracts/index.js";
 import { type EventStore, type OrderSnapshot, SqliteEventStore } from "../../src/ledger/index.js";
 
-/** A planner that answers the model text it was given, through the same reader the warden's planner uses. */
+/** A planner that answers what the test set: a plan as JSON, or a model's text holding one. */
 export class ScriptedPlanner implements Planner {
   readonly requests: PlanRequest[] = [];
   constructor(public reply: unknown) {}

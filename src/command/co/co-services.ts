@@ -11,8 +11,9 @@ export interface PlanRequest {
 
 /**
  * Turns an objective into orders (seed 000 §3.2 "Produces 1-N orders"). The warden's planner asks the user's
- * agent profile through its budgeted model proxy and returns the model's JSON (planFromModelText reads it out of
- * the reply); the CO checks whatever comes back against the plan format before anything reaches the ledger.
+ * agent profile through its budgeted model proxy and returns the plan: the JSON value, or the model's text, which
+ * the CO reads with planFromModelText. Either way the CO checks it against the plan format before anything
+ * reaches the ledger.
  */
 export interface Planner {
   plan(input: PlanRequest): Promise<unknown>;

@@ -4,7 +4,6 @@ import { type CoHarness, eventTypes, integrateOrder, openCo } from "../../../tes
 import { ConflictError, ValidationError } from "../../core/index.js";
 import { SqliteEventStore } from "../../ledger/index.js";
 import { CommandingOfficer } from "./commanding-officer.js";
-import { planFromModelText } from "./plan-text.js";
 
 /** What a planning model answers: three orders, C waiting on A and B. */
 const THREE_ORDERS = [
@@ -33,10 +32,9 @@ afterEach(async () => {
   await h.close();
 });
 
-async function plannedRun(reply: unknown = THREE_ORDERS) {
+async function plannedRun() {
   const runId = await h.co.createRun({ userId: "u_1", theaterId: "demo", objective: "Summarize the repo" });
-  // The warden's planner reads the model's text with planFromModelText; so does this one.
-  h.planner.reply = typeof reply === "string" ? planFromModelText(reply) : reply;
+  h.planner.reply = THREE_ORDERS; // model text: the CO reads the plan out of it
   const plan = await h.co.plan(runId);
   const [a = "", b = "", c = ""] = plan.order_ids;
   return { runId, plan, a, b, c };

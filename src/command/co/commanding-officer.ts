@@ -1,12 +1,13 @@
-import type { DispatchData, LedgerEventInput, PlanData, SynthesizeData } from "../../contracts/index.js";
-import { ConflictError, jsonPath, NotFoundError, newId, ValidationError } from "../../core/index.js";
-import { type EventStore, type RunSnapshot, StreamVersionConflictError } from "../../ledger/index.js";
+import type { DispatchData, PlanData, SynthesizeData } from "../../contracts/index.js";
+import { ConflictError, NotFoundError, newId } from "../../core/index.js";
+import type { EventStore, RunSnapshot } from "../../ledger/index.js";
 import type { JobQueue } from "../queue/job-queue.js";
+import { cancelRun } from "./cancel-run.js";
 import type { AarReader, Planner, Synthesizer } from "./co-services.js";
 import { dispatchRun } from "./dispatch-run.js";
 import { parsePlanReply } from "./plan-reply.js";
+import { planFromModelText } from "./plan-text.js";
 import { DEFAULT_ORDER_DEFAULTS, type OrderDefaults, plannedOrderOf } from "./planned-order.js";
-import { orderSnapshots } from "./run-orders.js";
 import { type CreateRunInput, checkRunRequest } from "./run-request.js";
 import { type OrderView, type RunView, readOrderView, readRunView } from "./run-views.js";
 import { synthesizeRun } from "./synthesize-run.js";
@@ -26,12 +27,6 @@ export interface CommandingOfficerOptions {
   /** Profile and constraints for what a plan leaves out. */
   orderDefaults?: OrderDefaults;
 }
-
-/** Orders that are not over yet: the ones cancelling a run cancels (COMPLETED ones are left to integration). */
-const CANCELLABLE = new Set(["QUEUED", "CLAIMED", "RUNNING", "BLOCKED", "FAILED"]);
-
-/** Appends that lose a race with another writer of the same run are retried this many times. */
-const TRIES = 3;
 
 /**
  * The commanding officer (seed 000 §3.2): creates runs, plans them into orders, dispatches orders whose
@@ -71,14 +66,15 @@ export class CommandingOfficer {
       theaterId: run.theater_id,
       userId,
     });
-    const plan = parsePlanReply(reply);
-    const ids = new Map(plan.orders.map((o) => [o.key, newId()]));
+    const plan = typeof reply === "string" ? planFromModelText(reply) : parsePlanReply(reply);
+    const orders = plan.orders.map((order) => ({ order, orderId: newId() }));
+    const ids = new Map(orders.map(({ order, orderId }) => [order.key, orderId]));
     const defaults = this.options.orderDefaults ?? DEFAULT_ORDER_DEFAULTS;
-    const events = plan.orders.map((o) => ({
+    const events = orders.map(({ order, orderId }) => ({
       type: "ORDER_CREATED" as const,
       ...this.ids(run.theater_id, runId),
-      order_id: ids.get(o.key) ?? "",
-      payload: plannedOrderOf(o, ids, defaults),
+      order_id: orderId,
+      payload: plannedOrderOf(order, ids, defaults),
     }));
     // Expecting the run's version makes planning once a ledger rule: a concurrent plan loses the race.
     await this.store.appendBatch(events, { expect: [{ kind: "run", id: runId, version: run.version }] });
@@ -119,36 +115,8 @@ export class CommandingOfficer {
   }
 
   /** Cancels an OPEN run and every order of it that is not over, in one batch; cancelling twice is a no-op. */
-  async cancel(runId: string, reason: string): Promise<{ run_id: string; cancelled: string[] }> {
-    if (typeof reason !== "string" || !/\S/.test(reason))
-      throw new ValidationError("cancel", [
-        { path: jsonPath(["reason"]), message: "must be a non-empty string", code: "custom" },
-      ]);
-    for (let tries = 1; ; tries++) {
-      const run = await this.findRun(runId);
-      if (run.status === "CANCELLED") return { run_id: runId, cancelled: [] };
-      if (run.status !== "OPEN")
-        throw new ConflictError(`run ${runId} is ${run.status}: only an OPEN run is cancelled`);
-      const orders = [...(await orderSnapshots(this.store, run)).values()].filter((o) =>
-        CANCELLABLE.has(o.status),
-      );
-      const ids = this.ids(run.theater_id, runId);
-      const events: LedgerEventInput[] = [
-        { type: "RUN_CANCELLED", ...ids, payload: { reason } },
-        ...orders.map((o) => ({
-          type: "ORDER_CANCELLED" as const,
-          ...ids,
-          order_id: o.order_id,
-          payload: { reason },
-        })),
-      ];
-      try {
-        await this.store.appendBatch(events, { expect: [{ kind: "run", id: runId, version: run.version }] });
-        return { run_id: runId, cancelled: orders.map((o) => o.order_id) };
-      } catch (error) {
-        if (!(error instanceof StreamVersionConflictError) || tries >= TRIES) throw error;
-      }
-    }
+  cancel(runId: string, reason: string): Promise<{ run_id: string; cancelled: string[] }> {
+    return cancelRun(this.store, this.garrisonId, runId, reason);
   }
 
   /** GET /runs/{id}: the run snapshot with each order's plan key, state and AAR, and every artifact pointer. */
