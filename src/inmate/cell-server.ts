@@ -133,12 +133,13 @@ export async function serveCell(
   return info;
 }
 
-/** Replies to the requests this side made (model calls, fetches) reach their waiter, not the dispatcher. */
+/** Replies to the requests this side made (model calls, fetches, command) reach their waiter, not the dispatcher. */
 function isReplyToUs(message: ProtocolMessage): boolean {
   return (
     message.type === "ModelEvent" ||
     message.type === "EmbedResult" ||
     message.type === "FetchResult" ||
+    message.type === "CommandResult" ||
     (message.type === "Error" && message.reply_to !== undefined)
   );
 }

@@ -98,8 +98,13 @@ describe("the command tool through the warden", () => {
       status: "OPEN",
       outcome: "ok",
     });
+    // The answer reaches the tool's waiter in the cell and nothing else: the cell does not answer it back.
+    const fromCell: string[] = [];
+    u.cells.running("ada")?.onEvent((m) => fromCell.push(m.type));
     const status = await ask(u, "ada", { action: "status", run_id: "run_1" }, started.sessionId);
     expect(status.content).toContain("Run run_1 in theater demo: OPEN");
+    expect(fromCell).toContain("CommandRequest");
+    expect(fromCell).not.toContain("Error");
   });
 
   it("answers another user's run id as not found, for status and cancel, and leaves that run alone", async () => {
