@@ -258,11 +258,19 @@ describe("refusals before anything is recorded", () => {
     await expect(integrator().integrate(input("o1", wt))).rejects.toThrow(/aar.json: is a symlink/);
   });
 
-  it("names the aar.json field that breaks its schema", async () => {
+  it("names the aar.json field that breaks its schema, and refuses a report of work not completed", async () => {
     const wt = await theater.completedOrder("o1", { files: { "a.txt": "a\n" } });
     const { writeFile } = await import("node:fs/promises");
     await writeFile(`${wt}/aar.json`, JSON.stringify({ order_id: "o1", status: "completed" }));
     await expect(integrator().integrate(input("o1", wt))).rejects.toThrow(/aar.json \$\.completed_at/);
+    const aar = { order_id: "o1", status: "partial", completed_at: "2026-11-27T12:00:00Z", summary: "half" };
+    await writeFile(
+      `${wt}/aar.json`,
+      JSON.stringify({ ...aar, artifacts: [], model: { provider: "p", name: "m" } }),
+    );
+    await expect(integrator().integrate(input("o1", wt))).rejects.toThrow(
+      "aar.json $.status: must be completed to integrate, not partial",
+    );
   });
 
   it("refuses a gate profile it does not know, naming the ones it has", async () => {

@@ -63,6 +63,12 @@ export function readAar(worktreePath: string, orderId: string): AarFile {
   if (!parsed.success) refuseFile("aar.json", issuesFromZod(parsed.error));
   if (parsed.data.order_id !== orderId)
     throw new InvalidInputError("aar.json $.order_id", `must be ${orderId}, the order being integrated`);
+  // Work that met only part of its objective (partial) or none is not promoted, whatever the ledger says.
+  if (parsed.data.status !== "completed")
+    throw new InvalidInputError(
+      "aar.json $.status",
+      `must be completed to integrate, not ${parsed.data.status}`,
+    );
   return parsed.data;
 }
 
