@@ -67,3 +67,18 @@ export {
   type WorktreeCreateInput,
   type WorktreeInfo,
 } from "./vault/worktrees.js";
+export {
+  type AttemptOutcome,
+  type AttemptPlan,
+  type AttemptStatus,
+  dispatchFor,
+  orderFileOf,
+  orderPrompt,
+  planAttempt,
+  type VaultWorktrees,
+  Worker,
+  type WorkerOptions,
+  type WorkerOutcome,
+  type WorkerVault,
+  workerVaultOf,
+} from "./worker/index.js";

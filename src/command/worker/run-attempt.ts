@@ -1,0 +1,85 @@
+import { join } from "node:path";
+import { evaluateCompletion, type JobMessage, type LedgerEventInput } from "../../contracts/index.js";
+import type { CommandCells } from "../cells/command-cells.js";
+import { readHostFile } from "../cells/host-tree.js";
+import {
+  type AttemptOutcome,
+  closingEvents,
+  type EventBase,
+  outcomeOf,
+  writeAttemptFiles,
+} from "./attempt-report.js";
+import { dispatchFor, orderPrompt } from "./order-dispatch.js";
+import { type OrderTurn, runOrderTurn } from "./order-turn.js";
+import type { WorkerVault } from "./worker-vault.js";
+
+export interface AttemptRun {
+  outcome: AttemptOutcome;
+  /** The closing events (artifacts, AAR, outcome); empty when the attempt failed before writing its AAR. */
+  events: LedgerEventInput[];
+}
+
+const ORDER_FILE_BYTES = 256 * 1024;
+
+/**
+ * One attempt of an order, from the worktree to the events that close it: build and check the dispatch, run
+ * the agent's turn in a command cell, gate its completion, write outputs and aar.json, commit. Nothing here
+ * appends to the ledger: the worker appends the closing events in one batch.
+ */
+export async function runAttempt(input: {
+  vault: WorkerVault;
+  cells: CommandCells;
+  ownerOf: (runId: string) => Promise<string | undefined>;
+  modelProvider: string;
+  job: JobMessage;
+  base: EventBase;
+  attempt: number;
+  retryCount: number;
+  lost: AbortSignal;
+}): Promise<AttemptRun> {
+  const { job, vault } = input;
+  const owner = await input.ownerOf(job.run_id);
+  if (!owner) throw new Error(`run ${job.run_id} names no user, so there is nobody to run its order as`);
+  const dispatch = dispatchFor(job, input.retryCount);
+  const worktree = await vault.openWorktree(job);
+  const baseCommit = await vault.commitAll(
+    job.order_id,
+    `order ${job.order_id}: attempt ${input.attempt} begins`,
+  );
+  const prompt = orderPrompt({
+    dispatch,
+    orderJson: (await readHostFile(join(worktree, "order.json"), ORDER_FILE_BYTES)).toString("utf8"),
+    taskMd: (await readHostFile(join(worktree, "task.md"), ORDER_FILE_BYTES)).toString("utf8"),
+    baseCommit,
+  });
+  const turn: OrderTurn = await runOrderTurn({
+    cells: input.cells,
+    spec: {
+      userId: owner,
+      runId: job.run_id,
+      orderId: job.order_id,
+      purpose: "order",
+      model: job.profile.model,
+    },
+    worktree,
+    prompt,
+    timeoutMs: job.constraints.budget_seconds * 1000,
+    signal: input.lost,
+  });
+  const verdict = evaluateCompletion(dispatch, turn.text);
+  const outcome = outcomeOf(turn, verdict);
+  if (input.lost.aborted) return { outcome, events: [] };
+  const { artifacts } = await writeAttemptFiles({
+    worktree,
+    orderId: job.order_id,
+    turn,
+    verdict,
+    outcome,
+    model: { provider: input.modelProvider, name: job.profile.model },
+  });
+  const sha = await vault.commitAll(
+    job.order_id,
+    `order ${job.order_id}: attempt ${input.attempt} ${outcome.status}`,
+  );
+  return { outcome, events: closingEvents(input.base, artifacts, outcome, sha) };
+}

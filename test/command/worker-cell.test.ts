@@ -1,0 +1,236 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createBwrapBackend } from "../../src/cells/index.js";
+import { SqliteJobQueue } from "../../src/command/index.js";
+import { Worker, workerVaultOf } from "../../src/command/worker/index.js";
+import { aarFileSchema, ironclawdConfigSchema, type JobMessage } from "../../src/contracts/index.js";
+import { createLogger } from "../../src/core/index.js";
+import { ModelBudget } from "../../src/warden/budget/index.js";
+import { HostProviders, openHostDb, WardenCommandCells } from "../../src/warden/index.js";
+import { removeTestBundle, testBundleRuntime } from "../cells/test-bundle.js";
+import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
+import { git, openVaultFixture, type VaultFixture } from "./vault-fixture.js";
+
+/**
+ * The worker end to end, in real bwrap agent cells talking to a scripted model through the warden's proxy, on a
+ * real ledger, queue and git theater: what an order's agent writes lands in the worktree and is committed by the
+ * host, and what it must not (links, a .git) does not.
+ */
+let server: ModelServer;
+let fx: VaultFixture;
+let queue: SqliteJobQueue;
+let hostDb: Database.Database;
+let worker: Worker;
+let cells: WardenCommandCells;
+
+const USER = "worker-user";
+
+beforeAll(async () => {
+  server = await startModelServer();
+  fx = await openVaultFixture();
+  queue = await SqliteJobQueue.open(join(fx.dir, "queue.db"));
+  const config = ironclawdConfigSchema.parse({ new_brains: { provider: "local", model: "test-model" } });
+  hostDb = openHostDb(join(fx.dir, "host"));
+  const budget = new ModelBudget({ db: hostDb, config, owner: `worker-test/${process.pid}` });
+  cells = new WardenCommandCells({
+    backend: createBwrapBackend({ runtime: await testBundleRuntime() }),
+    scratchDir: join(fx.dir, "command-cells"),
+    config,
+    providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
+    cellUidOf: () => 60_321,
+    audit: () => {},
+    logger: createLogger("test", { level: "silent" }),
+    budget,
+    readyTimeoutMs: 60_000,
+  });
+  worker = new Worker({
+    store: fx.store,
+    queue,
+    vault: workerVaultOf(fx.vault),
+    cells,
+    workerId: "w1",
+    leaseMs: 30_000,
+    ownerOf: async () => USER,
+    modelProvider: "local",
+  });
+}, 120_000);
+afterAll(async () => {
+  await cells?.releaseAll();
+  await queue?.close();
+  hostDb?.close();
+  await fx?.close();
+  await server?.close();
+  await removeTestBundle();
+});
+beforeEach(() => server.reset());
+
+function jobFor(orderId: string, attempt = 1): JobMessage {
+  return {
+    job_type: "EXECUTE_ORDER",
+    order_id: orderId,
+    run_id: "r1",
+    theater_id: "demo",
+    unit_id: `assault_${orderId}`,
+    worktree_path: join(fx.dir, "theaters", "demo", "worktrees", `order_${orderId}`),
+    attempt,
+    profile: { name: "executor_default", model: "test-model" },
+    constraints: { budget_seconds: 60, max_retries: 1 },
+    tool_policy: { network: false },
+    type: "draft",
+    objective: "Write a five-bullet summary into notes/summary.md",
+    inputs: {},
+    acceptance_commands: ["test -s notes/summary.md"],
+  } as JobMessage;
+}
+
+function completion(orderId: string, leaveOut?: string): string {
+  const fields: Record<string, unknown> = {
+    run_id: orderId,
+    branch: `jarvis-order_${orderId}`,
+    commit_sha: "abc1234",
+    files_changed: ["notes/summary.md"],
+    test_result: "test -s notes/summary.md passed",
+    risk: "low - one new file",
+    pr_skipped_reason: "the host integrates the worktree",
+  };
+  if (leaveOut) delete fields[leaveOut];
+  return `Done: the summary is written.\n<completion>\n${JSON.stringify(fields, null, 2)}\n</completion>`;
+}
+
+const writeSummary = () =>
+  reply.toolCalls([
+    {
+      name: "file",
+      arguments: { action: "write", path: "work/notes/summary.md", content: "- one\n- two\n" },
+    },
+  ]);
+
+async function orderEvents(orderId: string): Promise<string[]> {
+  return (await fx.store.read({ orderId })).map((e) => e.type);
+}
+
+async function aarOf(orderId: string) {
+  const worktree = await fx.vault.worktreePath(orderId);
+  return aarFileSchema.parse(JSON.parse(await readFile(join(worktree, "aar.json"), "utf8")));
+}
+
+describe("a worker running orders in command cells", () => {
+  it("lands the agent's files in the worktree, committed, with a valid AAR and the events in order; a second delivery runs nothing", async () => {
+    await fx.addOrder("o1");
+    await queue.enqueue(jobFor("o1"));
+    server.enqueue(writeSummary(), reply.text(completion("o1")));
+
+    const outcome = await worker.runOnce();
+    expect(outcome).toMatchObject({ kind: "ran", orderId: "o1", attempt: 1, status: "review_requested" });
+
+    const worktree = await fx.vault.worktreePath("o1");
+    expect(git(worktree, "show", "HEAD:notes/summary.md").out).toBe("- one\n- two");
+    expect(git(worktree, "status", "--porcelain").out).toBe("");
+    expect(await readFile(join(worktree, "outputs/model_output.txt"), "utf8")).toContain("<completion>");
+    const aar = await aarOf("o1");
+    expect(aar).toMatchObject({
+      order_id: "o1",
+      status: "completed",
+      model: { provider: "local", name: "test-model" },
+    });
+    expect(aar.artifacts.map((a) => a.path)).toEqual(["outputs/model_output.txt", "outputs/completion.json"]);
+    expect(await orderEvents("o1")).toEqual([
+      "ORDER_CREATED",
+      "ORDER_STARTED",
+      "WORKTREE_CREATED",
+      "WORKTREE_READY",
+      "ARTIFACT_WRITTEN",
+      "ARTIFACT_WRITTEN",
+      "AAR_WRITTEN",
+      "ORDER_COMPLETED",
+    ]);
+    expect((await fx.store.getOrder("o1"))?.status).toBe("COMPLETED");
+    // Charged to the order's user, recorded against the run and the order.
+    const usage = hostDb.prepare("SELECT DISTINCT user_id, session, job FROM usage_calls").all();
+    expect(usage).toEqual([{ user_id: USER, session: "run:r1", job: "order:o1" }]);
+    expect(existsSync(join(fx.dir, "command-cells", "order-o1"))).toBe(false);
+
+    // The same job delivered again (under another queue key, as a second dispatcher could): done once.
+    const requestsBefore = server.chatRequests().length;
+    expect(await queue.enqueue(jobFor("o1"), { key: "o1-again" })).toMatchObject({ duplicate: false });
+    expect(await worker.runOnce()).toMatchObject({
+      kind: "skipped",
+      reason: "the order is already COMPLETED",
+    });
+    expect(server.chatRequests().length).toBe(requestsBefore);
+    expect(await orderEvents("o1")).toHaveLength(8);
+  }, 120_000);
+
+  it("fails a completion missing a field as failed_contract, reissues it, and the next attempt succeeds", async () => {
+    await fx.addOrder("o2");
+    await queue.enqueue(jobFor("o2"));
+    server.enqueue(writeSummary(), reply.text(completion("o2", "risk")));
+
+    expect(await worker.runOnce()).toMatchObject({
+      kind: "ran",
+      attempt: 1,
+      status: "failed_contract",
+      retried: true,
+    });
+    const failed = (await fx.store.read({ orderId: "o2", types: ["ORDER_FAILED"] }))[0];
+    expect(String(failed?.payload.reason)).toMatch(/^failed_contract: \$\.risk is required/);
+    expect((await aarOf("o2")).status).toBe("failed");
+
+    server.enqueue(reply.text(completion("o2")));
+    expect(await worker.runOnce()).toMatchObject({ kind: "ran", attempt: 2, status: "review_requested" });
+    expect(await orderEvents("o2")).toEqual([
+      "ORDER_CREATED",
+      "ORDER_STARTED",
+      "WORKTREE_CREATED",
+      "WORKTREE_READY",
+      "ARTIFACT_WRITTEN",
+      "AAR_WRITTEN",
+      "ORDER_FAILED",
+      "ORDER_REISSUED",
+      "ORDER_ENQUEUED",
+      "ORDER_STARTED",
+      "ARTIFACT_WRITTEN",
+      "ARTIFACT_WRITTEN",
+      "AAR_WRITTEN",
+      "ORDER_COMPLETED",
+    ]);
+    expect(await fx.store.getOrder("o2")).toMatchObject({ status: "COMPLETED", attempt: 2 });
+    expect(await queue.counts()).toMatchObject({ waiting: 0, held: 0 });
+  }, 120_000);
+
+  it("skips a link and a planted .git hook the agent wrote, reports them, and no hook runs on the host", async () => {
+    await fx.addOrder("o3");
+    await queue.enqueue(jobFor("o3"));
+    const marker = join(fx.dir, "hook-ran");
+    const plant = [
+      "ln -s /etc/passwd /mnt/brain/work/passwd-link",
+      "mkdir -p /mnt/brain/work/.git/hooks /mnt/brain/work/notes",
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > /mnt/brain/work/.git/hooks/post-commit`,
+      "chmod +x /mnt/brain/work/.git/hooks/post-commit",
+      "echo '- planted' > /mnt/brain/work/notes/summary.md",
+      "ls -la /mnt/brain/work /mnt/brain/work/.git/hooks",
+    ].join(" && ");
+    server.enqueue(
+      reply.toolCalls([{ name: "bash", arguments: { command: plant } }]),
+      reply.text(completion("o3")),
+    );
+
+    expect(await worker.runOnce()).toMatchObject({ kind: "ran", status: "review_requested" });
+    // The probe ran in the cell: the tool's output shows the link and the hook there.
+    const toolOutput = JSON.stringify(server.chatRequests()[1]?.messages);
+    expect(toolOutput).toContain("passwd-link -> /etc/passwd");
+    expect(toolOutput).toContain("post-commit");
+
+    const worktree = await fx.vault.worktreePath("o3");
+    expect(git(worktree, "show", "HEAD:notes/summary.md").out).toBe("- planted");
+    expect(existsSync(join(worktree, "passwd-link"))).toBe(false);
+    expect(git(worktree, "ls-files").out.split("\n")).not.toContain("passwd-link");
+    expect(existsSync(marker)).toBe(false);
+    const notes = (await aarOf("o3")).notes ?? [];
+    expect(notes).toContain("not copied back from the cell: passwd-link (a symbolic link is not copied)");
+    expect(notes).toContain("not copied back from the cell: .git (a .git is never copied to the host)");
+  }, 120_000);
+});
