@@ -233,4 +233,51 @@ describe("a worker running orders in command cells", () => {
     expect(notes).toContain("not copied back from the cell: passwd-link (a symbolic link is not copied)");
     expect(notes).toContain("not copied back from the cell: .git (a .git is never copied to the host)");
   }, 120_000);
+
+  it("takes over an order whose worker died (its lease ran out) by reissuing it, and fails it when no retry is left", async () => {
+    const started = (orderId: string) =>
+      fx.store.append({
+        type: "ORDER_STARTED",
+        garrison_id: "local",
+        theater_id: "demo",
+        run_id: "r1",
+        order_id: orderId,
+        unit_id: `assault_${orderId}`,
+        payload: { attempt: 1 },
+      });
+    // A worker that started o4 and o5 and then died: it claimed their jobs and never renewed the leases.
+    await fx.addOrder("o4");
+    await fx.addOrder("o5");
+    await started("o4");
+    await started("o5");
+    await queue.enqueue(jobFor("o4"));
+    await queue.enqueue({ ...jobFor("o5"), constraints: { budget_seconds: 60, max_retries: 0 } });
+    const held = [await queue.claim("dead-worker", 300), await queue.claim("dead-worker", 300)];
+    expect(held.map((claim) => claim?.job.order_id).sort()).toEqual(["o4", "o5"]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    server.enqueue(writeSummary(), reply.text(completion("o4")));
+    expect(await worker.runOnce()).toMatchObject({
+      kind: "ran",
+      orderId: "o4",
+      attempt: 2,
+      status: "review_requested",
+    });
+    expect((await orderEvents("o4")).slice(0, 4)).toEqual([
+      "ORDER_CREATED",
+      "ORDER_STARTED",
+      "ORDER_REISSUED",
+      "ORDER_STARTED",
+    ]);
+    expect(await fx.store.getOrder("o4")).toMatchObject({ status: "COMPLETED", attempt: 2 });
+
+    const requests = server.chatRequests().length;
+    expect(await worker.runOnce()).toMatchObject({
+      kind: "skipped",
+      orderId: "o5",
+      reason: expect.stringMatching(/^failed: the worker of attempt 1 stopped; retry limit reached/),
+    });
+    expect(await fx.store.getOrder("o5")).toMatchObject({ status: "FAILED", attempt: 1 });
+    expect(server.chatRequests().length).toBe(requests);
+  }, 120_000);
 });
