@@ -82,4 +82,22 @@ describe("a tree copied into a cell and back out", () => {
     expect(back.skipped).toEqual([{ path: "out/escape.txt", reason: "out is not a folder in the worktree" }]);
     await expect(lstat(join(outside, "escape.txt"))).rejects.toThrow(/ENOENT/);
   }, 60_000);
+
+  it("keeps the host's file when the cell's version is over a cap, and refuses to guess when the tree cannot be listed", async () => {
+    const tree = join(home, "capped");
+    await mkdir(tree, { recursive: true });
+    await writeFile(join(tree, "a.txt"), "short\n");
+    const limits = { maxFiles: 10, maxBytes: 1_000, maxFileBytes: 10 };
+    const sent = await copyTreeIn(cell, tree, "work/capped", limits);
+    expect(sent.files).toEqual(["a.txt"]);
+    await writeFile(join(brainOf(), "work", "capped", "a.txt"), "far longer than ten bytes\n");
+
+    const back = await copyTreeOut(cell, "work/capped", tree, { limits, removeMissing: sent.files });
+    expect(back).toMatchObject({ files: [], removed: [], skipped: [{ path: "a.txt" }] });
+    expect(await readFile(join(tree, "a.txt"), "utf8")).toBe("short\n");
+    await expect(copyTreeOut(cell, "missing", tree, { removeMissing: sent.files })).rejects.toThrow(
+      /could not be listed/,
+    );
+    expect(await readFile(join(tree, "a.txt"), "utf8")).toBe("short\n");
+  }, 60_000);
 });

@@ -126,7 +126,10 @@ export async function copyTreeOut(
   const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
   const walk = async (rel: string): Promise<void> => {
     const listed = await fileOp(cell, { op: "list", path: rel === "" ? brainDir : `${brainDir}/${rel}` });
-    if ("failure" in listed) return void report.skipped.push({ path: rel || ".", reason: listed.failure });
+    // Without the root's listing nothing is known of the cell's tree, and every file would look deleted.
+    if ("failure" in listed && rel === "")
+      throw new Error(`the cell's ${brainDir}/ could not be listed: ${listed.failure}`);
+    if ("failure" in listed) return void report.skipped.push({ path: rel, reason: listed.failure });
     for (const entry of listed.entries) {
       const name = nameIn(entry, rel === "" ? brainDir : `${brainDir}/${rel}`);
       if (name === undefined) {
@@ -148,9 +151,13 @@ export async function copyTreeOut(
     }
   };
   await walk("");
-  const kept = new Set(report.files);
+  // A path the cell still holds in some form (skipped: over a cap, now a link, under a folder it could not list)
+  // is not a deletion: the host keeps its version and the report says why the cell's was not taken.
+  const copied = new Set(report.files);
+  const present = (path: string) =>
+    copied.has(path) || report.skipped.some((s) => path === s.path || path.startsWith(`${s.path}/`));
   for (const path of options.removeMissing ?? []) {
-    if (!kept.has(path) && (await removeHostFile(hostDir, path))) report.removed.push(path);
+    if (!present(path) && (await removeHostFile(hostDir, path))) report.removed.push(path);
   }
   return report;
 }
