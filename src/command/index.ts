@@ -36,6 +36,7 @@ export {
   type GateCellSpec,
   type GateCellsOptions,
   type GateCommandResult,
+  type GateOutcome,
   type GateRequest,
   type GateRunner,
   gateCommandResultSchema,

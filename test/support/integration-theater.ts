@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
@@ -74,7 +74,13 @@ export class IntegrationTheater {
    */
   async completedOrder(
     orderId: string,
-    options: { files: Record<string, string>; acceptance?: string[]; artifacts?: string[] },
+    options: {
+      files: Record<string, string>;
+      /** Symlinks committed in the order's tree: name → target. */
+      links?: Record<string, string>;
+      acceptance?: string[];
+      artifacts?: string[];
+    },
   ): Promise<string> {
     const worktree = join(this.home, "worktrees", `order_${orderId}`);
     const branch = `order_${orderId}`;
@@ -107,6 +113,8 @@ export class IntegrationTheater {
       "order.json": JSON.stringify(order, null, 2),
       "aar.json": JSON.stringify(aar, null, 2),
     });
+    for (const [name, target] of Object.entries(options.links ?? {}))
+      await symlink(target, join(worktree, name));
     await hostGit(worktree, ["add", "-A"]);
     await hostGit(worktree, ["commit", "-q", "-m", `order ${orderId}`]);
     await this.store.appendBatch([

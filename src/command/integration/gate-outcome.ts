@@ -1,5 +1,5 @@
 import type { IntegrateData } from "../../contracts/index.js";
-import type { GateCommandResult } from "./gate-runner.js";
+import type { GateCommandResult, GateOutcome } from "./gate-runner.js";
 
 /** One line of the integrate answer's `gates`. */
 export type Gate = IntegrateData["gates"][number];
@@ -25,4 +25,16 @@ export function failureDetails(r: GateCommandResult): { reason: string } & Recor
     timed_out: r.timed_out,
     output_tail,
   };
+}
+
+/**
+ * The paths of the merged tree the gate cell did not get (links are data, never followed; files over the copy's
+ * caps), said in the answer so that a reader knows what the commands ran without. None: no line.
+ */
+export function treeGate(outcome: GateOutcome): Gate[] {
+  if (outcome.skipped.length === 0) return [];
+  const shown = outcome.skipped.slice(0, 5).map((s) => `${s.path} (${s.reason})`);
+  const more = outcome.skipped.length > 5 ? `, and ${outcome.skipped.length - 5} more` : "";
+  const detail = `not copied into the gate cell: ${shown.join(", ")}${more}`;
+  return [{ name: "tree", passed: true, detail }];
 }

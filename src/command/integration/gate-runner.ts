@@ -27,7 +27,13 @@ export interface GateRequest {
 
 /** Runs gate commands over a tree somewhere the tree's code cannot reach the host; stops at the first failure. */
 export interface GateRunner {
-  run(request: GateRequest): Promise<GateCommandResult[]>;
+  run(request: GateRequest): Promise<GateOutcome>;
+}
+
+/** What a gate run answers: each command's outcome, and the tree's paths the gate did not get (links, caps). */
+export interface GateOutcome {
+  results: GateCommandResult[];
+  skipped: ReadonlyArray<{ path: string; reason: string }>;
 }
 
 /** The cell a gate runs in: one of the order's user's command cells. */
@@ -45,7 +51,11 @@ export interface GateCellsOptions {
     release(cell: CellHandle): Promise<void>;
   };
   /** Copies a host directory (without `.git`, links as data) into the cell's brain at `brainDir`. */
-  copyTreeIn(cell: CellHandle, hostDir: string, brainDir: string): Promise<unknown>;
+  copyTreeIn(
+    cell: CellHandle,
+    hostDir: string,
+    brainDir: string,
+  ): Promise<{ skipped: ReadonlyArray<{ path: string; reason: string }> }>;
 }
 
 /** Where the tree goes in the gate cell's brain; the gate handler's default working directory. */
@@ -59,8 +69,8 @@ export const GATE_DIR = "work";
 export class CellGateRunner implements GateRunner {
   constructor(private readonly options: GateCellsOptions) {}
 
-  async run(request: GateRequest): Promise<GateCommandResult[]> {
-    if (request.commands.length === 0) return [];
+  async run(request: GateRequest): Promise<GateOutcome> {
+    if (request.commands.length === 0) return { results: [], skipped: [] };
     const { cells, copyTreeIn } = this.options;
     const cell = await cells.start({
       userId: request.userId,
@@ -69,7 +79,7 @@ export class CellGateRunner implements GateRunner {
       purpose: "gate",
     });
     try {
-      await copyTreeIn(cell, request.treeDir, GATE_DIR);
+      const { skipped } = await copyTreeIn(cell, request.treeDir, GATE_DIR);
       const text = JSON.stringify({
         commands: request.commands,
         dir: GATE_DIR,
@@ -83,7 +93,7 @@ export class CellGateRunner implements GateRunner {
       const parsed = gateReplySchema.safeParse(safeJson(reply.text));
       if (!parsed.success)
         throw new Error(`the gate cell's answer is not a gate result: ${reply.text.slice(0, 200)}`);
-      return parsed.data.results;
+      return { results: parsed.data.results, skipped };
     } finally {
       await cells.release(cell);
     }

@@ -48,10 +48,14 @@ describe.skipIf(!bwrapUsable)("gates in a cell", () => {
   it("merges an order whose acceptance and profile commands pass over the merged tree", async () => {
     await theater.commitOnMain({ "main-only.txt": "landed on main meanwhile\n" }, "main moved");
     const before = await theater.main();
-    // The acceptance command sees both sides of the merge: main's new file and the order's.
+    // The acceptance command sees both sides of the merge (main's new file and the order's), no .git, and
+    // not the link the order committed: links are data, and the gate says it did not get it.
+    const accept =
+      'grep -q meanwhile main-only.txt && test "$(cat notes/a.txt)" = a && test ! -e .git && test ! -e host-root';
     const wt = await theater.completedOrder("pass", {
       files: { "notes/a.txt": "a\n" },
-      acceptance: ['grep -q meanwhile main-only.txt && test "$(cat notes/a.txt)" = a && test ! -e .git'],
+      links: { "host-root": "/" },
+      acceptance: [accept],
     });
     const result = await integrator().integrate({
       theaterId: "demo",
@@ -64,9 +68,13 @@ describe.skipIf(!bwrapUsable)("gates in a cell", () => {
       ["aar.json", true],
       ["artifacts", true],
       ["merge", true],
-      ['grep -q meanwhile main-only.txt && test "$(cat notes/a.txt)" = a && test ! -e .git', true],
+      ["tree", true],
+      [accept, true],
       ["! grep -rq FIXME .", true],
     ]);
+    expect(result.gates.find((g) => g.name === "tree")?.detail).toMatch(
+      /^not copied into the gate cell: host-root \(/,
+    );
     expect(result.commit_sha).toBe(await theater.main());
     expect(await theater.mergesOnMain()).toEqual([result.commit_sha]);
     const { hostGit } = await import("../git/host-git.js");

@@ -10,14 +10,16 @@ import { IntegrationRefusedError } from "./integration-refusal.js";
 // is gated by, and that a refused or recovered order never reaches the gate.
 let theater: IntegrationTheater;
 let gated: GateRequest[];
-const passing = (request: GateRequest) =>
-  request.commands.map((command) => ({
+const passing = (request: GateRequest) => ({
+  results: request.commands.map((command) => ({
     command,
     exit: 0,
     stdout_tail: "",
     stderr_tail: "",
     timed_out: false,
-  }));
+  })),
+  skipped: [],
+});
 const recordingGates: GateRunner = {
   run: async (request) => {
     gated.push(request);

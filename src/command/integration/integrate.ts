@@ -2,8 +2,8 @@ import type { IntegrateData } from "../../contracts/index.js";
 import { InvalidInputError, NotFoundError } from "../../core/index.js";
 import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
 import { hostGit } from "../git/host-git.js";
-import { failureDetails, type Gate, gateOf } from "./gate-outcome.js";
-import type { GateCommandResult, GateRunner } from "./gate-runner.js";
+import { failureDetails, type Gate, gateOf, treeGate } from "./gate-outcome.js";
+import type { GateOutcome, GateRunner } from "./gate-runner.js";
 import { IntegrationLedger } from "./integration-ledger.js";
 import { IntegrationRefusedError, refuseUnlessIntegrable } from "./integration-refusal.js";
 import {
@@ -160,9 +160,9 @@ export class Integrator {
         const result = { order_id: orderId, result: "failed" as const, commit_sha: null };
         return { ...result, gates: [...checked, gate], conflicts: prepared.paths };
       }
-      let results: GateCommandResult[];
+      let outcome: GateOutcome;
       try {
-        results = await this.options.gates.run({
+        outcome = await this.options.gates.run({
           userId: job.owner,
           runId: order.run_id,
           orderId,
@@ -175,7 +175,8 @@ export class Integrator {
       } finally {
         await prepared.remove();
       }
-      const gates: Gate[] = [{ name: "merge", passed: true }, ...results.map(gateOf)];
+      const { results } = outcome;
+      const gates: Gate[] = [{ name: "merge", passed: true }, ...treeGate(outcome), ...results.map(gateOf)];
       const failure = results.find((r) => r.exit !== 0 || r.timed_out);
       if (failure) return failed(gates, failureDetails(failure));
       if (results.length < job.commands.length)
