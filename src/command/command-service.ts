@@ -1,7 +1,15 @@
 import { join } from "node:path";
 import { type EventStore, openStore } from "../ledger/index.js";
+import type { CommandCells } from "./cells/index.js";
+import { copyTreeIn } from "./cells/index.js";
+import type { Planner, Synthesizer } from "./co/co-services.js";
+import { CommandingOfficer } from "./co/commanding-officer.js";
+import { CellGateRunner } from "./integration/gate-runner.js";
+import { Integrator } from "./integration/integrate.js";
+import { readAar } from "./integration/worktree-files.js";
 import type { JobQueue } from "./queue/job-queue.js";
 import { SqliteJobQueue } from "./queue/sqlite-queue.js";
+import { RunDriver } from "./run-driver.js";
 import { TheaterRegistry } from "./vault/theaters.js";
 import { Vault } from "./vault/worktrees.js";
 
@@ -14,15 +22,23 @@ export interface CommandServiceOptions {
   queue?: JobQueue;
   /** Where theaters' repositories and worktrees live; default <home>/theaters. */
   theatersDir?: string;
+  /** Turns a run's objective into orders (the warden's asks a model through its proxy). */
+  planner: Planner;
+  /** Writes a run's final reply; without one the CO composes a plain reply from the AARs. */
+  synthesizer?: Synthesizer;
+  /** Cells for orders and gates; without them nothing is gated, so there is no integrator. */
+  cells?: CommandCells;
 }
 
 /**
- * Command as one thing a host opens and closes: the ledger and the queue, shared by the vault and the parts that
- * join it over one theaters folder. It only assembles; each part does its own work. What it is given becomes
- * its own: close() closes every part, given or opened here, so a caller closes one thing.
+ * Command as one thing a host opens and closes: the ledger and the queue, shared by the CO, the vault and
+ * integration over one theaters folder. It only assembles; each part does its own work. What it is given
+ * becomes its own: close() closes every part, given or opened here, so a caller closes one thing.
  */
 export class CommandService {
   private closing: Promise<void> | undefined;
+  /** Runs carried from objective to reply (POST /chat). */
+  readonly runs: RunDriver;
 
   private constructor(
     readonly home: string,
@@ -30,7 +46,12 @@ export class CommandService {
     readonly queue: JobQueue,
     readonly theaters: TheaterRegistry,
     readonly vault: Vault,
-  ) {}
+    readonly co: CommandingOfficer,
+    /** Undefined without cells: gates run in cells only. */
+    readonly integrator: Integrator | undefined,
+  ) {
+    this.runs = new RunDriver(co, store);
+  }
 
   static async open(options: CommandServiceOptions): Promise<CommandService> {
     const store =
@@ -43,12 +64,45 @@ export class CommandService {
       throw error;
     }
     const theaters = new TheaterRegistry(options.theatersDir ?? join(options.home, "theaters"));
-    return new CommandService(options.home, store, queue, theaters, new Vault({ theaters, store }));
+    const vault = new Vault({ theaters, store });
+    const co = new CommandingOfficer({
+      store,
+      queue,
+      planner: options.planner,
+      ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
+      readAar: async (order) => {
+        if (order.worktree_path === null) return undefined;
+        try {
+          return readAar(order.worktree_path, order.order_id);
+        } catch {
+          return undefined; // synthesis reports the order without its AAR
+        }
+      },
+      // Where the vault puts it (vault/worktrees.ts): the job names the worktree before it exists.
+      theaterWorktreePath: (theaterId, orderId) =>
+        join(theaters.theaterDir(theaterId), "worktrees", `order_${orderId}`),
+    });
+    const integrator = options.cells
+      ? new Integrator({
+          store,
+          theaters,
+          gates: new CellGateRunner({ cells: options.cells, copyTreeIn }),
+          dependenciesIntegrated: async (orderId) => {
+            const order = await co.orderStatus(orderId);
+            for (const dependency of order.plan?.depends_on ?? []) {
+              if ((await store.getOrder(dependency))?.integration_state !== "INTEGRATED") return false;
+            }
+            return true;
+          },
+        })
+      : undefined;
+    return new CommandService(options.home, store, queue, theaters, vault, co, integrator);
   }
 
   /** Closes every part once; later calls wait for the same close. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.runs.close();
       await this.queue.close();
       await this.store.close();
     })();

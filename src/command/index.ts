@@ -48,9 +48,11 @@ export {
   type IntegratorOptions,
 } from "./integration/integrate.js";
 export { IntegrationRefusedError } from "./integration/integration-refusal.js";
+export { enqueueJobRequest } from "./job-request.js";
 export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";
+export { type ChatInput, DEFAULT_CHAT_WAIT_MS, RunDriver } from "./run-driver.js";
 export { listRuns, orderOwner, runOwner } from "./run-owners.js";
 export {
   type TheaterAddRequest,

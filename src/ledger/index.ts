@@ -28,7 +28,12 @@ export {
 } from "./postgres-schema.js";
 export { PostgresEventStore, type PostgresStoreOptions } from "./postgres-store.js";
 export { SnapshotSet } from "./projection.js";
-export { isLoopbackAddress, isLoopbackHost, type LedgerAuthenticator } from "./request-guard.js";
+export {
+  isLoopbackAddress,
+  isLoopbackHost,
+  type LedgerAuthenticator,
+  type LedgerAuthorizer,
+} from "./request-guard.js";
 export { applyRunEvent } from "./run-projection.js";
 export {
   type AppendData,

@@ -9,7 +9,7 @@ import { type EventStreamOptions, writeEventStream } from "./event-stream.js";
 import { ledgerHttpErrorOf } from "./http-errors.js";
 import { expectationsFor, parseQuery, readQuerySchema } from "./http-query.js";
 import { parseJsonBody } from "./json-body.js";
-import { guardRequest, type LedgerAuthenticator } from "./request-guard.js";
+import { guardRequest, type LedgerAuthenticator, type LedgerAuthorizer } from "./request-guard.js";
 
 export interface LedgerRoutesOptions {
   store: EventStore;
@@ -23,6 +23,8 @@ export interface LedgerRoutesOptions {
    * connections naming a loopback Host, so they never serve a network unauthenticated.
    */
   authenticate?: LedgerAuthenticator;
+  /** Checks every request itself instead of `authenticate` (a host that mounts the ledger behind its users). */
+  authorize?: LedgerAuthorizer;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -49,7 +51,7 @@ export const ledgerRoutes: FastifyPluginAsync<LedgerRoutesOptions> = async (app,
 
   // Runs before any body is read: a refused request costs no parsing. guardRequest lets only
   // application/json through to the parser; the catch-all keeps one parser and one set of error messages.
-  app.addHook("onRequest", (request) => guardRequest(request, options.authenticate));
+  app.addHook("onRequest", (request) => guardRequest(request, options.authenticate, options.authorize));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => {
     try {

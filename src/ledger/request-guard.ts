@@ -6,6 +6,12 @@ import { HttpError } from "../http/index.js";
 export type LedgerAuthenticator = (token: string) => Promise<boolean>;
 
 /**
+ * A host's own check of each request instead of bearer tokens (the warden's users, by token or session
+ * cookie): throws an HttpError (401, 403, 404) to refuse. Health probes are checked too.
+ */
+export type LedgerAuthorizer = (request: FastifyRequest) => Promise<void>;
+
+/**
  * What a request must show before the ledger reads its body. A web page the operator visits can send a
  * request to the ledger but not set its headers freely, so: writes must be application/json (a form or a
  * text/plain POST needs no CORS preflight; JSON does), a browser's cross-site request is refused by its
@@ -15,9 +21,11 @@ export type LedgerAuthenticator = (token: string) => Promise<boolean>;
 export async function guardRequest(
   request: FastifyRequest,
   authenticate: LedgerAuthenticator | undefined,
+  authorize?: LedgerAuthorizer,
 ): Promise<void> {
   refuseCrossSite(request);
-  if (authenticate) {
+  if (authorize) await authorize(request);
+  else if (authenticate) {
     // Health probes carry no token and learn nothing but that the ledger is up.
     if (request.routeOptions.url?.endsWith("/health") !== true) await requireToken(request, authenticate);
   } else requireLoopback(request);

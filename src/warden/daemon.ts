@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir } from "../cells/index.js";
@@ -12,6 +13,8 @@ import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { ChatCore } from "./chat-core.js";
+import { WardenCommandCells } from "./command-cells.js";
+import { WardenPlanner } from "./command-planner.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
 import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
@@ -97,7 +100,22 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
   });
   // Command's ledger and queue sit beside host.db; a ledger that cannot open stops the start like host.db would.
-  const command = config.command.enabled ? await openCommand(db, { home: options.home }) : undefined;
+  const command = config.command.enabled
+    ? await openCommand(db, {
+        home: options.home,
+        planner: new WardenPlanner(providers, config),
+        cells: new WardenCommandCells({
+          backend: chosen.backend,
+          scratchDir: join(options.home, "command", "cells"),
+          config,
+          providers,
+          cellUidOf: (userId) => users.get(userId)?.cellUid,
+          audit: (entry) => audit.record(entry),
+          logger,
+          budget,
+        }),
+      })
+    : undefined;
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
   const chat = new ChatCore({ cells, conversations, soul, logger, audit: (entry) => audit.record(entry) });

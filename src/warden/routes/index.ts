@@ -7,6 +7,7 @@ import { authRoutes } from "./auth-routes.js";
 import { brainRoutes } from "./brain-routes.js";
 import { budgetRoutes } from "./budget-routes.js";
 import { channelRoutes } from "./channel-routes.js";
+import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
@@ -17,6 +18,7 @@ import { systemRoutes } from "./system-routes.js";
 import { uiRoutes } from "./ui-routes.js";
 import { usageRoutes } from "./usage-routes.js";
 import { userRoutes } from "./user-routes.js";
+import { vaultRoutes } from "./vault-routes.js";
 import { wsRoute } from "./ws-route.js";
 
 /** The JSON routes of /api, one module per resource; each takes only the services it names. */
@@ -33,6 +35,8 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...usageRoutes(ctx),
     ...memoryRoutes(ctx),
     ...cronRoutes(ctx),
+    ...commandRoutes(ctx),
+    ...vaultRoutes(ctx),
     ...adminRoutes(ctx),
   ];
 }

@@ -8,34 +8,29 @@ import type { WardenContext } from "../warden-context.js";
 
 export const LEDGER_PREFIX = "/api/ledger";
 
-type LedgerDeps = Pick<WardenContext, "command" | "authenticator" | "users" | "config">;
+type LedgerDeps = Pick<WardenContext, "command" | "authenticator" | "config">;
 
 /**
  * The ledger's own routes (seed 000 §3.3) under /api/ledger, behind the warden's users: a user reads the events
  * and snapshots of their own runs, an admin reads everything, and only an admin appends (the CO, vault and
- * workers write the ledger themselves; a hand-written event is an operator's repair). The ledger's routes take
- * bearer tokens only: they answer API clients, not the browser's cookie.
+ * workers write the ledger themselves; a hand-written event is an operator's repair). Callers sign in as on the
+ * rest of /api, by token or by the UI's session cookie (which follows a run's events as they come).
  */
 export async function mountLedger(app: FastifyInstance, ctx: LedgerDeps): Promise<void> {
   const command = ctx.command;
   if (!command) return;
   const store = command.store;
-  await app.register(
-    async (scope) => {
-      scope.addHook("onRequest", async (request) => {
-        if (request.routeOptions.url === `${LEDGER_PREFIX}/health`) return;
-        const auth = await ctx.authenticator.identify(request);
-        if (!auth) throw notSignedIn();
-        if (!auth.admin) await allowUser(request, auth);
-      });
-      await scope.register(ledgerRoutes, {
-        store,
-        bodyLimit: ctx.config.server.body_limit,
-        authenticate: async (token) => (await ctx.users.authenticate(token)) !== undefined,
-      });
+  await app.register(ledgerRoutes, {
+    prefix: LEDGER_PREFIX,
+    store,
+    bodyLimit: ctx.config.server.body_limit,
+    authorize: async (request) => {
+      if (request.routeOptions.url === `${LEDGER_PREFIX}/health`) return;
+      const auth = await ctx.authenticator.identify(request);
+      if (!auth) throw notSignedIn();
+      if (!auth.admin) await allowUser(request, auth);
     },
-    { prefix: LEDGER_PREFIX },
-  );
+  });
 
   async function allowUser(request: FastifyRequest, auth: Auth): Promise<void> {
     if (request.method !== "GET")

@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ChatAsyncData, ChatSyncData, SynthesizeData } from "../contracts/index.js";
+import { ConflictError } from "../core/index.js";
+import type { EventStore } from "../ledger/index.js";
+import type { CommandingOfficer } from "./co/commanding-officer.js";
+
+export interface ChatInput {
+  userId: string;
+  theaterId: string;
+  message: string;
+  mode: "sync" | "async";
+}
+
+/** How long a sync chat waits before answering like an async one (the run goes on either way). */
+export const DEFAULT_CHAT_WAIT_MS = 10 * 60_000;
+
+/** How often a waiting run re-checks without an append to wake it (another process's workers). */
+const RECHECK_MS = 2_000;
+
+/**
+ * Carries runs from objective to reply (seed 000 §3.1, POST /chat): create, plan, dispatch, wait for the orders,
+ * dispatch again as dependencies are integrated, synthesize. A followed run goes on whoever waits for it, until
+ * it is concluded or the service closes. Planning that fails cancels the run with the reason, so no run waits
+ * OPEN for orders that will never exist.
+ */
+export class RunDriver {
+  private readonly stop = new AbortController();
+  private readonly followed = new Map<string, Promise<SynthesizeData>>();
+
+  constructor(
+    private readonly co: CommandingOfficer,
+    private readonly store: EventStore,
+  ) {}
+
+  /** sync: the reply (or, past `waitMs`, the async answer); async: the run id at once. */
+  async chat(input: ChatInput, options: { waitMs?: number } = {}): Promise<ChatSyncData | ChatAsyncData> {
+    const runId = await this.co.createRun({
+      userId: input.userId,
+      theaterId: input.theaterId,
+      objective: input.message,
+    });
+    const done = this.follow(runId);
+    if (input.mode === "async") {
+      done.catch(() => undefined); // its outcome is in the ledger; GET /runs/{id} shows it
+      return { run_id: runId, status: "OPEN" };
+    }
+    const timer = new AbortController();
+    const result = await Promise.race([
+      done,
+      sleep(options.waitMs ?? DEFAULT_CHAT_WAIT_MS, undefined, { signal: timer.signal }).catch(
+        () => undefined,
+      ),
+    ]).finally(() => timer.abort());
+    if (result === undefined) return { run_id: runId, status: "OPEN" };
+    return { run_id: runId, reply: result.reply, artifacts: result.artifacts };
+  }
+
+  /** The run's conclusion, driving it there once however many callers ask. */
+  follow(runId: string): Promise<SynthesizeData> {
+    let driving = this.followed.get(runId);
+    if (!driving) {
+      driving = this.drive(runId).finally(() => this.followed.delete(runId));
+      this.followed.set(runId, driving);
+    }
+    return driving;
+  }
+
+  /** Stops waiting for every followed run; what they did so far stays in the ledger. */
+  async close(): Promise<void> {
+    this.stop.abort();
+    await Promise.allSettled([...this.followed.values()]);
+  }
+
+  private async drive(runId: string): Promise<SynthesizeData> {
+    const run = await this.store.getRun(runId);
+    if (run?.status === "OPEN" && run.orders.length === 0) {
+      try {
+        await this.co.plan(runId);
+      } catch (error) {
+        const reason = `planning failed: ${(error as Error).message}`.slice(0, 1000);
+        await this.co.cancel(runId, reason).catch(() => undefined);
+        throw error;
+      }
+    }
+    const { signal } = this.stop;
+    for (;;) {
+      signal.throwIfAborted();
+      const head = await this.store.head();
+      if ((await this.store.getRun(runId))?.status === "OPEN") {
+        try {
+          await this.co.dispatch(runId);
+          return await this.co.synthesize(runId);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error; // orders still in progress: wait for the ledger
+        }
+      } else return this.co.synthesize(runId);
+      await this.store.waitForAppend(head, { timeoutMs: RECHECK_MS, signal });
+    }
+  }
+}
