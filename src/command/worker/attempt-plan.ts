@@ -1,9 +1,11 @@
 import { decideDispatch, type JobMessage, type WorkerRunStatus } from "../../contracts/index.js";
 import type { OrderSnapshot } from "../../ledger/index.js";
 
+/** Run attempt `attempt`; `reissue` first when a dead worker's attempt is still RUNNING in the ledger. */
+export type RunningPlan = { action: "run"; attempt: number; retryCount: number; reissue: boolean };
+
 export type AttemptPlan =
-  /** Run attempt `attempt`; `reissue` first when a dead worker's attempt is still RUNNING in the ledger. */
-  | { action: "run"; attempt: number; retryCount: number; reissue: boolean }
+  | RunningPlan
   /** Nothing to do: the job is done with, the order untouched. */
   | { action: "skip"; reason: string }
   /** A dead worker's attempt with no retry left: the order fails. */

@@ -1,10 +1,11 @@
-import { type JobMessage, jobMessageSchema, type LedgerEventInput } from "../../contracts/index.js";
+import { type JobMessage, jobMessageSchema } from "../../contracts/index.js";
 import { issuesFromZod, type Logger } from "../../core/index.js";
-import { type EventStore, type OrderSnapshot, StreamVersionConflictError } from "../../ledger/index.js";
+import { type EventStore, StreamVersionConflictError } from "../../ledger/index.js";
 import type { CommandCells } from "../cells/command-cells.js";
 import type { ClaimedJob, JobQueue } from "../queue/job-queue.js";
+import { closeAttempt, eventBaseOf, lastFailure, startAttempt } from "./attempt-ledger.js";
 import { planAttempt } from "./attempt-plan.js";
-import { type AttemptStatus, type EventBase, failureReason } from "./attempt-report.js";
+import type { AttemptStatus, EventBase } from "./attempt-report.js";
 import { keepLease } from "./lease-keeper.js";
 import { type AttemptRun, runAttempt } from "./run-attempt.js";
 import type { WorkerVault } from "./worker-vault.js";
@@ -114,39 +115,23 @@ export class Worker {
     const order = await store.getOrder(job.order_id);
     if (!order) return skip("no such order in the ledger");
     if (order.run_id !== job.run_id) return skip(`the order belongs to run ${order.run_id}`);
-    const plan = planAttempt(order, job, claimed.deliveries, await this.lastFailure(job.order_id));
+    const plan = planAttempt(order, job, claimed.deliveries, await lastFailure(store, job.order_id));
     if (plan.action === "skip") return skip(plan.reason);
-    const base = this.eventBase(order, job);
+    const base = eventBaseOf(order, job, this.options.garrisonId ?? "local");
     const expect = [{ kind: "order" as const, id: order.order_id, version: order.version }];
     try {
       if (plan.action === "give_up") {
         await store.append({ ...base, type: "ORDER_FAILED", payload: { reason: plan.reason } }, { expect });
         return skip(plan.reason);
       }
-      const starting: LedgerEventInput[] = [
-        ...(plan.reissue
-          ? [
-              {
-                ...base,
-                type: "ORDER_REISSUED" as const,
-                payload: { attempt: plan.attempt, reason: "the worker holding it stopped" },
-              },
-            ]
-          : []),
-        {
-          ...base,
-          type: "ORDER_STARTED",
-          payload: { attempt: plan.attempt, worker_id: this.options.workerId },
-        },
-      ];
-      await store.appendBatch(starting, { expect });
+      await startAttempt(store, base, plan, this.options.workerId, expect);
     } catch (error) {
       if (error instanceof StreamVersionConflictError) return skip("another worker moved the order first");
       throw error;
     }
     const run = await this.attempt(job, base, plan.attempt, plan.retryCount, lost);
     if (lost.aborted) return { kind: "lost", jobId: claimed.id, orderId };
-    const retried = await this.report(job, base, plan.attempt, run);
+    const retried = await closeAttempt(this.options, job, base, plan.attempt, run);
     return {
       kind: "ran",
       jobId: claimed.id,
@@ -174,51 +159,5 @@ export class Worker {
         events: [],
       };
     }
-  }
-
-  /** Appends the attempt's closing events; a failure within the cap is reissued as the next job. */
-  private async report(job: JobMessage, base: EventBase, attempt: number, run: AttemptRun): Promise<boolean> {
-    const { store, queue } = this.options;
-    const events: LedgerEventInput[] =
-      run.events.length > 0
-        ? [...run.events]
-        : [{ ...base, type: "ORDER_FAILED", payload: { reason: failureReason(run.outcome) } }];
-    const retry = run.outcome.status !== "review_requested" && attempt < job.constraints.max_retries + 1;
-    if (retry) {
-      const next = { ...job, attempt: attempt + 1 };
-      const { id } = await queue.enqueue(next);
-      events.push(
-        {
-          ...base,
-          type: "ORDER_REISSUED",
-          payload: { attempt: next.attempt, reason: failureReason(run.outcome) },
-        },
-        {
-          ...base,
-          type: "ORDER_ENQUEUED",
-          payload: { attempt: next.attempt, job_id: id, queue: queue.kind },
-        },
-      );
-    }
-    await store.appendBatch(events);
-    return retry;
-  }
-
-  /** How the order's last attempt failed, for seed 001's retry rule (failed and failed_contract both retry). */
-  private async lastFailure(orderId: string) {
-    const failures = await this.options.store.read({ orderId, types: ["ORDER_FAILED"], limit: 10_000 });
-    const reason = failures.at(-1)?.payload.reason;
-    if (reason === undefined) return undefined;
-    return String(reason).startsWith("failed_contract") ? ("failed_contract" as const) : ("failed" as const);
-  }
-
-  private eventBase(order: OrderSnapshot, job: JobMessage): EventBase {
-    return {
-      garrison_id: this.options.garrisonId ?? "local",
-      theater_id: order.theater_id,
-      run_id: order.run_id,
-      order_id: order.order_id,
-      unit_id: job.unit_id,
-    };
   }
 }
