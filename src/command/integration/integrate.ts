@@ -84,6 +84,9 @@ export class Integrator {
     if (!(await this.options.dependenciesIntegrated(orderId)))
       throw new IntegrationRefusedError(orderId, "an order it depends on is not integrated yet");
     const aar = readAar(input.worktreePath, orderId);
+    // Work that met only part of its objective (partial) or none is not promoted, whatever the ledger says.
+    if (aar.status !== "completed")
+      throw new InvalidInputError("aar.json $.status", `must be completed to integrate, not ${aar.status}`);
     for (const [i, artifact] of aar.artifacts.entries()) {
       const found = await hostGit(repo, ["cat-file", "-e", `${tip}:${artifact.path}`], {
         allowFailure: true,
