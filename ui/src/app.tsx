@@ -11,6 +11,7 @@ import { AppShell } from "./shell/app-shell.js";
 const MemoryView = lazy(() => import("./memory/memory-view.js"));
 const InstructionsView = lazy(() => import("./instructions/instructions-view.js"));
 const CronView = lazy(() => import("./cron/cron-view.js"));
+const RunsView = lazy(() => import("./runs/runs-view.js"));
 const SoulView = lazy(() => import("./soul/soul-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
 const UsageView = lazy(() => import("./usage/usage-view.js"));
@@ -44,6 +45,9 @@ export function App() {
               </Match>
               <Match when={route().view === "cron"}>
                 <CronView api={api} />
+              </Match>
+              <Match when={route().view === "runs"}>
+                <RunsView api={api} runId={route().rest} />
               </Match>
               <Match when={route().view === "soul"}>
                 <SoulView api={api} />

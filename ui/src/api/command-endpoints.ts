@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import type {
-  AarFile,
-  IntegrateData,
+  LedgerEvent,
   OrderSnapshotData,
   RunCreateData,
   RunCreateRequest,
@@ -11,28 +10,34 @@ import type {
   TheaterCreateRequest,
 } from "../../../src/contracts/command/index.js";
 
-// The command routes the warden serves under its own sign-in, typed from seed 000's contracts: the user comes
-// from the session, so no body carries user_id. Nothing here restates a shape the contracts define.
+// The command routes the warden serves under its own sign-in (src/warden/routes/command-routes.ts) and the
+// ledger's read under /api/ledger, typed from seed 000's contracts: the user comes from the session, so no body
+// carries user_id. Nothing here restates a shape the contracts define.
 
 export type Theater = Pick<TheaterCreateData, "theater_id" | "repo_path">;
 export type RunSummary = RunSnapshotData;
-export type Gate = IntegrateData["gates"][number];
+export type OrderSnapshot = OrderSnapshotData;
 
-/** One order of a run as the runs view shows it: its snapshot, its AAR's summary and its gates' output. */
-export type OrderDetail = OrderSnapshotData & {
-  aar_summary?: AarFile["summary"] | null;
-  gates?: Gate[] | null;
-};
+/**
+ * One order as GET /api/runs/{id} lists it: the run snapshot's status and what the plan and the order's own
+ * snapshot add. Fields past order_id and status are optional: the list is the run's, the rest is the order's.
+ */
+export type RunOrder = RunSnapshotData["orders"][number] &
+  Partial<Pick<OrderSnapshotData, "attempt" | "integration_state" | "aar_path">> & {
+    key?: string | null;
+    objective?: string | null;
+  };
 
 // Contract objects are loose (unknown keys pass), so Omit over their index signature would lose every field:
 // the run's fields are taken from the schema's shape instead.
 type RunShape = (typeof runSnapshotDataSchema)["shape"];
 export type RunDetail = { [K in Exclude<keyof RunShape, "orders">]: z.output<RunShape[K]> } & {
-  orders: OrderDetail[];
+  orders: RunOrder[];
 };
 
 export type RunStartBody = Omit<RunCreateRequest, "user_id" | "metadata"> & { theater_id?: string };
 export type TheaterBody = Pick<TheaterCreateRequest, "theater_id"> & { repo_path?: string };
+export type LedgerPage = { events: LedgerEvent[]; head: number; next_after: number };
 
 /** Lists may come bare or wrapped ({ runs: [...] }); the controller accepts both. */
 type ListOf<K extends string, T> = T[] | { [key in K]: T[] };
@@ -44,4 +49,10 @@ export interface CommandEndpoints {
   "POST /api/runs": { body: RunStartBody; response: RunCreateData };
   "GET /api/runs/:id": { params: { id: string }; response: RunDetail };
   "POST /api/runs/:id/cancel": { params: { id: string }; response: Partial<RunSnapshotData> };
+  "GET /api/orders/:id": { params: { id: string }; response: OrderSnapshot };
+  /** The ledger's own read (not the follow): a run's past events of some types. */
+  "GET /api/ledger/events": {
+    query: { run_id: string; type?: string; after?: number; limit?: number };
+    response: LedgerPage;
+  };
 }

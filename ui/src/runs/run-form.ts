@@ -32,14 +32,17 @@ export function refusalOf(error: ApiError, form: "start" | "theater"): FormRefus
   const names = form === "start" ? START_FIELDS : THEATER_FIELDS;
   const fields: FormRefusal["fields"] = {};
   const rest: string[] = [];
-  for (const issue of error.issues ?? []) {
+  // A refusal that is not a validation (forbidden, conflict) names its field at the head of its message.
+  const named = /^((?:\$|body)\.[\w.[\]]+): (.+)$/s.exec(error.message);
+  const issues = error.issues ?? (named ? [{ path: named[1] ?? "", message: named[2] ?? "" }] : []);
+  for (const issue of issues) {
     const name = /([A-Za-z_]+)(?:\[\d+\])*$/.exec(issue.path)?.[1] ?? "";
     const field = names[name];
     if (field && !fields[field]) fields[field] = `${name}: ${issue.message}`;
     else rest.push(`${issue.path}: ${issue.message}`);
   }
-  const named = Object.keys(fields).length > 0;
-  return { fields, message: named && rest.length === 0 ? null : [error.message, ...rest].join(" ") };
+  const placed = Object.keys(fields).length > 0;
+  return { fields, message: placed && rest.length === 0 ? null : [error.message, ...rest].join(" ") };
 }
 
 /** What keeps a form from being sent, checked before asking the warden (which judges it again). */

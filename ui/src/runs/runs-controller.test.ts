@@ -34,8 +34,8 @@ describe("starting a run", () => {
     expect(runs.state.runs.map((r) => [r.objective, r.theater_id, r.status])).toEqual([
       ["Add a health route", "demo", "OPEN"],
     ]);
-    expect(runs.state.openId).toBe("run-1");
-    expect(runs.state.open?.objective).toBe("Add a health route");
+    expect(runs.open.id).toBe("run-1");
+    expect(runs.open.run?.objective).toBe("Add a health route");
     expect(runs.state.form.objective).toBe("");
   });
 
@@ -72,6 +72,21 @@ describe("starting a run", () => {
     expect(runs.state.theaterRefusal?.message).toBe("the theater is not valid $.owner: is not known");
   });
 
+  it("places a refusal that names its field in the message (forbidden, not invalid) under that field", async () => {
+    server.refuse("POST /api/theaters", {
+      status: 403,
+      code: "forbidden",
+      message: "body.repo_path: only an admin names a repository outside theaters/",
+    });
+    await runs.dispatch({ type: "field", field: "newTheater", value: "demo" });
+    await runs.dispatch({ type: "field", field: "repoPath", value: "/srv/elsewhere" });
+    await runs.dispatch({ type: "create-theater" });
+    expect(runs.state.theaterRefusal).toEqual({
+      fields: { repoPath: "repo_path: only an admin names a repository outside theaters/" },
+      message: null,
+    });
+  });
+
   it("does not ask the warden while a field it can check is wrong", async () => {
     await runs.dispatch({ type: "start" });
     await runs.dispatch({ type: "submit" });
@@ -88,32 +103,41 @@ describe("starting a run", () => {
 
 describe("an open run", () => {
   beforeEach(() => {
-    server.addRun("run-1", "demo", "Add a health route", [order("o1")]);
+    server.addRun("run-1", "demo", "Add a health route", [
+      { order_id: "o1", status: "QUEUED", key: "health" },
+    ]);
+    server.setOrder(order("o1"));
   });
 
   it("follows the ledger from the snapshot's position and shows each order as its events arrive", async () => {
+    await runs.dispatch({ type: "start" });
     await runs.dispatch({ type: "open", id: "run-1" });
-    await until(() => expect(runs.state.live.state).toBe("online"));
+    await until(() => expect(runs.open.live.state).toBe("online"));
     expect(server.requests).toContain("GET /api/ledger/events?follow=true&run_id=run-1&after=1");
-    const gates = [{ name: "npm test", passed: true, detail: "12 passed" }];
-    server.changeRun("run-1", {
-      status: "COMPLETE",
-      orders: [
-        order("o1", {
-          ...{ status: "COMPLETED", branch: "order/o1", worktree_state: "ARCHIVED" },
-          ...{
-            integration_state: "INTEGRATED",
-            commit_sha: "a1b2c3d",
-            aar_summary: "Added GET /health.",
-            gates,
-          },
-        }),
-      ],
-    });
-    server.push("run-1", "INTEGRATED");
-    await until(() => expect(runs.state.open?.status).toBe("COMPLETE"));
-    expect(runs.state.open?.orders[0]).toMatchObject({ branch: "order/o1", commit_sha: "a1b2c3d", gates });
-    expect(runs.state.open?.orders[0]?.aar_summary).toBe("Added GET /health.");
+    expect(runs.open.orders.o1?.status).toBe("QUEUED");
+    server.setOrder(
+      order("o1", {
+        ...{ status: "COMPLETED", branch: "order/o1", worktree_state: "ARCHIVED" },
+        ...{ integration_state: "INTEGRATED", commit_sha: "a1b2c3d" },
+      }),
+    );
+    server.changeRun("run-1", { status: "COMPLETE", orders: [{ order_id: "o1", status: "COMPLETED" }] });
+    server.push("run-1", "INTEGRATED", 1, { order_id: "o1", payload: { commit_sha: "a1b2c3d" } });
+    await until(() => expect(runs.open.orders.o1?.commit_sha).toBe("a1b2c3d"));
+    expect(runs.open.run?.status).toBe("COMPLETE");
+    expect(runs.open.orders.o1).toMatchObject({ branch: "order/o1", worktree_state: "ARCHIVED" });
+    expect(runs.state.runs.find((r) => r.run_id === "run-1")?.status).toBe("COMPLETE");
+  });
+
+  it("shows what a failed gate printed: from the ledger on opening, and live as it happens", async () => {
+    const failed = { reason: "gate command npm test exited 1", output_tail: "1 failing: health route" };
+    server.push("run-1", "INTEGRATION_FAILED", 1, { order_id: "o1", payload: failed });
+    await runs.dispatch({ type: "open", id: "run-1" });
+    expect(runs.open.gates.o1).toEqual({ reason: failed.reason, output: failed.output_tail });
+    await until(() => expect(server.streamCount()).toBe(1));
+    const again = { reason: "gate command npm run lint timed out", output_tail: "" };
+    server.push("run-1", "INTEGRATION_FAILED", 1, { order_id: "o1", payload: again });
+    await until(() => expect(runs.open.gates.o1?.reason).toBe(again.reason));
   });
 
   it("resumes after a dropped stream from the last event it received, and catches up at once", async () => {
@@ -125,10 +149,14 @@ describe("an open run", () => {
     await until(() =>
       expect(server.requests).toContain(`GET /api/ledger/events?follow=true&run_id=run-1&after=${last}`),
     );
-    await until(() => expect(runs.state.live.state).toBe("online"));
-    server.changeRun("run-1", { orders: [order("o1", { status: "RUNNING" })] });
-    server.push("run-1", "ORDER_STARTED");
-    await until(() => expect(runs.state.open?.orders[0]?.status).toBe("RUNNING"));
+    await until(() => expect(runs.open.live.state).toBe("online"));
+    server.changeRun("run-1", { orders: [{ order_id: "o1", status: "RUNNING" }] });
+    server.setOrder(order("o1", { status: "RUNNING", branch: "order/o1" }));
+    server.push("run-1", "ORDER_STARTED", 1, { order_id: "o1" });
+    await until(() => {
+      expect(runs.open.orders.o1?.branch).toBe("order/o1");
+      expect(runs.open.run?.orders[0]?.status).toBe("RUNNING");
+    });
   });
 
   it("asks for the snapshot once more however many events come while one request is on its way", async () => {
@@ -143,7 +171,7 @@ describe("an open run", () => {
     await until(() =>
       expect(server.requests).toContain(`GET /api/ledger/events?follow=true&run_id=run-1&after=${last}`),
     );
-    await until(() => expect(runs.state.live.state).toBe("online"));
+    await until(() => expect(runs.open.live.state).toBe("online"));
     server.release();
     await until(() => expect(server.count("GET /api/runs/run-1")).toBe(3));
     await runs.dispatch({ type: "close" });
@@ -154,7 +182,7 @@ describe("an open run", () => {
     server.refuse("GET /api/ledger/events", { status: 403, code: "forbidden", message: "not your run" });
     await runs.dispatch({ type: "open", id: "run-1" });
     await until(() =>
-      expect(runs.state.live).toEqual({ state: "stopped", text: "Live updates stopped: not your run" }),
+      expect(runs.open.live).toEqual({ state: "stopped", text: "Live updates stopped: not your run" }),
     );
     expect(server.count("GET /api/ledger/events?follow=true&run_id=run-1&after=1")).toBe(1);
   });
@@ -173,7 +201,7 @@ describe("an open run", () => {
     });
     server.accept("POST /api/runs/run-1/cancel");
     await runs.dispatch({ type: "cancel-run" });
-    expect(runs.state.open?.status).toBe("CANCELLED");
+    expect(runs.open.run?.status).toBe("CANCELLED");
     expect(runs.state.message?.level).toBe("info");
   });
 });

@@ -1,9 +1,9 @@
 import { createStore } from "solid-js/store";
 import type { ApiClient } from "../api/api-client.js";
-import type { RunDetail, RunSummary, Theater } from "../api/command-endpoints.js";
-import { type FollowState, followLedger, type LedgerFollow } from "../api/ledger-follow.js";
+import type { RunSummary, Theater } from "../api/command-endpoints.js";
 import { createGenerations } from "../shared/generation.js";
 import type { NoticeMessage } from "../shared/notice.js";
+import { createOpenRun, type LiveOptions } from "./open-run.js";
 import {
   checkStart,
   checkTheater,
@@ -18,10 +18,6 @@ export interface RunsState {
   runs: RunSummary[];
   theaters: Theater[];
   loading: boolean;
-  /** The run shown in detail, once its snapshot arrived; openId is set as soon as it is asked for. */
-  openId: string | null;
-  open: RunDetail | null;
-  live: { state: FollowState; text: string };
   form: RunForm;
   startRefusal: FormRefusal | null;
   theaterRefusal: FormRefusal | null;
@@ -38,13 +34,6 @@ export type RunsAction =
   | { type: "submit" }
   | { type: "cancel-run" };
 
-export interface LiveOptions {
-  /** Where the warden is (tests); the page uses its own origin. */
-  base?: string;
-  fetcher?: typeof fetch;
-  minDelayMs?: number;
-}
-
 const listOf = <T>(data: T[] | Record<string, T[]>, key: string): T[] =>
   Array.isArray(data) ? data : (data[key] ?? []);
 
@@ -57,9 +46,6 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
     runs: [],
     theaters: [],
     loading: false,
-    openId: null,
-    open: null,
-    live: { state: "stopped", text: "" },
     form: { theater: "", objective: "", newTheater: "", repoPath: "" },
     startRefusal: null,
     theaterRefusal: null,
@@ -68,10 +54,11 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
   });
   const generations = createGenerations();
   const say = (level: NoticeMessage["level"], text: string) => setState("message", { level, text });
-  let follow: LedgerFollow | null = null;
-  // However fast events come, one snapshot request is in flight and at most one more waits behind it.
-  let refreshing: Promise<void> | null = null;
-  let again = false;
+  // The list shows the open run too: its status there follows what the detail learns.
+  const open = createOpenRun(api, live, (run) => {
+    const at = state.runs.findIndex((r) => r.run_id === run.run_id);
+    if (at >= 0) setState("runs", at, { ...run });
+  });
 
   async function loadLists(): Promise<void> {
     const ticket = generations.next("lists");
@@ -85,65 +72,6 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
     const list = listOf(theaters.data, "theaters");
     setState("theaters", list);
     if (state.form.theater === "" && list[0]) setState("form", "theater", list[0].theater_id);
-  }
-
-  async function loadOpen(id: string): Promise<void> {
-    const ticket = generations.next("open");
-    const answer = await api.call("GET /api/runs/:id", { params: { id } });
-    if (!generations.isCurrent("open", ticket) || state.openId !== id) return;
-    if (!answer.ok) return say("error", `Run ${id} could not load: ${answer.error.message}`);
-    setState("open", answer.data);
-    // The list shows the same run: its status there follows what the detail learned.
-    const at = state.runs.findIndex((r) => r.run_id === id);
-    if (at >= 0) setState("runs", at, { ...answer.data });
-    if (!follow) startFollowing(id, answer.data.position);
-  }
-
-  function refresh(id: string): Promise<void> {
-    if (refreshing) {
-      again = true;
-      return refreshing;
-    }
-    const current: Promise<void> = loadOpen(id).finally(() => {
-      if (refreshing !== current) return;
-      refreshing = null;
-      if (again && state.openId === id) {
-        again = false;
-        void refresh(id);
-      }
-    });
-    refreshing = current;
-    return current;
-  }
-
-  function startFollowing(id: string, after: number): void {
-    let dropped = false;
-    follow = followLedger({
-      url: `${live.base ?? ""}/api/ledger/events?follow=true&run_id=${encodeURIComponent(id)}`,
-      after,
-      ...(live.fetcher ? { fetcher: live.fetcher } : {}),
-      ...(live.minDelayMs === undefined ? {} : { minDelayMs: live.minDelayMs }),
-      onEvent: (event) => {
-        if (event.run_id === id && state.openId === id) void refresh(id);
-      },
-      onState: (s, text) => {
-        setState("live", { state: s, text });
-        // Back after a drop: the snapshot catches up at once, and the events missed arrive through `after`.
-        if (s === "offline") dropped = true;
-        if (s === "online" && dropped) {
-          dropped = false;
-          void refresh(id);
-        }
-      },
-    });
-  }
-
-  function close(): void {
-    follow?.close();
-    follow = null;
-    refreshing = null;
-    again = false;
-    setState({ openId: null, open: null, live: { state: "stopped", text: "" } });
   }
 
   async function createTheater(): Promise<void> {
@@ -173,18 +101,18 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
     setState("form", "objective", "");
     say("info", `Run ${answer.data.run_id} started.`);
     await loadLists();
-    await dispatch({ type: "open", id: answer.data.run_id });
+    await open.open(answer.data.run_id);
   }
 
   async function cancelRun(): Promise<void> {
-    const id = state.openId;
+    const id = open.state.id;
     if (!id) return;
     setState("busy", "cancel");
     const answer = await api.call("POST /api/runs/:id/cancel", { params: { id } });
     setState("busy", null);
     if (!answer.ok) say("error", `Run ${id} could not be cancelled: ${answer.error.message}`);
     else say("info", `Run ${id} is cancelled.`);
-    await refresh(id);
+    await open.reload();
   }
 
   async function dispatch(action: RunsAction): Promise<void> {
@@ -192,12 +120,9 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
       case "start":
         return loadLists();
       case "open":
-        if (state.openId === action.id) return;
-        close();
-        setState("openId", action.id);
-        return refresh(action.id);
+        return open.open(action.id);
       case "close":
-        return close();
+        return open.close();
       case "field":
         return void setState("form", action.field, action.value);
       case "create-theater":
@@ -210,11 +135,11 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
   }
 
   function dispose(): void {
-    close();
+    open.close();
     generations.invalidateAll();
   }
 
-  return { state, dispatch, dispose };
+  return { state, open: open.state, dispatch, dispose };
 }
 
 export type RunsController = ReturnType<typeof createRunsController>;

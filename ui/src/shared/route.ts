@@ -1,6 +1,16 @@
 import { createSignal, onCleanup } from "solid-js";
 
-export const VIEWS = ["chat", "memory", "instructions", "cron", "soul", "audit", "usage", "admin"] as const;
+export const VIEWS = [
+  "chat",
+  "memory",
+  "instructions",
+  "cron",
+  "runs",
+  "soul",
+  "audit",
+  "usage",
+  "admin",
+] as const;
 export type View = (typeof VIEWS)[number];
 
 export interface Route {

@@ -10,6 +10,7 @@ const LABELS: Record<View, string> = {
   memory: "Memory",
   instructions: "Instructions",
   cron: "Cron",
+  runs: "Runs",
   soul: "Soul guard",
   audit: "Audit",
   usage: "Usage",

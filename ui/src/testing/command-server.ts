@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { OrderDetail, RunDetail, Theater } from "../api/command-endpoints.js";
+import type { OrderSnapshot, RunDetail, RunOrder, Theater } from "../api/command-endpoints.js";
+import type { LedgerEvent } from "../api/ledger-follow.js";
 
 type Refusal = {
   status: number;
@@ -17,6 +18,8 @@ type Refusal = {
 export async function startCommandServer() {
   const theaters: Theater[] = [];
   const runs = new Map<string, RunDetail>();
+  const orders = new Map<string, OrderSnapshot>();
+  const events: LedgerEvent[] = [];
   const requests: string[] = [];
   const streams = new Set<ServerResponse>();
   const refusals = new Map<string, Refusal>();
@@ -46,7 +49,7 @@ export async function startCommandServer() {
         error: { ...error, ...(issues ? { details: { issues } } : {}) },
       });
     }
-    const id = /^\/api\/runs\/([^/]+)/.exec(url.pathname)?.[1] ?? "";
+    const id = /^\/api\/(?:runs|orders)\/([^/]+)/.exec(url.pathname)?.[1] ?? "";
     if (route === "GET /api/theaters") return ok(res, theaters);
     if (route === "POST /api/theaters") {
       const theater = {
@@ -69,7 +72,14 @@ export async function startCommandServer() {
       server.changeRun(id, { status: "CANCELLED" });
       return ok(res, runs.get(id));
     }
-    if (route === "GET /api/ledger/events" && url.searchParams.get("follow") === "true") {
+    if (route === `GET /api/orders/${id}`)
+      return orders.has(id) ? ok(res, orders.get(id)) : send(res, 404, notFound(id));
+    if (route === "GET /api/ledger/events" && url.searchParams.get("follow") !== "true") {
+      const [runId, type] = [url.searchParams.get("run_id"), url.searchParams.get("type")];
+      const found = events.filter((e) => e.run_id === runId && (!type || e.type === type));
+      return ok(res, { events: found, head: position, next_after: position });
+    }
+    if (route === "GET /api/ledger/events") {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(": ledger event stream\n\n");
       streams.add(res);
@@ -98,10 +108,10 @@ export async function startCommandServer() {
     accept(route: string) {
       refusals.delete(route);
     },
-    addRun(run_id: string, theater_id: string, objective: string, orders: OrderDetail[] = []): RunDetail {
+    addRun(run_id: string, theater_id: string, objective: string, list: RunOrder[] = []): RunDetail {
       const now = new Date().toISOString();
       const run: RunDetail = {
-        ...{ run_id, theater_id, objective, status: "OPEN", summary: null, orders },
+        ...{ run_id, theater_id, objective, status: "OPEN", summary: null, orders: list },
         ...{ created_at: now, updated_at: now, finished_at: null, version: 1, position: ++position },
       };
       runs.set(run_id, run);
@@ -111,12 +121,25 @@ export async function startCommandServer() {
       const run = runs.get(id);
       if (run) runs.set(id, { ...run, ...change, position: ++position });
     },
-    /** Appends an event to the stream of every follower (all of them, as the test knows who follows what). */
-    push(run_id: string, type: string, count = 1): number {
+    /** Sets an order's own snapshot (GET /api/orders/{id}). */
+    setOrder(snapshot: OrderSnapshot) {
+      orders.set(snapshot.order_id, { ...snapshot, position: ++position });
+    },
+    /** Records events and sends them to every follower (all of them, as the test knows who follows what). */
+    push(
+      run_id: string,
+      type: string,
+      count = 1,
+      about: { order_id?: string; payload?: object } = {},
+    ): number {
       let frames = "";
       for (let i = 0; i < count; i += 1) {
         position += 1;
-        const event = { event_id: `e${position}`, type, run_id, order_id: null, position, payload: {} };
+        const event = {
+          ...{ event_id: `e${position}`, type, run_id, order_id: about.order_id ?? null, position },
+          payload: about.payload ?? {},
+        } as unknown as LedgerEvent;
+        events.push(event);
         frames += `id: ${position}\nevent: ledger-event\ndata: ${JSON.stringify({ ok: true, data: event, error: null })}\n\n`;
       }
       for (const stream of streams) stream.write(frames);
@@ -146,13 +169,14 @@ export async function startCommandServer() {
   return server;
 }
 
-export function order(order_id: string, change: Partial<OrderDetail> = {}): OrderDetail {
+/** An order's own snapshot, as GET /api/orders/{id} answers it. */
+export function order(order_id: string, change: Partial<OrderSnapshot> = {}): OrderSnapshot {
   const now = new Date().toISOString();
   return {
     ...{ order_id, run_id: "run-1", theater_id: "demo", status: "QUEUED", attempt: 0, unit_id: null },
     ...{ worktree_path: null, aar_path: null, artifacts: [], branch: null, worktree_state: null },
     ...{ integration_state: null, commit_sha: null, created_at: now, started_at: null, finished_at: null },
-    ...{ updated_at: now, version: 1, position: 1, aar_summary: null, gates: null },
+    ...{ updated_at: now, version: 1, position: 1 },
     ...change,
   };
 }
