@@ -198,6 +198,12 @@ describe("a merge conflict", () => {
     await expect(again).rejects.toBeInstanceOf(IntegrationRefusedError);
     await expect(again).rejects.toThrow(/its integration FAILED/);
     expect(await theater.main()).toBe(main);
+    // Declared ready again (the conflict resolved on main), the order is integrated.
+    await theater.commitOnMain({ "shared.txt": "order\n" }, "main took the order's side");
+    await theater.store.append(theater.event("INTEGRATION_READY", "o1"));
+    const retried = await integrator().integrate(input("o1", wt));
+    expect(retried.result).toBe("passed");
+    expect(await theater.mergesOnMain()).toEqual([retried.commit_sha]);
   });
 });
 
