@@ -1,4 +1,5 @@
 export type { CommandCellSpec, CommandCells } from "./command-cells.js";
+export { isGitName, readHostFile, removeHostFile, SkipPath, writeHostFile } from "./host-tree.js";
 export {
   type CopyOutOptions,
   copyTreeIn,

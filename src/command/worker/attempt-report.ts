@@ -1,7 +1,7 @@
 import type { AarArtifact, AarFile, CompletionVerdict, LedgerEventInput } from "../../contracts/index.js";
 import { aarFileSchema } from "../../contracts/index.js";
 import { type Issue, nowIso } from "../../core/index.js";
-import { writeHostFile } from "../cells/host-tree.js";
+import { writeHostFile } from "../cells/index.js";
 import type { OrderTurn } from "./order-turn.js";
 
 /** The ids every event of one order's attempt carries (seed 000 §1 base fields). */

@@ -1,6 +1,11 @@
 import type { CellHandle } from "../../cells/index.js";
-import type { CommandCellSpec, CommandCells } from "../cells/command-cells.js";
-import { copyTreeIn, copyTreeOut, type TransferReport } from "../cells/tree-transfer.js";
+import {
+  type CommandCellSpec,
+  type CommandCells,
+  copyTreeIn,
+  copyTreeOut,
+  type TransferReport,
+} from "../cells/index.js";
 
 export interface OrderTurn {
   /** The agent's final text (TurnComplete), or what it said before the turn failed. */

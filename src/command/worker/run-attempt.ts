@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { evaluateCompletion, type JobMessage, type LedgerEventInput } from "../../contracts/index.js";
-import type { CommandCells } from "../cells/command-cells.js";
-import { readHostFile } from "../cells/host-tree.js";
+import { type CommandCells, readHostFile } from "../cells/index.js";
 import {
   type AttemptOutcome,
   closingEvents,

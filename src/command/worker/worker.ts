@@ -1,7 +1,7 @@
 import { type JobMessage, jobMessageSchema } from "../../contracts/index.js";
 import { issuesFromZod, type Logger } from "../../core/index.js";
 import { type EventStore, StreamVersionConflictError } from "../../ledger/index.js";
-import type { CommandCells } from "../cells/command-cells.js";
+import type { CommandCells } from "../cells/index.js";
 import type { ClaimedJob, JobQueue } from "../queue/job-queue.js";
 import { closeAttempt, eventBaseOf, lastFailure, startAttempt } from "./attempt-ledger.js";
 import { planAttempt } from "./attempt-plan.js";
