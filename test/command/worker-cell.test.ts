@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBwrapBackend } from "../../src/cells/index.js";
 import { SqliteJobQueue } from "../../src/command/index.js";
-import { Worker, workerVaultOf } from "../../src/command/worker/index.js";
+import { Worker, type WorkerOptions, workerVaultOf } from "../../src/command/worker/index.js";
 import { aarFileSchema, ironclawdConfigSchema, type JobMessage } from "../../src/contracts/index.js";
 import { createLogger } from "../../src/core/index.js";
 import { ModelBudget } from "../../src/warden/budget/index.js";
@@ -24,6 +24,7 @@ let fx: VaultFixture;
 let queue: SqliteJobQueue;
 let hostDb: Database.Database;
 let worker: Worker;
+let options: WorkerOptions;
 let cells: WardenCommandCells;
 
 const USER = "worker-user";
@@ -46,7 +47,7 @@ beforeAll(async () => {
     budget,
     readyTimeoutMs: 60_000,
   });
-  worker = new Worker({
+  options = {
     store: fx.store,
     queue,
     vault: workerVaultOf(fx.vault),
@@ -55,7 +56,8 @@ beforeAll(async () => {
     leaseMs: 30_000,
     ownerOf: async () => USER,
     modelProvider: "local",
-  });
+  };
+  worker = new Worker(options);
 }, 120_000);
 afterAll(async () => {
   await cells?.releaseAll();
@@ -279,5 +281,18 @@ describe("a worker running orders in command cells", () => {
     });
     expect(await fx.store.getOrder("o5")).toMatchObject({ status: "FAILED", attempt: 1 });
     expect(server.chatRequests().length).toBe(requests);
+  }, 120_000);
+
+  it("runs jobs as they arrive once started, and stop() returns once the loop is idle", async () => {
+    await fx.addOrder("o6");
+    const looping = new Worker({ ...options, workerId: "w2", idleMs: 20 });
+    looping.start(2);
+    server.enqueue(writeSummary(), reply.text(completion("o6")));
+    await queue.enqueue(jobFor("o6"));
+    while ((await fx.store.getOrder("o6"))?.status !== "COMPLETED")
+      await fx.store.waitForAppend(await fx.store.head(), { timeoutMs: 1_000 });
+    await looping.stop();
+    expect(await queue.counts()).toMatchObject({ waiting: 0, held: 0 });
+    expect(await worker.runOnce()).toEqual({ kind: "idle" });
   }, 120_000);
 });
