@@ -2,11 +2,11 @@ import { createSignal, For, Show } from "solid-js";
 import type { RunField } from "./run-form.js";
 import type { RunsController } from "./runs-controller.js";
 
-/** A field's problem, placed under it and tied to it (aria-describedby), so a screen reader reads both. */
+/** A field's problem, placed under it and tied to it (aria-describedby), and announced when it appears. */
 function Problem(props: { id: string; text: string | undefined }) {
   return (
     <Show when={props.text}>
-      <p class="field-error" id={props.id}>
+      <p class="field-error" id={props.id} role="alert">
         {props.text}
       </p>
     </Show>
@@ -31,7 +31,7 @@ export function RunStartForm(props: { runs: RunsController; onStart(): void }) {
           aria-label="New theater"
           onSubmit={(e) => {
             e.preventDefault();
-            void dispatch({ type: "create-theater" }).then(() => setAdding(false));
+            void dispatch({ type: "create-theater" }).then(() => setAdding(state.theaterRefusal !== null));
           }}
         >
           <p class="muted">
