@@ -59,6 +59,8 @@ function pickSubcommand(
     }
   }
   unknown ??= head.find((t) => !looksLikeOption(t));
+  const fallback = group.subcommands.find((c) => c.name === group.fallback);
+  if (fallback && argv.length > 0) return { child: fallback, rest: [...argv] };
   if (unknown === undefined) throw usage(`missing subcommand: ${listChoices(names)}`, path);
   const guess = findClosestName(unknown, names);
   throw usage(`unknown subcommand '${unknown}'${guess ? ` (did you mean ${guess}?)` : ""}`, path);

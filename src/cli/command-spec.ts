@@ -88,6 +88,11 @@ export interface LeafCommand extends NodeBase {
 export interface CommandGroup extends NodeBase {
   readonly kind: "group";
   readonly subcommands: readonly CommandNode[];
+  /**
+   * The subcommand that takes the words when none of them names one: `ironclaw run --theater t "objective"` is
+   * `ironclaw run start --theater t "objective"`.
+   */
+  readonly fallback?: string;
 }
 
 export type CommandNode = LeafCommand | CommandGroup;
@@ -118,7 +123,9 @@ export function defineCommand<
 }
 
 /** Declares a command whose first argument picks one of its subcommands. */
-export function defineGroup(definition: NodeBase & { subcommands: readonly CommandNode[] }): CommandGroup {
+export function defineGroup(
+  definition: NodeBase & { subcommands: readonly CommandNode[]; fallback?: string },
+): CommandGroup {
   return { kind: "group", ...definition };
 }
 

@@ -1,4 +1,6 @@
+import { hostname } from "node:os";
 import { join } from "node:path";
+import { type Logger, newId } from "../core/index.js";
 import { type EventStore, openStore } from "../ledger/index.js";
 import type { CommandCells } from "./cells/index.js";
 import { copyTreeIn } from "./cells/index.js";
@@ -10,8 +12,10 @@ import { readAar } from "./integration/worktree-files.js";
 import type { JobQueue } from "./queue/job-queue.js";
 import { SqliteJobQueue } from "./queue/sqlite-queue.js";
 import { RunDriver } from "./run-driver.js";
+import { runOwner } from "./run-owners.js";
 import { TheaterRegistry } from "./vault/theaters.js";
 import { Vault } from "./vault/worktrees.js";
+import { Worker, workerVaultOf } from "./worker/index.js";
 
 export interface CommandServiceOptions {
   /** IRONCLAW_HOME: the embedded ledger, queue and theaters live under it unless given. */
@@ -26,8 +30,15 @@ export interface CommandServiceOptions {
   planner: Planner;
   /** Writes a run's final reply; without one the CO composes a plain reply from the AARs. */
   synthesizer?: Synthesizer;
-  /** Cells for orders and gates; without them nothing is gated, so there is no integrator. */
+  /** Cells for orders and gates; without them no order runs here and nothing is gated (no workers, no integrator). */
   cells?: CommandCells;
+  /** Orders worked on at once in this process (default 1; 0: none, `ironclaw worker` processes do it). */
+  workers?: number;
+  /** The provider command cells call, recorded in each AAR (default "openrouter"). */
+  modelProvider?: string;
+  /** How long a worker's claim holds before another worker may take the job (default 60 s, renewed while it runs). */
+  leaseMs?: number;
+  logger?: Logger;
 }
 
 /**
@@ -49,8 +60,10 @@ export class CommandService {
     readonly co: CommandingOfficer,
     /** Undefined without cells: gates run in cells only. */
     readonly integrator: Integrator | undefined,
+    /** This process's workers, claiming from the queue; undefined without cells or with workers: 0. */
+    readonly workers: Worker | undefined,
   ) {
-    this.runs = new RunDriver(co, store);
+    this.runs = new RunDriver(co, store, integrator);
   }
 
   static async open(options: CommandServiceOptions): Promise<CommandService> {
@@ -96,13 +109,30 @@ export class CommandService {
           },
         })
       : undefined;
-    return new CommandService(options.home, store, queue, theaters, vault, co, integrator);
+    const count = options.workers ?? 1;
+    const workers =
+      options.cells && count > 0
+        ? new Worker({
+            store,
+            queue,
+            vault: workerVaultOf(vault),
+            cells: options.cells,
+            workerId: `${hostname()}-${process.pid}-${newId()}`,
+            leaseMs: options.leaseMs ?? 60_000,
+            ownerOf: (runId) => runOwner(store, runId),
+            modelProvider: options.modelProvider ?? "openrouter",
+            ...(options.logger ? { logger: options.logger } : {}),
+          })
+        : undefined;
+    workers?.start(count);
+    return new CommandService(options.home, store, queue, theaters, vault, co, integrator, workers);
   }
 
   /** Closes every part once; later calls wait for the same close. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.runs.close();
+      await this.workers?.stop();
       await this.queue.close();
       await this.store.close();
     })();

@@ -3,6 +3,7 @@ import type { ChatAsyncData, ChatSyncData, SynthesizeData } from "../contracts/i
 import { ConflictError } from "../core/index.js";
 import type { EventStore } from "../ledger/index.js";
 import type { CommandingOfficer } from "./co/commanding-officer.js";
+import type { Integrator } from "./integration/integrate.js";
 
 export interface ChatInput {
   userId: string;
@@ -19,7 +20,7 @@ const RECHECK_MS = 2_000;
 
 /**
  * Carries runs from objective to reply (seed 000 §3.1, POST /chat): create, plan, dispatch, wait for the orders,
- * dispatch again as dependencies are integrated, synthesize. A followed run goes on whoever waits for it, until
+ * integrate each one completed, dispatch again as dependencies are integrated, synthesize. A followed run goes on whoever waits for it, until
  * it is concluded or the service closes. Planning that fails cancels the run with the reason, so no run waits
  * OPEN for orders that will never exist.
  */
@@ -30,6 +31,8 @@ export class RunDriver {
   constructor(
     private readonly co: CommandingOfficer,
     private readonly store: EventStore,
+    /** Promotes each completed order; without one, orders wait for POST /integrate. */
+    private readonly integrator?: Integrator,
   ) {}
 
   /** sync: the reply (or, past `waitMs`, the async answer); async: the run id at once. */
@@ -88,6 +91,7 @@ export class RunDriver {
       const head = await this.store.head();
       if ((await this.store.getRun(runId))?.status === "OPEN") {
         try {
+          await this.integrateCompleted(runId);
           await this.co.dispatch(runId);
           return await this.co.synthesize(runId);
         } catch (error) {
@@ -95,6 +99,24 @@ export class RunDriver {
         }
       } else return this.co.synthesize(runId);
       await this.store.waitForAppend(head, { timeoutMs: RECHECK_MS, signal });
+    }
+  }
+
+  /** Integrates the run's completed orders; a refusal is recorded by integration itself, so it is not fatal. */
+  private async integrateCompleted(runId: string): Promise<void> {
+    if (!this.integrator) return;
+    const view = await this.co.runStatus(runId);
+    for (const order of view.orders) {
+      if (order.status !== "COMPLETED" || order.integration_state !== null) continue;
+      const snapshot = await this.store.getOrder(order.order_id);
+      if (!snapshot?.worktree_path) continue;
+      await this.integrator
+        .integrate({
+          theaterId: snapshot.theater_id,
+          orderId: order.order_id,
+          worktreePath: snapshot.worktree_path,
+        })
+        .catch(() => undefined);
     }
   }
 }

@@ -104,6 +104,9 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     ? await openCommand(db, {
         home: options.home,
         planner: new WardenPlanner(providers, config),
+        workers: config.command.workers,
+        modelProvider: config.new_brains.provider ?? "openrouter",
+        logger,
         cells: new WardenCommandCells({
           backend: chosen.backend,
           scratchDir: join(options.home, "command", "cells"),

@@ -13,6 +13,7 @@ export {
 export { type CellRequestOptions, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 export type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 export { WardenCommandCells, type WardenCommandCellsOptions } from "./command-cells.js";
+export { WardenPlanner } from "./command-planner.js";
 export { startWarden, type Warden, type WardenOptions } from "./daemon.js";
 export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";

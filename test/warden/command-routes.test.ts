@@ -22,7 +22,10 @@ const PLAN =
   '```json\n{"orders": [{"key": "a1", "type": "research", "objective": "Read the repository"}]}\n```';
 
 beforeAll(async () => {
-  h = await startWardenHarness({ configure: (c) => ({ ...c, cells: { ...c.cells, pool_size: 0 } }) });
+  // No workers: these runs are followed through the ledger only; orders are not run in cells here.
+  h = await startWardenHarness({
+    configure: (c) => ({ ...c, cells: { ...c.cells, pool_size: 0 }, command: { ...c.command, workers: 0 } }),
+  });
   alice = api(h.url, await h.addUser("alice"));
   bob = api(h.url, await h.addUser("bob"));
   admin = api(h.url, (await h.warden.context.users.add("root", { admin: true })).token);

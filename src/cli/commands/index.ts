@@ -3,17 +3,21 @@ import { agentCommand } from "./agent.js";
 import { brainCommand } from "./brain.js";
 import { budgetCommand } from "./budget.js";
 import { cellCommand } from "./cell.js";
+import { commandCommand } from "./command-serve.js";
 import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
 import { imageCommand } from "./image.js";
 import { ledgerCommand } from "./ledger.js";
 import { memoryCommand } from "./memory.js";
+import { orderCommand, runCommand } from "./run.js";
 import { schemaCommand } from "./schema.js";
 import { serveCommand } from "./serve.js";
 import { soulCommand } from "./soul.js";
+import { theaterCommand } from "./theater.js";
 import { usageCommand } from "./usage.js";
 import { userCommand } from "./user.js";
 import { validateCommand } from "./validate.js";
+import { workerCommand } from "./worker.js";
 
 /** Every `ironclaw` command, in the order `--help` lists them. */
 export const commands: readonly CommandNode[] = [
@@ -26,6 +30,11 @@ export const commands: readonly CommandNode[] = [
   agentCommand,
   cronCommand,
   ledgerCommand,
+  theaterCommand,
+  runCommand,
+  orderCommand,
+  workerCommand,
+  commandCommand,
   cellCommand,
   imageCommand,
   userCommand,

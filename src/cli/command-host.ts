@@ -1,0 +1,73 @@
+import { join } from "node:path";
+import { createConfiguredBackend, loadHostConfig } from "../cells/index.js";
+import { CommandService, type CommandServiceOptions, PostgresJobQueue } from "../command/index.js";
+import { createLogger, ironclawHome } from "../core/index.js";
+import { openStore } from "../ledger/index.js";
+import {
+  AuditStore,
+  HostProviders,
+  ModelBudget,
+  openHostDb,
+  UserStore,
+  WardenCommandCells,
+  WardenPlanner,
+} from "../warden/index.js";
+import type { CliIo } from "./command.js";
+
+export interface HostCommandOptions {
+  /** Cells for orders and gates, as the warden lends them: needed to run orders (workers) and integrate. */
+  cells?: boolean;
+  workers?: number;
+  /** A PostgreSQL ledger and queue (scale-out) instead of the files under IRONCLAW_HOME. */
+  postgres?: string | undefined;
+}
+
+/**
+ * Command on this host, opened from the CLI the way the warden opens it (ironclawd.toml, the host's providers
+ * and cell backend, host.db's users), on the files under IRONCLAW_HOME — or on PostgreSQL — shared with a
+ * running warden. Without cells it only reads and writes the ledger and plans with the host's model.
+ */
+export async function openHostCommand(
+  io: CliIo,
+  options: HostCommandOptions = {},
+): Promise<{ service: CommandService; close(): Promise<void> }> {
+  const home = ironclawHome(io.env);
+  const config = loadHostConfig(home);
+  const logger = createLogger("command", { level: io.env.IRONCLAW_LOG ?? "warn" });
+  const providers = new HostProviders(config, io.env);
+  const open: CommandServiceOptions = {
+    home,
+    planner: new WardenPlanner(providers, config),
+    workers: options.workers ?? 0,
+    modelProvider: config.new_brains.provider ?? "openrouter",
+    logger,
+  };
+  if (options.postgres) {
+    open.store = await openStore({ kind: "postgres", url: options.postgres });
+    open.queue = await PostgresJobQueue.open({ url: options.postgres });
+  }
+  const db = options.cells ? openHostDb(home) : undefined;
+  if (db) {
+    const users = new UserStore(db);
+    const audit = new AuditStore(db);
+    const { backend } = await createConfiguredBackend(config, { home, onWarning: (w) => logger.warn(w) });
+    open.cells = new WardenCommandCells({
+      backend,
+      scratchDir: join(home, "command", "cells"),
+      config,
+      providers,
+      cellUidOf: (userId) => users.get(userId)?.cellUid,
+      audit: (entry) => audit.record(entry),
+      logger,
+      budget: new ModelBudget({ db, config }),
+    });
+  }
+  const service = await CommandService.open(open);
+  return {
+    service,
+    async close() {
+      await service.close();
+      db?.close();
+    },
+  };
+}
