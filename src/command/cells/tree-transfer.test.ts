@@ -100,4 +100,28 @@ describe("a tree copied into a cell and back out", () => {
     );
     expect(await readFile(join(tree, "a.txt"), "utf8")).toBe("short\n");
   }, 60_000);
+
+  it("takes back only what the allowlist lets the cell change, and removes nothing outside it", async () => {
+    const tree = join(home, "allowed");
+    await mkdir(join(tree, "docs"), { recursive: true });
+    await writeFile(join(tree, "README.md"), "readme\n");
+    await writeFile(join(tree, "docs", "a.md"), "a\n");
+    const sent = await copyTreeIn(cell, tree, "work/allowed");
+    const work = join(brainOf(), "work", "allowed");
+    await writeFile(join(work, "docs", "a.md"), "a, edited\n");
+    await writeFile(join(work, "README.md"), "rewritten\n");
+    await writeFile(join(work, "new.sh"), "echo\n");
+    await rm(join(work, "docs", "a.md"));
+    await writeFile(join(work, "docs", "b.md"), "b\n");
+
+    const back = await copyTreeOut(cell, "work/allowed", tree, {
+      removeMissing: sent.files,
+      allow: (path) => path.startsWith("docs/"),
+    });
+    expect(back.files).toEqual(["docs/b.md"]);
+    expect(back.removed).toEqual(["docs/a.md"]);
+    expect(back.skipped.map((s) => s.path).sort()).toEqual(["README.md", "new.sh"]);
+    expect(await readFile(join(tree, "README.md"), "utf8")).toBe("readme\n");
+    await expect(lstat(join(tree, "new.sh"))).rejects.toThrow(/ENOENT/);
+  }, 60_000);
 });

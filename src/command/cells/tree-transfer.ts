@@ -108,6 +108,11 @@ export interface CopyOutOptions {
    * tree, so a deletion in the cell is a deletion in the worktree. Nothing else on the host is ever removed.
    */
   removeMissing?: readonly string[];
+  /**
+   * Which paths the cell may change (an order's `tool_policy.fs_allowlist`); default all. A file outside is
+   * neither copied back nor removed: the host's version stays, and the report names it.
+   */
+  allow?: (path: string) => boolean;
 }
 
 /**
@@ -123,6 +128,7 @@ export async function copyTreeOut(
   options: CopyOutOptions = {},
 ): Promise<TransferReport> {
   const limits = options.limits ?? DEFAULT_TRANSFER_LIMITS;
+  const allow = options.allow;
   const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
   const walk = async (rel: string): Promise<void> => {
     const listed = await fileOp(cell, { op: "list", path: rel === "" ? brainDir : `${brainDir}/${rel}` });
@@ -147,6 +153,8 @@ export async function copyTreeOut(
           path,
           reason: `a ${entry.kind === "link" ? "symbolic link" : "special file"} is not copied`,
         });
+      else if (allow && !allow(path))
+        report.skipped.push({ path, reason: "outside the order's fs_allowlist" });
       else await copyOneOut(cell, brainDir, hostDir, path, limits, report);
     }
   };
@@ -157,6 +165,7 @@ export async function copyTreeOut(
   const present = (path: string) =>
     copied.has(path) || report.skipped.some((s) => path === s.path || path.startsWith(`${s.path}/`));
   for (const path of options.removeMissing ?? []) {
+    if (allow && !allow(path)) continue;
     if (!present(path) && (await removeHostFile(hostDir, path))) report.removed.push(path);
   }
   return report;

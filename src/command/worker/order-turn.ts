@@ -29,6 +29,8 @@ export async function runOrderTurn(input: {
   prompt: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** The order's fs_allowlist; undefined: the whole worktree. */
+  allow?: ((path: string) => boolean) | undefined;
 }): Promise<OrderTurn> {
   const cell = await input.cells.start(input.spec);
   const stopOnAbort = () => void input.cells.release(cell);
@@ -37,7 +39,10 @@ export async function runOrderTurn(input: {
     const into = await copyTreeIn(cell, input.worktree);
     const { text, failure } = await converse(cell, input.prompt, input.timeoutMs);
     if (input.signal.aborted) return { text, failure: "the job's lease was lost", into };
-    const out = await copyTreeOut(cell, "work", input.worktree, { removeMissing: into.files });
+    const out = await copyTreeOut(cell, "work", input.worktree, {
+      removeMissing: into.files,
+      ...(input.allow ? { allow: input.allow } : {}),
+    });
     return { text, ...(failure ? { failure } : {}), into, out };
   } finally {
     input.signal.removeEventListener("abort", stopOnAbort);

@@ -8,6 +8,7 @@ import {
   outcomeOf,
   writeAttemptFiles,
 } from "./attempt-report.js";
+import { fsAllowlistOf } from "./fs-allowlist.js";
 import { dispatchFor, orderPrompt } from "./order-dispatch.js";
 import { type OrderTurn, runOrderTurn } from "./order-turn.js";
 import type { WorkerVault } from "./worker-vault.js";
@@ -64,6 +65,7 @@ export async function runAttempt(input: {
     prompt,
     timeoutMs: job.constraints.budget_seconds * 1000,
     signal: input.lost,
+    allow: fsAllowlistOf(job),
   });
   const verdict = evaluateCompletion(dispatch, turn.text);
   const outcome = outcomeOf(turn, verdict);
