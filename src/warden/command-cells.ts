@@ -53,7 +53,8 @@ export class WardenCommandCells implements CommandCells {
       cell = await backend.start({
         userId: spec.userId,
         userDir: dir,
-        handler: "agent",
+        // An order's cell runs the agent; a gate's runs the acceptance commands it is sent, and no model.
+        handler: spec.purpose === "gate" ? "gate" : "agent",
         brainSeed: {
           ...(provider ? { provider } : {}),
           ...(chosenModel ? { model: chosenModel } : {}),
