@@ -134,6 +134,26 @@ describe("runs", () => {
   });
 });
 
+describe("chat", () => {
+  it("a sync chat whose plan the model botches fails naming why, and its run ends cancelled", async () => {
+    h.model.enqueue(reply.text("Sorry, I would rather not plan today."));
+    const asked = await alice("POST", "/api/command/chat", {
+      theater_hint: "demo",
+      message: "Refactor it",
+      mode: "sync",
+    });
+    expect(asked.status).toBe(400);
+    expect((await json(asked)).error?.message).toMatch(/plan/);
+    const [newest] = (await data(await alice("GET", "/api/runs"))).runs as Array<{
+      run_id: string;
+      objective: string;
+    }>;
+    expect(newest?.objective).toBe("Refactor it");
+    const run = await data(await alice("GET", `/api/runs/${newest?.run_id}`));
+    expect(run.status).toBe("CANCELLED");
+  });
+});
+
 describe("the API document", () => {
   it("lists command's routes", async () => {
     const doc = (await (await fetch(`${h.url}/api/openapi.json`)).json()) as {
