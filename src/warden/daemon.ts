@@ -14,7 +14,10 @@ import { ChannelLinks } from "./channels/channel-links.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { ChatCore } from "./chat-core.js";
 import { WardenCommandCells } from "./command-cells.js";
+import { commandNotifier } from "./command-gateway.js";
+import { HostedCommandGateway } from "./command-host-gateway.js";
 import { WardenPlanner } from "./command-planner.js";
+import { createCommandDesk } from "./command-requests.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
 import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
@@ -122,6 +125,16 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
   const chat = new ChatCore({ cells, conversations, soul, logger, audit: (entry) => audit.record(entry) });
+  // The agent's command tool reaches the command this warden hosts, checked by the desk as the cell's user.
+  if (command)
+    cells.serveCommands(
+      createCommandDesk({
+        gateway: new HostedCommandGateway(command, commandNotifier(chat)),
+        conversations,
+        audit: (entry) => audit.record(entry),
+        logger,
+      }),
+    );
   cells.onForgotten((userId, notice) =>
     forgetInConversations(userId, notice, { conversations, audit, logger }),
   );
