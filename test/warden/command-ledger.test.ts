@@ -76,6 +76,29 @@ describe("the warden's ledger", () => {
     expect((await api(h.url, undefined)("GET", "/api/ledger/runs/run-alice")).status).toBe(401);
   });
 
+  it("follows a run's events for the UI's session cookie, its owner's only", async () => {
+    const cookieOf = async (userId: string) => {
+      const signedIn = await fetch(h.warden.loginLink(userId), { redirect: "manual" });
+      return (signedIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    };
+    const follow = "/api/ledger/events?follow=true&run_id=run-alice";
+    const stop = new AbortController();
+    const stream = await fetch(`${h.url}${follow}`, {
+      headers: { cookie: await cookieOf("alice") },
+      signal: stop.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const reader = stream.body?.getReader();
+    let text = "";
+    while (reader && !text.includes("RUN_CREATED"))
+      text += new TextDecoder().decode((await reader.read()).value);
+    stop.abort();
+    expect(text).toContain("run-alice");
+    const foreign = await fetch(`${h.url}${follow}`, { headers: { cookie: await cookieOf("bob") } });
+    expect(foreign.status).toBe(404);
+  });
+
   it("is listed in /api/openapi.json", async () => {
     const doc = (await (await fetch(`${h.url}/api/openapi.json`)).json()) as {
       paths: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { type CommandService, orderOwner, runOwner, type TheaterRecord } from "../../command/index.js";
-import { NotFoundError } from "../../core/index.js";
+import { InvalidInputError, NotFoundError } from "../../core/index.js";
 import { HttpError } from "../../http/index.js";
 import type { Auth } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
@@ -35,6 +35,13 @@ export function commandAccess(ctx: CommandDeps) {
       if (!theater || (!auth.admin && theater.owner !== auth.userId))
         throw new NotFoundError("theater", theaterId);
       return theater;
+    },
+    /** A run's theater: the one named (the caller's own), or the caller's only theater when none is named. */
+    async theaterFor(auth: Auth, named: string | undefined, field: string): Promise<string> {
+      if (named !== undefined) return (await this.theater(auth, named)).theater_id;
+      const own = await service().theaters.list({ owner: auth.userId });
+      if (own.length === 1 && own[0]) return own[0].theater_id;
+      throw new InvalidInputError(field, `is required: name the theater (you have ${own.length})`);
     },
     async run(auth: Auth, runId: string): Promise<void> {
       if (auth.admin) return;

@@ -2,9 +2,6 @@ import { join } from "node:path";
 import { z } from "zod";
 import { listRuns, theaterRecordSchema } from "../../command/index.js";
 import {
-  chatAsyncDataSchema,
-  chatRequestSchema,
-  chatSyncDataSchema,
   dispatchDataSchema,
   nonEmptyString,
   orderSnapshotDataSchema,
@@ -17,10 +14,8 @@ import {
   theaterCreateDataSchema,
   theaterCreateRequestSchema,
 } from "../../contracts/index.js";
-import { InvalidInputError } from "../../core/index.js";
 import { HttpError } from "../../http/index.js";
 import { defineRoute } from "../http/api-route.js";
-import type { Auth } from "../http/auth.js";
 import { type CommandDeps, commandAccess } from "./command-access.js";
 
 const runParams = z.object({ run_id: pathSafeId });
@@ -29,26 +24,18 @@ const orderParams = z.object({ order_id: pathSafeId });
 const runBody = runCreateRequestSchema
   .partial({ user_id: true })
   .extend({ theater_id: pathSafeId.optional() });
-const chatBody = chatRequestSchema.partial({ user_id: true });
 const theaterBody = theaterCreateRequestSchema.partial({ repo_path: true });
 const cancelBody = z.object({ reason: nonEmptyString.optional() }).optional();
 const runList = z.object({ runs: z.array(runSnapshotDataSchema) });
 
 /**
- * Command's HTTP surface (seed 000 §3.1 chat, §3.2 runs, §3.4 theaters) under the warden's users: what a user
+ * Command's HTTP surface (seed 000 §3.2 runs, §3.4 theaters) under the warden's users: what a user
  * makes is theirs, another user's is answered as unknown, an admin reaches everything. Each route parses, checks
  * who is asking, calls the service and answers in the envelope.
  */
 export function commandRoutes(ctx: CommandDeps) {
   const access = commandAccess(ctx);
   const runOf = (runId: string) => access.service().co.runStatus(runId);
-  /** The run's theater: named in the body, or the caller's only one. */
-  const theaterFor = async (auth: Auth, named: string | undefined, field: string) => {
-    if (named !== undefined) return (await access.theater(auth, named)).theater_id;
-    const own = await access.service().theaters.list({ owner: auth.userId });
-    if (own.length === 1 && own[0]) return own[0].theater_id;
-    throw new InvalidInputError(field, `is required: name the theater (you have ${own.length})`);
-  };
   const runRoute = (step: "plan" | "dispatch" | "synthesize", response: z.ZodType, summary: string) =>
     defineRoute({
       method: "POST",
@@ -115,7 +102,11 @@ export function commandRoutes(ctx: CommandDeps) {
       status: 201,
       async handler({ auth, body }) {
         const userId = access.actingAs(auth, body.user_id ?? auth.userId);
-        const theaterId = await theaterFor(auth, body.theater_hint ?? body.theater_id, "body.theater_hint");
+        const theaterId = await access.theaterFor(
+          auth,
+          body.theater_hint ?? body.theater_id,
+          "body.theater_hint",
+        );
         const runId = await access.service().co.createRun({
           userId,
           theaterId,
@@ -181,26 +172,6 @@ export function commandRoutes(ctx: CommandDeps) {
       async handler({ auth, params }) {
         await access.order(auth, params.order_id);
         return access.service().co.orderStatus(params.order_id);
-      },
-    }),
-    defineRoute({
-      method: "POST",
-      url: "/api/command/chat",
-      summary:
-        "Ask command (seed 000 §3.1 POST /chat; /api/chat is the agent's): sync answers the reply, async the run id",
-      tag: "command",
-      access: "user",
-      body: chatBody,
-      response: z.union([chatSyncDataSchema, chatAsyncDataSchema]),
-      async handler({ auth, body, reply }) {
-        const userId = access.actingAs(auth, body.user_id ?? auth.userId);
-        const theaterId = await theaterFor(auth, body.theater_hint, "body.theater_hint");
-        const answer = await access
-          .service()
-          .runs.chat({ userId, theaterId, message: body.message, mode: body.mode });
-        // A sync chat that outlasted its wait answers like an async one: accepted, still running.
-        if (body.mode === "sync" && !("reply" in answer)) void reply.code(202);
-        return answer;
       },
     }),
   ];

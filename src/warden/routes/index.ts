@@ -7,6 +7,7 @@ import { authRoutes } from "./auth-routes.js";
 import { brainRoutes } from "./brain-routes.js";
 import { budgetRoutes } from "./budget-routes.js";
 import { channelRoutes } from "./channel-routes.js";
+import { commandChatRoutes } from "./command-chat-route.js";
 import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
@@ -36,6 +37,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...memoryRoutes(ctx),
     ...cronRoutes(ctx),
     ...commandRoutes(ctx),
+    ...commandChatRoutes(ctx),
     ...vaultRoutes(ctx),
     ...adminRoutes(ctx),
   ];
