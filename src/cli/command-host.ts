@@ -35,9 +35,11 @@ export async function openHostCommand(
   const config = loadHostConfig(home);
   const logger = createLogger("command", { level: io.env.IRONCLAW_LOG ?? "warn" });
   const providers = new HostProviders(config, io.env);
+  const db = openHostDb(home);
+  const budget = new ModelBudget({ db, config });
   const open: CommandServiceOptions = {
     home,
-    planner: new WardenPlanner(providers, config),
+    planner: new WardenPlanner(providers, config, budget),
     workers: options.workers ?? 0,
     modelProvider: config.new_brains.provider ?? "openrouter",
     logger,
@@ -46,8 +48,7 @@ export async function openHostCommand(
     open.store = await openStore({ kind: "postgres", url: options.postgres });
     open.queue = await PostgresJobQueue.open({ url: options.postgres });
   }
-  const db = options.cells ? openHostDb(home) : undefined;
-  if (db) {
+  if (options.cells) {
     const users = new UserStore(db);
     const audit = new AuditStore(db);
     const { backend } = await createConfiguredBackend(config, { home, onWarning: (w) => logger.warn(w) });
@@ -59,15 +60,18 @@ export async function openHostCommand(
       cellUidOf: (userId) => users.get(userId)?.cellUid,
       audit: (entry) => audit.record(entry),
       logger,
-      budget: new ModelBudget({ db, config }),
+      budget,
     });
   }
-  const service = await CommandService.open(open);
+  const service = await CommandService.open(open).catch((error: unknown) => {
+    db.close();
+    throw error;
+  });
   return {
     service,
     async close() {
       await service.close();
-      db?.close();
+      db.close();
     },
   };
 }

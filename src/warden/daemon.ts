@@ -106,7 +106,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const command = config.command.enabled
     ? await openCommand(db, {
         home: options.home,
-        planner: new WardenPlanner(providers, config),
+        planner: new WardenPlanner(providers, config, budget),
         workers: config.command.workers,
         modelProvider: config.new_brains.provider ?? "openrouter",
         logger,

@@ -83,6 +83,21 @@ describe("ironclaw theater, run and order", () => {
     expect(unknown.stderr).toMatch(/nowhere/);
   });
 
+  it("plans under the run's user's spend caps: a model without a price is refused under a cap", async () => {
+    expect((await cli("user", "add", "carol")).code).toBe(0);
+    expect((await cli("budget", "set", "--user", "carol", "--daily-usd", "5")).code).toBe(0);
+    expect((await cli("theater", "add", "carols", "--user", "carol")).code).toBe(0);
+    const calls = model.chatRequests().length;
+    const refused = await cli("run", "--theater", "carols", "Plan something");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/price/);
+    expect(model.chatRequests()).toHaveLength(calls);
+    const [run] = json<Array<{ status: string }>>(
+      (await cli("run", "list", "--user", "carol", "--json")).stdout,
+    );
+    expect(run?.status).toBe("CANCELLED");
+  });
+
   it("lists command serve for a headless host", async () => {
     const help = await cli("command", "--help");
     expect(help.stdout).toMatch(/serve\s+serve command's HTTP API alone/);

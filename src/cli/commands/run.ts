@@ -40,7 +40,11 @@ With --wait this process follows the run to its end: it integrates each complete
         objective: args.objective,
       });
       if (!options.wait) {
-        await service.co.plan(runId);
+        await service.co.plan(runId).catch(async (error: Error) => {
+          // As the warden's chat does: a run that cannot be planned ends cancelled with why, not open forever.
+          await service.co.cancel(runId, `planning failed: ${error.message}`.slice(0, 1000));
+          throw error;
+        });
         await service.co.dispatch(runId);
         printRun(io, await service.co.runStatus(runId), options.json);
         return 0;
