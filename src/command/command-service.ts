@@ -62,8 +62,9 @@ export class CommandService {
     readonly integrator: Integrator | undefined,
     /** This process's workers, claiming from the queue; undefined without cells or with workers: 0. */
     readonly workers: Worker | undefined,
+    logger: Logger | undefined,
   ) {
-    this.runs = new RunDriver(co, store, integrator);
+    this.runs = new RunDriver(co, store, integrator, logger);
   }
 
   static async open(options: CommandServiceOptions): Promise<CommandService> {
@@ -125,7 +126,17 @@ export class CommandService {
           })
         : undefined;
     workers?.start(count);
-    return new CommandService(options.home, store, queue, theaters, vault, co, integrator, workers);
+    return new CommandService(
+      options.home,
+      store,
+      queue,
+      theaters,
+      vault,
+      co,
+      integrator,
+      workers,
+      options.logger,
+    );
   }
 
   /** Closes every part once; later calls wait for the same close. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatAsyncData, ChatSyncData, SynthesizeData } from "../contracts/index.js";
-import { ConflictError } from "../core/index.js";
+import { ConflictError, type Logger } from "../core/index.js";
 import type { EventStore } from "../ledger/index.js";
 import type { CommandingOfficer } from "./co/commanding-officer.js";
 import type { Integrator } from "./integration/integrate.js";
@@ -33,6 +33,7 @@ export class RunDriver {
     private readonly store: EventStore,
     /** Promotes each completed order; without one, orders wait for POST /integrate. */
     private readonly integrator?: Integrator,
+    private readonly logger?: Logger,
   ) {}
 
   /** sync: the reply (or, past `waitMs`, the async answer); async: the run id at once. */
@@ -102,7 +103,10 @@ export class RunDriver {
     }
   }
 
-  /** Integrates the run's completed orders; a refusal is recorded by integration itself, so it is not fatal. */
+  /**
+   * Integrates the run's completed orders. A failed gate or merge is recorded by integration itself; a refusal
+   * (a dependency not integrated yet) is tried again on the run's next change, so neither ends the run here.
+   */
   private async integrateCompleted(runId: string): Promise<void> {
     if (!this.integrator) return;
     const view = await this.co.runStatus(runId);
@@ -116,7 +120,12 @@ export class RunDriver {
           orderId: order.order_id,
           worktreePath: snapshot.worktree_path,
         })
-        .catch(() => undefined);
+        .catch((error: unknown) =>
+          this.logger?.warn(
+            { err: error, run: runId, order: order.order_id },
+            "integrating a completed order failed",
+          ),
+        );
     }
   }
 }
