@@ -1,5 +1,13 @@
 import type Database from "better-sqlite3";
 
+/** One thing the warden did or refused on someone's behalf, as the audit trail keeps it. */
+export interface AuditEntry {
+  userId?: string;
+  actor: string;
+  action: string;
+  detail: Record<string, unknown>;
+}
+
 /** Rows are only ever added: the triggers turn an UPDATE or DELETE into an error, whoever issues it. */
 const DDL = `
 CREATE TABLE IF NOT EXISTS warden_audit (

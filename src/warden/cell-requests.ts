@@ -15,6 +15,7 @@ import type { Logger } from "../core/index.js";
 import { EgressRefusal, fetchPage } from "../egress/index.js";
 import type { ProviderFailure, StreamEvent } from "../providers/index.js";
 import { OutputMeter } from "../providers/index.js";
+import type { AuditEntry } from "./audit-store.js";
 import type { CallState, ModelBudget, ModelCallStart, Overrun } from "./budget/index.js";
 import { type CommandReply, commandNotEnabled } from "./command-requests.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
@@ -22,12 +23,7 @@ import { userModelFailure } from "./model-failure.js";
 
 const FETCH_BODY_CAP = Math.floor((DEFAULT_MAX_FRAME_BYTES - 64 * 1024) * 0.75);
 
-export interface AuditEntry {
-  userId?: string;
-  actor: string;
-  action: string;
-  detail: Record<string, unknown>;
-}
+export type { AuditEntry } from "./audit-store.js";
 
 /** One finished model call, as the provider reported it (the budget keeps its own records). */
 export interface ModelCallRecord {

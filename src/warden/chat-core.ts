@@ -2,8 +2,8 @@ import type { CellHandle } from "../cells/index.js";
 import type { TurnFailure } from "../contracts/index.js";
 import { Emitter, type Logger, NotFoundError } from "../core/index.js";
 import type { ProviderFailure } from "../providers/index.js";
+import type { AuditEntry } from "./audit-store.js";
 import { findBudgetRefusal } from "./budget/index.js";
-import type { AuditEntry } from "./cell-requests.js";
 import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
 import type { ChatEvent, ChatService, ChatTurnInput, ConversationPost, JobNotice } from "./chat-events.js";
 import {

@@ -1,5 +1,4 @@
 import type { OrderStatus, RunStatus } from "../contracts/index.js";
-import type { ChatCore } from "./chat-core.js";
 import type { ConversationEntry, ConversationRef, NoticeKind } from "./conversations/index.js";
 
 export type { ConversationRef } from "./conversations/index.js";
@@ -59,12 +58,3 @@ export type CommandNotify = (
   text: string,
   notice: { kind: NoticeKind; runId: string },
 ) => ConversationEntry | undefined;
-
-/**
- * The notify a CommandGateway implementation is given: the message goes into the conversation (what the UI and
- * the API show) and out to the front door it came from (a Telegram chat), by the warden's chat core.
- */
-export function commandNotifier(chat: Pick<ChatCore, "post">): CommandNotify {
-  return (userId, conversation, text, { kind, runId }) =>
-    chat.post(userId, conversation, text, { kind, source: "command", ref: runId });
-}

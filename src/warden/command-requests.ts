@@ -1,6 +1,6 @@
 import type { CommandErrorCode, CommandRequest, CommandResult, CommandRun } from "../contracts/index.js";
 import { ConflictError, InvalidInputError, type Logger, NotFoundError } from "../core/index.js";
-import type { AuditEntry } from "./cell-requests.js";
+import type { AuditEntry } from "./audit-store.js";
 import type { CommandGateway, CommandRunView, ConversationRef } from "./command-gateway.js";
 import type { ConversationStore } from "./conversations/index.js";
 

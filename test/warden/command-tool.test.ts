@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createCommandTool, createToolBox, MemoryAuditLog, PathPolicy } from "../../src/agent/index.js";
 import { createLogger } from "../../src/core/index.js";
 import { createProxyCommandClient } from "../../src/inmate/command-proxy.js";
-import { commandNotifier } from "../../src/warden/command-gateway.js";
+import { commandNotifier } from "../../src/warden/command-notifier.js";
 import { createCommandDesk } from "../../src/warden/command-requests.js";
 import { MemoryCommandGateway } from "../support/memory-command-gateway.js";
 import type { ScriptedCell } from "../support/scripted-cell.js";

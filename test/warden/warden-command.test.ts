@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandNotifier } from "../../src/warden/command-gateway.js";
+import { commandNotifier } from "../../src/warden/command-notifier.js";
 import { createCommandDesk } from "../../src/warden/command-requests.js";
 import { MemoryCommandGateway } from "../support/memory-command-gateway.js";
 import { reply } from "../support/model-server.js";
