@@ -5,7 +5,13 @@ import { duration, localDateTime } from "../shared/format.js";
 import { type AuditTab, createAuditController } from "./audit-controller.js";
 
 // Records over the contract's unions: a new tool or outcome fails the type check until it is labelled here.
-const TOOLS: Record<ToolKind, string> = { bash: "bash", file: "file", browser: "browser", memory: "memory" };
+const TOOLS: Record<ToolKind, string> = {
+  bash: "bash",
+  file: "file",
+  browser: "browser",
+  memory: "memory",
+  command: "command",
+};
 const OUTCOMES: Record<ToolOutcome, string> = {
   ok: "ok",
   error: "error",
