@@ -57,6 +57,8 @@ export interface GitOptions {
   author?: { name: string; email: string };
   /** Return a non-zero exit instead of throwing GitError (for commands whose exit is an answer: merge, diff). */
   allowFailure?: boolean;
+  /** An index file of the caller's instead of the repository's (GIT_INDEX_FILE): building a tree off to the side. */
+  indexFile?: string;
 }
 
 /** Runs `git <args>` in `cwd` with the host's safe configuration; throws GitError on a non-zero exit. */
@@ -75,6 +77,7 @@ export function hostGit(cwd: string, args: readonly string[], options: GitOption
     GIT_AUTHOR_EMAIL: author.email,
     GIT_COMMITTER_NAME: author.name,
     GIT_COMMITTER_EMAIL: author.email,
+    ...(options.indexFile ? { GIT_INDEX_FILE: options.indexFile } : {}),
   };
   const fullArgs = [...SAFE_CONFIG.flatMap((c) => ["-c", c]), ...args];
   return new Promise((resolve, reject) => {

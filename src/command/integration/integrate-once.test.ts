@@ -62,13 +62,18 @@ describe("integrating an order at most once", () => {
     const order = await theater.store.getOrder("o1");
     expect(order?.integration_state).toBe("INTEGRATED");
     expect(order?.commit_sha).toBe(result.commit_sha);
-    // The merge's parents are the old main and the order's branch: nothing that was on main is lost.
+    // The merge's parents are the old main and the order's branch tip with its records moved into a folder of
+    // its own (one commit on top of the tip): nothing that was on main is lost, and no order's order.json or
+    // aar.json sits at main's root where the next order's would meet it.
     const { hostGit } = await import("../git/host-git.js");
-    const parents = (await hostGit(theater.repo, ["rev-parse", "main^1", "main^2"])).stdout
+    const parents = (await hostGit(theater.repo, ["rev-parse", "main^1", "main^2^"])).stdout
       .trim()
       .split("\n");
     const tip = (await hostGit(theater.repo, ["rev-parse", "order_o1"])).stdout.trim();
     expect(parents).toEqual([before, tip]);
+    const onMain = (await hostGit(theater.repo, ["ls-tree", "-r", "--name-only", "main"])).stdout.split("\n");
+    expect(onMain).toContain(".ironclaw/orders/o1/aar.json");
+    expect(onMain).not.toContain("aar.json");
     // The repository's checkout of main followed: its files are the merge's, with nothing left to commit.
     expect((await hostGit(theater.repo, ["status", "--porcelain"])).stdout).toBe("");
     expect(existsSync(`${theater.repo}/notes/a.txt`)).toBe(true);

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hostGit } from "../git/host-git.js";
+import { recordsMovedCommit } from "./order-records.js";
 
 /** The theater's mainline: the branch integration promotes orders into. */
 export const MAIN_REF = "refs/heads/main";
@@ -45,14 +46,13 @@ export async function prepareMerge(
   try {
     await hostGit(repo, ["worktree", "add", "--detach", tree, base]);
     const message = `Integrate order ${orderId} (${branch})`;
-    const merged = await hostGit(
-      tree,
-      ["merge", "--no-ff", "--no-edit", "-m", message, `refs/heads/${branch}`],
-      {
-        allowFailure: true,
-        timeoutMs: 300_000,
-      },
-    );
+    const tip = await resolveCommit(repo, `refs/heads/${branch}`);
+    if (tip === undefined) throw new Error(`the order branch ${branch} is gone`);
+    const product = await recordsMovedCommit(repo, tip, base, orderId);
+    const merged = await hostGit(tree, ["merge", "--no-ff", "--no-edit", "-m", message, product], {
+      allowFailure: true,
+      timeoutMs: 300_000,
+    });
     if (merged.code !== 0) {
       const unmerged = await hostGit(tree, ["diff", "--name-only", "--diff-filter=U", "-z"], {
         allowFailure: true,
