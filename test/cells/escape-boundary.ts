@@ -16,10 +16,12 @@ const hostPathProbe = (paths: string[]) =>
  * The runtime's package root as its command line names it (src/ or dist/ modules, the bundle in dist/cell, or
  * a startup snapshot beside it), and what that directory holds.
  */
+// Every runtime the cell can see, and the first whose package is there: without isolation that includes other
+// cells' runtimes, whose /opt/ironclaw exists only inside their own namespace.
 const PACKAGE_PROBE =
   `for p in /proc/[0-9]*; do c=$(tr '\\0' '\\n' < $p/cmdline 2>/dev/null | grep -m1 -E '/((src|dist)/inmate/irowclaw\\.(ts|js)|dist/cell/(irowclaw\\.cjs|runtime\\.[^/]+\\.blob))$'); ` +
   `[ -n "$c" ] && { case $c in */dist/cell/*) root=\${c%/dist/cell/*};; *) root=\${c%/*/inmate/irowclaw.*};; esac; ` +
-  `echo root=$root; ls -a $root; break; }; done`;
+  `[ -d "$root" ] || continue; echo root=$root; ls -a $root; break; }; done`;
 
 export const BOUNDARY_ATTEMPTS: EscapeAttempt[] = [
   {
