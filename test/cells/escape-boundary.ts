@@ -14,10 +14,10 @@ const hostPathProbe = (paths: string[]) =>
 
 /**
  * The runtime's package root as its command line names it (src/ or dist/ modules, the bundle in dist/cell, or
- * a startup snapshot beside it), and what that directory holds.
+ * a startup snapshot beside it), and what that directory holds: the first runtime the cell can see whose package
+ * is there, since without isolation it sees other cells' runtimes too, whose /opt/ironclaw exists only inside
+ * their own namespace.
  */
-// Every runtime the cell can see, and the first whose package is there: without isolation that includes other
-// cells' runtimes, whose /opt/ironclaw exists only inside their own namespace.
 const PACKAGE_PROBE =
   `for p in /proc/[0-9]*; do c=$(tr '\\0' '\\n' < $p/cmdline 2>/dev/null | grep -m1 -E '/((src|dist)/inmate/irowclaw\\.(ts|js)|dist/cell/(irowclaw\\.cjs|runtime\\.[^/]+\\.blob))$'); ` +
   `[ -n "$c" ] && { case $c in */dist/cell/*) root=\${c%/dist/cell/*};; *) root=\${c%/*/inmate/irowclaw.*};; esac; ` +
