@@ -1,8 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeTempBrain, type TempBrain } from "../../test/support/memory-fixtures.js";
+import {
+  floodBrain,
+  makeTempBrain,
+  startLinkFlood,
+  type TempBrain,
+} from "../../test/support/memory-fixtures.js";
 import { IndexQueue, type IndexRequest } from "./index/index-queue.js";
 import { type BrainWatcher, watchBrain } from "./watcher.js";
 
@@ -57,27 +61,6 @@ describe("brain watcher", () => {
   });
 });
 
-/** Starts a process that swaps a link to `config/` into `d0/flip` as fast as it can, over and over. */
-function startFlood(root: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      "-e",
-      `const fs=require("fs");const d=process.argv[1];let i=0;
-       for(;;){try{fs.symlinkSync(d+"/config",d+"/d0/l"+(i%4));fs.renameSync(d+"/d0/l"+(i%4),d+"/d0/flip");}catch{}i++;}`,
-      root,
-    ],
-    { stdio: "ignore" },
-  );
-}
-
-/** A brain of 200 notes in 10 folders, as a flood meets it in a real cell. */
-async function floodBrain(): Promise<TempBrain> {
-  const files: Record<string, string> = { "config/irowclaw.toml": "" };
-  for (let d = 0; d < 10; d++) for (let f = 0; f < 20; f++) files[`d${d}/n${f}.md`] = `note ${f}`;
-  return makeTempBrain(files);
-}
-
 /** The longest the event loop went without running a 20 ms timer, over `ms`. */
 async function longestStall(ms: number): Promise<number> {
   let last = Date.now();
@@ -105,7 +88,7 @@ describe("brain watcher under a flood of link renames", () => {
       onError: (e) => shed.push(e),
     });
     await settle(200);
-    const flood = startFlood(temp.brain.root);
+    const flood = startLinkFlood(temp.brain.root);
     let stall = 0;
     try {
       stall = await longestStall(3000);

@@ -1,4 +1,5 @@
 // Helpers of the memory tests: temp brains, the built-in embedder on a shared word table, a counting embedder.
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -86,4 +87,25 @@ export function openInspector(file: string): Database.Database {
 /** The single number a `SELECT count(*) AS n …` returns. */
 export function countRows(db: Database.Database, sql: string): number {
   return db.prepare<[], { n: number }>(sql).get()?.n ?? Number.NaN;
+}
+
+/** Starts a process that swaps a link to `config/` into `d0/flip` of a brain as fast as it can, over and over. */
+export function startLinkFlood(root: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      "-e",
+      `const fs=require("fs");const d=process.argv[1];let i=0;
+       for(;;){try{fs.symlinkSync(d+"/config",d+"/d0/l"+(i%4));fs.renameSync(d+"/d0/l"+(i%4),d+"/d0/flip");}catch{}i++;}`,
+      root,
+    ],
+    { stdio: "ignore" },
+  );
+}
+
+/** A brain of 200 notes in 10 folders, as a link flood meets it in a real cell. */
+export async function floodBrain(): Promise<TempBrain> {
+  const files: Record<string, string> = { "config/irowclaw.toml": "" };
+  for (let d = 0; d < 10; d++) for (let f = 0; f < 20; f++) files[`d${d}/n${f}.md`] = `note ${f}`;
+  return makeTempBrain(files);
 }
