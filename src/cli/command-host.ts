@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { createConfiguredBackend, loadHostConfig } from "../cells/index.js";
 import { CommandService, type CommandServiceOptions, PostgresJobQueue } from "../command/index.js";
 import { createLogger, ironclawHome } from "../core/index.js";
@@ -6,11 +5,10 @@ import { openStore } from "../ledger/index.js";
 import {
   AuditStore,
   HostProviders,
+  hostCommandOptions,
   ModelBudget,
   openHostDb,
   UserStore,
-  WardenCommandCells,
-  WardenPlanner,
 } from "../warden/index.js";
 import type { CliIo } from "./command.js";
 
@@ -37,31 +35,23 @@ export async function openHostCommand(
   const providers = new HostProviders(config, io.env);
   const db = openHostDb(home);
   const budget = new ModelBudget({ db, config });
-  const open: CommandServiceOptions = {
+  const backend = options.cells
+    ? (await createConfiguredBackend(config, { home, onWarning: (w) => logger.warn(w) })).backend
+    : undefined;
+  const open: CommandServiceOptions = hostCommandOptions({
     home,
-    planner: new WardenPlanner(providers, config, budget),
-    workers: options.workers ?? 0,
-    modelProvider: config.new_brains.provider ?? "openrouter",
+    config,
+    providers,
+    budget,
     logger,
-  };
+    workers: options.workers ?? 0,
+    users: new UserStore(db),
+    audit: new AuditStore(db),
+    ...(backend ? { backend } : {}),
+  });
   if (options.postgres) {
     open.store = await openStore({ kind: "postgres", url: options.postgres });
     open.queue = await PostgresJobQueue.open({ url: options.postgres });
-  }
-  if (options.cells) {
-    const users = new UserStore(db);
-    const audit = new AuditStore(db);
-    const { backend } = await createConfiguredBackend(config, { home, onWarning: (w) => logger.warn(w) });
-    open.cells = new WardenCommandCells({
-      backend,
-      scratchDir: join(home, "command", "cells"),
-      config,
-      providers,
-      cellUidOf: (userId) => users.get(userId)?.cellUid,
-      audit: (entry) => audit.record(entry),
-      logger,
-      budget,
-    });
   }
   const service = await CommandService.open(open).catch((error: unknown) => {
     db.close();

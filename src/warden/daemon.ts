@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir } from "../cells/index.js";
@@ -13,12 +12,11 @@ import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { ChatCore } from "./chat-core.js";
-import { WardenCommandCells } from "./command-cells.js";
 import { HostedCommandGateway } from "./command-host-gateway.js";
 import { commandNotifier } from "./command-notifier.js";
-import { WardenPlanner } from "./command-planner.js";
 import { createCommandDesk } from "./command-requests.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
+import { hostCommandOptions } from "./host-command.js";
 import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
 import { HostProviders } from "./host-providers.js";
@@ -104,23 +102,20 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   });
   // Command's ledger and queue sit beside host.db; a ledger that cannot open stops the start like host.db would.
   const command = config.command.enabled
-    ? await openCommand(db, {
-        home: options.home,
-        planner: new WardenPlanner(providers, config, budget),
-        workers: config.command.workers,
-        modelProvider: config.new_brains.provider ?? "openrouter",
-        logger,
-        cells: new WardenCommandCells({
-          backend: chosen.backend,
-          scratchDir: join(options.home, "command", "cells"),
+    ? await openCommand(
+        db,
+        hostCommandOptions({
+          home: options.home,
           config,
           providers,
-          cellUidOf: (userId) => users.get(userId)?.cellUid,
-          audit: (entry) => audit.record(entry),
-          logger,
           budget,
+          logger,
+          workers: config.command.workers,
+          users,
+          audit,
+          backend: chosen.backend,
         }),
-      })
+      )
     : undefined;
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));

@@ -15,6 +15,7 @@ export type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-ev
 export { WardenCommandCells, type WardenCommandCellsOptions } from "./command-cells.js";
 export { WardenPlanner } from "./command-planner.js";
 export { startWarden, type Warden, type WardenOptions } from "./daemon.js";
+export { type HostCommandParts, hostCommandOptions } from "./host-command.js";
 export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";
 export { HostProviders } from "./host-providers.js";
