@@ -3,6 +3,7 @@ import { IronclawError } from "../../core/index.js";
 import type { Chunk } from "../chunker.js";
 import type { EmbeddingCache } from "../embedding-cache.js";
 import { statement } from "../statements.js";
+import type { ChunkRow } from "../stored-chunk.js";
 import type { VectorIndex } from "../vector/index.js";
 import { cjkMark } from "./index-schema.js";
 
@@ -213,19 +214,8 @@ const INSERT_CHUNK =
   "embed_hash, cjk) VALUES (@id, @path, @headings, @heading_text, @ordinal, @start_line, @end_line, @content, " +
   "@content_hash, @embed_hash, @cjk)";
 
-interface ChunkParams {
-  id: string;
-  path: string;
-  headings: string;
-  heading_text: string;
-  ordinal: number;
-  start_line: number;
-  end_line: number;
-  content: string;
-  content_hash: string;
-  embed_hash: string;
-  cjk: 0 | 1;
-}
+/** A chunks row as INSERT_CHUNK binds it: the row SQLite returns, less the rowid it assigns, plus the CJK mark. */
+type ChunkParams = Omit<ChunkRow, "rowid"> & { cjk: 0 | 1 };
 
 function chunkParams(chunk: Chunk & { embedHash: string }): ChunkParams {
   const headingText = chunk.headings.join(" › ");
