@@ -89,14 +89,23 @@ export class Worker {
     }
   }
 
+  /**
+   * Waits `ms`, or until stop(). The wake listener goes when the time is up: an idle loop pauses every second
+   * for as long as the host runs, and listeners left on the one signal would pile up without end.
+   */
   private pause(ms: number): Promise<void> {
+    const { signal } = this.wake;
+    if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
       const wake = () => {
         clearTimeout(timer);
         resolve();
       };
-      this.wake.signal.addEventListener("abort", wake, { once: true });
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", wake);
+        resolve();
+      }, ms);
+      signal.addEventListener("abort", wake, { once: true });
     });
   }
 
