@@ -98,9 +98,29 @@ export class RunDriver {
         } catch (error) {
           if (!(error instanceof ConflictError)) throw error; // orders still in progress: wait for the ledger
         }
-      } else return this.co.synthesize(runId);
+      } else return this.concluded(runId);
       await this.store.waitForAppend(head, { timeoutMs: RECHECK_MS, signal });
     }
+  }
+
+  /**
+   * The conclusion of a run that is no longer OPEN: its synthesis, or, for a cancelled run (which has none), why
+   * it was cancelled — a spend cap that stopped it names the cap, spent and limit — with what it did integrate.
+   */
+  private async concluded(runId: string): Promise<SynthesizeData> {
+    const view = await this.co.runStatus(runId);
+    if (view.status !== "CANCELLED") return this.co.synthesize(runId);
+    const [cancelled] = await this.store.read({ runId, types: ["RUN_CANCELLED"], limit: 1 });
+    const reason = String(cancelled?.payload.reason ?? "no reason was recorded");
+    const integrated = new Set(
+      view.orders.filter((o) => o.integration_state === "INTEGRATED").map((o) => o.order_id),
+    );
+    return {
+      run_id: runId,
+      status: "CANCELLED",
+      reply: `Run ${runId} was CANCELLED: ${reason}`,
+      artifacts: view.artifacts.filter((a) => integrated.has(a.order_id)),
+    };
   }
 
   /**

@@ -28,6 +28,8 @@ export interface WardenCommandCellsOptions {
 interface Running {
   dir: string;
   detach: () => void;
+  /** The first of its model calls the user's spend caps refused: the message naming the cap. */
+  spendRefusal?: string;
 }
 
 /**
@@ -68,17 +70,23 @@ export class WardenCommandCells implements CommandCells {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
-    const detach = serveCellRequests(cell, {
+    const running: Running = { dir, detach: () => {} };
+    running.detach = serveCellRequests(cell, {
       userId: spec.userId,
       providers: this.options.providers,
       egress: config.egress,
-      audit: this.options.audit,
+      // The proxy audits every refusal; a budget's is kept for the worker, which stops the run on it.
+      audit: (entry) => {
+        if (entry.action === "budget.refused" && running.spendRefusal === undefined)
+          running.spendRefusal = String(entry.detail.reason);
+        this.options.audit(entry);
+      },
       logger: this.options.logger.child({ user: spec.userId, run: spec.runId, order: spec.orderId }),
       labels: { session: `run:${spec.runId}`, job: `order:${spec.orderId}` },
       ...(this.options.budget ? { budget: this.options.budget } : {}),
       ...(this.options.onModelCall ? { onModelCall: this.options.onModelCall } : {}),
     });
-    this.running.set(cell, { dir, detach });
+    this.running.set(cell, running);
     try {
       await this.greet(cell);
     } catch (error) {
@@ -95,6 +103,10 @@ export class WardenCommandCells implements CommandCells {
     await cell.stop({ reason: "order finished" }).catch(() => undefined);
     running.detach();
     await rm(running.dir, { recursive: true, force: true });
+  }
+
+  spendRefusal(cell: CellHandle): string | undefined {
+    return this.running.get(cell)?.spendRefusal;
   }
 
   /** Stops every command cell still running (the warden shutting down). */

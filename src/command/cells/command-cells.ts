@@ -24,4 +24,10 @@ export interface CommandCells {
   start(spec: CommandCellSpec): Promise<CellHandle>;
   /** Stops a cell `start` returned and removes its scratch brain. Safe to call twice. */
   release(cell: CellHandle): Promise<void>;
+  /**
+   * The host's refusal of one of this cell's model calls on the user's spend caps (the refusal's message, naming
+   * the cap, spent and limit), if there was one; asked before `release`. The host's own record, not the agent's
+   * word: an agent cannot stop its run by claiming a cap was reached. Hosts without caps leave it out.
+   */
+  spendRefusal?(cell: CellHandle): string | undefined;
 }

@@ -12,13 +12,15 @@ const TRIES = 3;
 /**
  * Cancels an OPEN run and every order of it that is not over, as one batch that expects the run's version, so an
  * order that moves meanwhile is seen on the next try instead of breaking the batch. Cancelling a cancelled run
- * cancels nothing more.
+ * cancels nothing more. `lead` goes first in the same batch (a worker's closing events, when a spend cap stops
+ * the run), so what led to the cancel is recorded with it or not at all.
  */
 export async function cancelRun(
   store: EventStore,
   garrisonId: string,
   runId: string,
   reason: string,
+  lead: readonly LedgerEventInput[] = [],
 ): Promise<{ run_id: string; cancelled: string[] }> {
   if (typeof reason !== "string" || !/\S/.test(reason))
     throw new ValidationError("cancel", [
@@ -34,6 +36,7 @@ export async function cancelRun(
     const orders = [...snapshots.values()].filter((o) => CANCELLABLE.has(o.status)).map((o) => o.order_id);
     const ids = { garrison_id: garrisonId, theater_id: run.theater_id, run_id: runId };
     const events: LedgerEventInput[] = [
+      ...lead,
       { type: "RUN_CANCELLED", ...ids, payload: { reason } },
       ...orders.map((orderId) => ({
         type: "ORDER_CANCELLED" as const,

@@ -1,9 +1,12 @@
 import type { JobMessage, LedgerEventInput } from "../../contracts/index.js";
+import { ConflictError } from "../../core/index.js";
 import type { EventStore, OrderSnapshot, StreamExpectation } from "../../ledger/index.js";
+import { cancelRun } from "../co/cancel-run.js";
 import type { JobQueue } from "../queue/job-queue.js";
 import type { RunningPlan } from "./attempt-plan.js";
 import { type EventBase, failureReason } from "./attempt-report.js";
 import type { AttemptRun } from "./run-attempt.js";
+import { decideAfterAttempt } from "./spend-stop.js";
 
 /** The ledger's side of an attempt: how it starts, how it ends, and how the last one failed. */
 
@@ -45,7 +48,8 @@ export async function startAttempt(
 
 /**
  * Appends the attempt's closing events in one batch; a failure within the retry cap is enqueued as the next
- * attempt, and the batch ends with its ORDER_REISSUED and ORDER_ENQUEUED. Returns whether it was.
+ * attempt, and the batch ends with its ORDER_REISSUED and ORDER_ENQUEUED. Returns whether it was. An attempt a
+ * spend cap refused is not retried: the same batch stops the run (stopRun).
  */
 export async function closeAttempt(
   services: { store: EventStore; queue: JobQueue },
@@ -58,7 +62,12 @@ export async function closeAttempt(
     run.events.length > 0
       ? [...run.events]
       : [{ ...base, type: "ORDER_FAILED", payload: { reason: failureReason(run.outcome) } }];
-  const retry = run.outcome.status !== "review_requested" && attempt < job.constraints.max_retries + 1;
+  const next = decideAfterAttempt(run.outcome, attempt, job.constraints.max_retries);
+  if (next.action === "stop_run") {
+    await stopRun(services.store, base, events, next.reason);
+    return false;
+  }
+  const retry = next.action === "retry";
   if (retry) {
     const next = { ...job, attempt: attempt + 1 };
     const { id } = await services.queue.enqueue(next);
@@ -77,6 +86,26 @@ export async function closeAttempt(
   }
   await services.store.appendBatch(events);
   return retry;
+}
+
+/**
+ * The attempt's closing events, then RUN_CANCELLED and ORDER_CANCELLED for every order of the run not over (this
+ * one included), all with the reason, as one batch: no order of the run starts, and none is merged, after it (a
+ * cancelled run takes no integration). A run already concluded takes the closing events alone; one already
+ * cancelled cancelled this order with it, so they have nothing left to record.
+ */
+async function stopRun(
+  store: EventStore,
+  base: EventBase,
+  closing: LedgerEventInput[],
+  reason: string,
+): Promise<void> {
+  try {
+    await cancelRun(store, base.garrison_id, base.run_id, reason, closing);
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    await store.appendBatch(closing);
+  }
 }
 
 /** How the order's last attempt failed, for seed 001's retry rule (failed and failed_contract both retry). */

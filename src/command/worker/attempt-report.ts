@@ -22,8 +22,17 @@ export interface AttemptOutcome {
   issues: Issue[];
 }
 
-/** The gate's verdict over the agent's text, or `failed` when the turn itself did not complete. */
+/** The issue code of an attempt a spend cap stopped (spend-stop.ts reads it). */
+export const SPEND_CAP = "spend_cap";
+
+/**
+ * The gate's verdict over the agent's text, or `failed` when the turn itself did not complete or the host refused
+ * one of its model calls on a spend cap.
+ */
 export function outcomeOf(turn: OrderTurn, verdict: CompletionVerdict): AttemptOutcome {
+  // Whatever the agent made of a refused call (an error, or a completion it wrote anyway), the attempt failed.
+  if (turn.spendRefusal !== undefined)
+    return { status: "failed", issues: [{ path: "$", code: SPEND_CAP, message: turn.spendRefusal }] };
   if (turn.failure)
     return { status: "failed", issues: [{ path: "$", code: "turn_failed", message: turn.failure }] };
   if (verdict.status === "failed_contract") return { status: "failed_contract", issues: verdict.issues };

@@ -15,6 +15,8 @@ export interface OrderTurn {
   into: TransferReport;
   /** Undefined when the turn failed before anything was copied back. */
   out?: TransferReport;
+  /** The host refused a model call of the turn on the user's spend caps: its message (the cap, spent, limit). */
+  spendRefusal?: string;
 }
 
 /**
@@ -38,12 +40,14 @@ export async function runOrderTurn(input: {
   try {
     const into = await copyTreeIn(cell, input.worktree);
     const { text, failure } = await converse(cell, input.prompt, input.timeoutMs);
-    if (input.signal.aborted) return { text, failure: "the job's lease was lost", into };
+    const refusal = input.cells.spendRefusal?.(cell);
+    const spend = refusal === undefined ? {} : { spendRefusal: refusal };
+    if (input.signal.aborted) return { text, failure: "the job's lease was lost", into, ...spend };
     const out = await copyTreeOut(cell, "work", input.worktree, {
       removeMissing: into.files,
       ...(input.allow ? { allow: input.allow } : {}),
     });
-    return { text, ...(failure ? { failure } : {}), into, out };
+    return { text, ...(failure ? { failure } : {}), into, out, ...spend };
   } finally {
     input.signal.removeEventListener("abort", stopOnAbort);
     await input.cells.release(cell);
