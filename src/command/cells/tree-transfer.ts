@@ -35,11 +35,18 @@ export interface TransferReport {
 
 const OP_TIMEOUT_MS = 30_000;
 
+/** File operations a transfer keeps in flight at once: the cell answers them one by one, the round trips overlap. */
+const TRANSFER_WINDOW = 8;
+
+type Outcome = { path: string; bytes: number } | { path: string; reason: string };
+
 /**
  * Copies the regular files of `hostDir` (an order's worktree) into the cell's brain under `brainDir`, through
  * the protocol's file operations: it works the same on every backend, and the cell never sees the worktree's
  * `.git` (its `.git` file is not copied, nor anything named `.git` anywhere). Links are data to git and are not
- * followed: they are reported and left out.
+ * followed: they are reported and left out. The host reads one file after another, counting each against the
+ * caps before it is sent; up to TRANSFER_WINDOW writes are on their way to the cell at once, and the report lists
+ * paths in the order of the walk whatever order the cell answers in.
  */
 export async function copyTreeIn(
   cell: CellHandle,
@@ -47,7 +54,46 @@ export async function copyTreeIn(
   brainDir = "work",
   limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
 ): Promise<TransferReport> {
-  const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
+  const outcomes: Promise<Outcome>[] = [];
+  const inFlight = new Set<Promise<void>>();
+  // Read and sent, including what the cell has not answered yet: the caps hold for what is on its way too.
+  const sent = { files: 0, bytes: 0 };
+  // A write that failed (the cell died, a call timed out) ends the walk: nothing more is sent after it.
+  let broken: { error: unknown } | undefined;
+  const skip = (path: string, reason: string) => void outcomes.push(Promise.resolve({ path, reason }));
+  const send = async (path: string): Promise<void> => {
+    if (broken) throw broken.error;
+    const over = overCaps(sent, limits);
+    if (over) return skip(path, over);
+    let bytes: Buffer;
+    try {
+      bytes = await readHostFile(
+        join(hostDir, path),
+        Math.min(limits.maxFileBytes, limits.maxBytes - sent.bytes),
+      );
+    } catch (error) {
+      if (error instanceof SkipPath) return skip(path, error.message);
+      throw error;
+    }
+    sent.files += 1;
+    sent.bytes += bytes.length;
+    while (inFlight.size >= TRANSFER_WINDOW) await Promise.race(inFlight);
+    const outcome = writeInCell(cell, `${brainDir}/${path}`, bytes).then((failure): Outcome => {
+      if (failure === undefined) return { path, bytes: bytes.length };
+      sent.files -= 1;
+      sent.bytes -= bytes.length;
+      return { path, reason: `the cell refused it: ${failure}` };
+    });
+    outcomes.push(outcome);
+    const settled = outcome.then(
+      () => undefined,
+      (error: unknown) => {
+        broken ??= { error };
+      },
+    );
+    inFlight.add(settled);
+    void settled.then(() => inFlight.delete(settled));
+  };
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(join(hostDir, rel), { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -55,50 +101,36 @@ export async function copyTreeIn(
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
       // The worktree's own `.git` file is always there and says nothing: only a `.git` below it is news.
       if (isGitName(entry.name)) {
-        if (rel !== "") report.skipped.push({ path, reason: "a .git is never copied" });
+        if (rel !== "") skip(path, "a .git is never copied");
       } else if (entry.isDirectory()) await walk(path);
-      else if (!entry.isFile()) report.skipped.push({ path, reason: kindOf(entry) });
-      else await copyOneIn(cell, hostDir, path, brainDir, limits, report);
+      else if (!entry.isFile()) skip(path, kindOf(entry));
+      else await send(path);
     }
   };
-  await walk("");
+  try {
+    await walk("");
+  } finally {
+    // Nothing is left running behind a failure: every write sent has been answered before this returns or throws.
+    await Promise.allSettled(outcomes);
+  }
+  const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
+  for (const outcome of await Promise.all(outcomes)) {
+    if ("reason" in outcome) report.skipped.push(outcome);
+    else {
+      report.files.push(outcome.path);
+      report.bytes += outcome.bytes;
+    }
+  }
   return report;
 }
 
-async function copyOneIn(
-  cell: CellHandle,
-  hostDir: string,
-  path: string,
-  brainDir: string,
-  limits: TransferLimits,
-  report: TransferReport,
-): Promise<void> {
-  const over = overCaps(report, limits);
-  if (over) return void report.skipped.push({ path, reason: over });
-  let bytes: Buffer;
-  try {
-    bytes = await readHostFile(
-      join(hostDir, path),
-      Math.min(limits.maxFileBytes, limits.maxBytes - report.bytes),
-    );
-  } catch (error) {
-    if (error instanceof SkipPath) return void report.skipped.push({ path, reason: error.message });
-    throw error;
-  }
+/** Writes one file into the cell's brain; the cell's refusal, or undefined when it took the file. */
+async function writeInCell(cell: CellHandle, path: string, bytes: Buffer): Promise<string | undefined> {
   const reply = await cell.call(
-    {
-      type: "FileOpRequest",
-      op: "write",
-      path: `${brainDir}/${path}`,
-      content: bytes.toString("base64"),
-      encoding: "base64",
-    },
+    { type: "FileOpRequest", op: "write", path, content: bytes.toString("base64"), encoding: "base64" },
     { timeoutMs: OP_TIMEOUT_MS },
   );
-  const failure = replyFailure(reply);
-  if (failure) return void report.skipped.push({ path, reason: `the cell refused it: ${failure}` });
-  report.files.push(path);
-  report.bytes += bytes.length;
+  return replyFailure(reply);
 }
 
 export interface CopyOutOptions {
@@ -224,9 +256,13 @@ function nameIn(entry: BrainEntry, dir: string): string | undefined {
   return name;
 }
 
-function overCaps(report: TransferReport, limits: TransferLimits): string | undefined {
-  if (report.files.length >= limits.maxFiles) return `over the cap of ${limits.maxFiles} files`;
-  if (report.bytes >= limits.maxBytes) return `over the cap of ${limits.maxBytes} bytes`;
+function overCaps(
+  counted: { files: number | readonly string[]; bytes: number },
+  limits: TransferLimits,
+): string | undefined {
+  const files = typeof counted.files === "number" ? counted.files : counted.files.length;
+  if (files >= limits.maxFiles) return `over the cap of ${limits.maxFiles} files`;
+  if (counted.bytes >= limits.maxBytes) return `over the cap of ${limits.maxBytes} bytes`;
   return undefined;
 }
 
