@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import type {
+  ChatAsyncData,
+  ChatRequest,
+  ChatSyncData,
   LedgerEvent,
   OrderSnapshotData,
-  RunCreateData,
-  RunCreateRequest,
   RunSnapshotData,
   runSnapshotDataSchema,
   TheaterCreateData,
@@ -35,7 +36,8 @@ export type RunDetail = { [K in Exclude<keyof RunShape, "orders">]: z.output<Run
   orders: RunOrder[];
 };
 
-export type RunStartBody = Omit<RunCreateRequest, "user_id" | "metadata"> & { theater_id?: string };
+/** Command's chat (seed 000 §3.1 POST /chat) as the warden serves it: the user comes from the session. */
+export type CommandChatBody = Pick<ChatRequest, "theater_hint" | "message" | "mode">;
 export type TheaterBody = Pick<TheaterCreateRequest, "theater_id"> & { repo_path?: string };
 export type LedgerPage = { events: LedgerEvent[]; head: number; next_after: number };
 
@@ -46,7 +48,8 @@ export interface CommandEndpoints {
   "GET /api/theaters": { response: ListOf<"theaters", Theater> };
   "POST /api/theaters": { body: TheaterBody; response: TheaterCreateData };
   "GET /api/runs": { response: ListOf<"runs", RunSummary> };
-  "POST /api/runs": { body: RunStartBody; response: RunCreateData };
+  /** Starts a run and drives it to its reply; async answers the run id at once, sync waits for the reply. */
+  "POST /api/command/chat": { body: CommandChatBody; response: ChatAsyncData | ChatSyncData };
   "GET /api/runs/:id": { params: { id: string }; response: RunDetail };
   "POST /api/runs/:id/cancel": { params: { id: string }; response: Partial<RunSnapshotData> };
   "GET /api/orders/:id": { params: { id: string }; response: OrderSnapshot };

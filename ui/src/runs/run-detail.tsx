@@ -94,7 +94,8 @@ export function RunDetailPanel(props: { runs: RunsController }) {
               </Show>
             </dl>
             <Show when={run().summary}>
-              <p class="run-summary">{run().summary}</p>
+              <h3>Reply</h3>
+              <p class="notice info run-summary">{run().summary}</p>
             </Show>
             <Show when={!isFinished(run().status)}>
               <Show
@@ -125,7 +126,13 @@ export function RunDetailPanel(props: { runs: RunsController }) {
             <h3>Orders</h3>
             <Show
               when={run().orders.length > 0}
-              fallback={<p class="muted">No orders yet: the run is not planned.</p>}
+              fallback={
+                <p class="muted">
+                  {isFinished(run().status)
+                    ? "No orders: the run ended before it was planned."
+                    : "No orders yet: the run is being planned."}
+                </p>
+              }
             >
               <ol class="orders">
                 <For each={run().orders}>

@@ -16,16 +16,12 @@ export interface FormRefusal {
   message: string | null;
 }
 
-// Which form field each body field of the warden's two routes is typed into.
-const START_FIELDS: Record<string, RunField> = {
-  theater_id: "theater",
-  theater_hint: "theater",
-  objective: "objective",
-};
+// Which form field each body field of the warden's two routes (command's chat, theaters) is typed into.
+const START_FIELDS: Record<string, RunField> = { theater_hint: "theater", message: "objective" };
 const THEATER_FIELDS: Record<string, RunField> = { theater_id: "newTheater", repo_path: "repoPath" };
 
 /**
- * Places each problem the warden named (`$.objective`, `body.theater_id`, `$.orders[0].x` → its last name) under
+ * Places each problem the warden named (`$.body.message`, `body.repo_path`, `$.orders[0].x` → its last name) under
  * the form field it belongs to; what names no field of the form stays a message above it.
  */
 export function refusalOf(error: ApiError, form: "start" | "theater"): FormRefusal {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApiClient } from "../api/api-client.js";
+import type { RunOrder } from "../api/command-endpoints.js";
 import { order, startCommandServer } from "../testing/command-server.js";
 import { createRunsController, type RunsController } from "./runs-controller.js";
 
@@ -21,16 +22,19 @@ afterEach(async () => {
 });
 
 describe("starting a run", () => {
-  it("with no theater yet, creates one inline, selects it, then starts the run and opens it", async () => {
+  it("with no theater yet, creates one inline, selects it, then has command start the run and opens it", async () => {
     await runs.dispatch({ type: "start" });
     expect(runs.state.theaters).toEqual([]);
     await runs.dispatch({ type: "field", field: "newTheater", value: "demo" });
     await runs.dispatch({ type: "create-theater" });
     expect(runs.state.theaters.map((t) => t.theater_id)).toEqual(["demo"]);
     expect(runs.state.form.theater).toBe("demo");
-    await runs.dispatch({ type: "field", field: "objective", value: "Add a health route" });
+    await runs.dispatch({ type: "field", field: "objective", value: "  Add a health route " });
     await runs.dispatch({ type: "submit" });
-    expect(server.requests).toContain("POST /api/runs");
+    expect(server.bodiesOf("POST /api/command/chat")).toEqual([
+      { theater_hint: "demo", message: "Add a health route", mode: "async" },
+    ]);
+    expect(server.count("POST /api/runs")).toBe(0);
     expect(runs.state.runs.map((r) => [r.objective, r.theater_id, r.status])).toEqual([
       ["Add a health route", "demo", "OPEN"],
     ]);
@@ -39,21 +43,75 @@ describe("starting a run", () => {
     expect(runs.state.form.objective).toBe("");
   });
 
+  it("shows the started run planned, worked, merged and concluded, each step as the ledger records it", async () => {
+    server.theaters.push({ theater_id: "demo", repo_path: "/srv/demo" });
+    await runs.dispatch({ type: "start" });
+    await runs.dispatch({ type: "field", field: "objective", value: "Add a health route" });
+    await runs.dispatch({ type: "submit" });
+    await until(() => expect(runs.open.live.state).toBe("online"));
+    expect(runs.open.run?.orders).toEqual([]);
+
+    // The run's order list as GET /api/runs/{id} gives it, at each order's status.
+    const planned = (first: RunOrder["status"], second = first): RunOrder[] => [
+      { order_id: "o1", status: first, key: "route" },
+      { order_id: "o2", status: second, key: "test" },
+    ];
+    server.changeRun("run-1", { orders: planned("QUEUED") });
+    server.setOrder(order("o1"));
+    server.setOrder(order("o2"));
+    server.push("run-1", "ORDER_CREATED", 1, { order_id: "o1" });
+    server.push("run-1", "ORDER_CREATED", 1, { order_id: "o2" });
+    await until(() => expect(Object.keys(runs.open.orders).sort()).toEqual(["o1", "o2"]));
+    expect(runs.open.run?.orders.map((o) => o.key)).toEqual(["route", "test"]);
+
+    server.changeRun("run-1", { orders: planned("RUNNING", "QUEUED") });
+    server.setOrder(order("o1", { status: "RUNNING", branch: "order_o1", worktree_state: "READY" }));
+    server.push("run-1", "ORDER_STARTED", 1, { order_id: "o1" });
+    await until(() => expect(runs.open.orders.o1?.branch).toBe("order_o1"));
+    expect(runs.open.run?.orders[0]?.status).toBe("RUNNING");
+
+    const done = (id: string, sha: string) =>
+      order(id, { status: "COMPLETED", integration_state: "INTEGRATED", commit_sha: sha });
+    server.setOrder(done("o1", "1111111"));
+    server.setOrder(done("o2", "2222222"));
+    const reply = "Done: 2 of 2 orders completed and integrated.";
+    server.changeRun("run-1", {
+      status: "COMPLETE",
+      summary: reply,
+      orders: planned("COMPLETED"),
+    });
+    server.push("run-1", "INTEGRATED", 1, { order_id: "o1", payload: { commit_sha: "1111111" } });
+    server.push("run-1", "INTEGRATED", 1, { order_id: "o2", payload: { commit_sha: "2222222" } });
+    server.push("run-1", "RUN_COMPLETED", 1, { payload: { summary: reply } });
+    await until(() => expect(runs.open.run?.status).toBe("COMPLETE"));
+    await until(() => expect(runs.open.orders.o2?.commit_sha).toBe("2222222"));
+    expect(runs.open.orders.o1?.commit_sha).toBe("1111111");
+    expect(runs.open.run?.summary).toBe(reply);
+    expect(runs.state.runs[0]?.status).toBe("COMPLETE");
+  });
+
   it("puts each problem the warden names under its field, and the rest above the form", async () => {
     server.theaters.push({ theater_id: "demo", repo_path: "/srv/demo" });
     await runs.dispatch({ type: "start" });
-    server.refuse("POST /api/runs", {
+    server.refuse("POST /api/command/chat", {
       status: 400,
       code: "validation_failed",
-      message: "the run is not valid",
-      issues: [{ path: "$.objective", message: "must be at most 4000 characters" }],
+      message: "$.body.theater_hint: must not start with - or . (and 1 more)",
+      issues: [
+        { path: "$.body.theater_hint", message: "must not start with - or ." },
+        { path: "$.body.message", message: "must be at most 4000 characters" },
+      ],
     });
     await runs.dispatch({ type: "field", field: "objective", value: "x".repeat(5000) });
     await runs.dispatch({ type: "submit" });
     expect(runs.state.startRefusal).toEqual({
-      fields: { objective: "objective: must be at most 4000 characters" },
+      fields: {
+        theater: "theater_hint: must not start with - or .",
+        objective: "message: must be at most 4000 characters",
+      },
       message: null,
     });
+    expect(runs.open.id).toBeNull();
     server.refuse("POST /api/theaters", {
       status: 400,
       code: "validation_failed",
@@ -97,7 +155,7 @@ describe("starting a run", () => {
     await runs.dispatch({ type: "field", field: "newTheater", value: "has space" });
     await runs.dispatch({ type: "create-theater" });
     expect(runs.state.theaterRefusal?.fields.newTheater).toMatch(/no spaces or slashes/);
-    expect(server.count("POST /api/runs") + server.count("POST /api/theaters")).toBe(0);
+    expect(server.count("POST /api/command/chat") + server.count("POST /api/theaters")).toBe(0);
   });
 });
 

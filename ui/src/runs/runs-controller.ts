@@ -39,7 +39,8 @@ const listOf = <T>(data: T[] | Record<string, T[]>, key: string): T[] =>
 
 /**
  * The runs view: the user's runs, one run's orders kept current from the ledger's event stream, the form that
- * starts a run (creating its theater inline when there is none) and cancelling a run.
+ * starts a run and has command carry it to its reply (creating its theater inline when there is none) and
+ * cancelling a run.
  */
 export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
   const [state, setState] = createStore<RunsState>({
@@ -93,13 +94,15 @@ export function createRunsController(api: ApiClient, live: LiveOptions = {}) {
     const checked = checkStart(state.form);
     if (hasFieldProblems(checked)) return void setState("startRefusal", checked);
     setState({ busy: "start", startRefusal: null });
-    const answer = await api.call("POST /api/runs", {
-      body: { theater_id: state.form.theater, objective: state.form.objective.trim() },
+    // Command's chat, not a bare POST /api/runs: the warden plans, dispatches, integrates and concludes the run
+    // it answers, which the open run then shows as the ledger records each step.
+    const answer = await api.call("POST /api/command/chat", {
+      body: { theater_hint: state.form.theater, message: state.form.objective.trim(), mode: "async" },
     });
     setState("busy", null);
     if (!answer.ok) return void setState("startRefusal", refusalOf(answer.error, "start"));
     setState("form", "objective", "");
-    say("info", `Run ${answer.data.run_id} started.`);
+    say("info", `Run ${answer.data.run_id} started: it is being planned into orders.`);
     await loadLists();
     await open.open(answer.data.run_id);
   }

@@ -21,6 +21,7 @@ export async function startCommandServer() {
   const orders = new Map<string, OrderSnapshot>();
   const events: LedgerEvent[] = [];
   const requests: string[] = [];
+  const bodies: { route: string; body: Record<string, string> }[] = [];
   const streams = new Set<ServerResponse>();
   const refusals = new Map<string, Refusal>();
   let held: (() => void)[] | null = null;
@@ -40,6 +41,7 @@ export async function startCommandServer() {
     let text = "";
     for await (const chunk of req) text += chunk;
     const body = text ? (JSON.parse(text) as Record<string, string>) : {};
+    bodies.push({ route, body });
     const refusal = refusals.get(route);
     if (refusal) {
       const { status, issues, ...error } = refusal;
@@ -60,9 +62,10 @@ export async function startCommandServer() {
       return ok(res, { ...theater, created: true }, 201);
     }
     if (route === "GET /api/runs") return ok(res, { runs: [...runs.values()] });
-    if (route === "POST /api/runs") {
-      const run = server.addRun(`run-${runs.size + 1}`, body.theater_id ?? "", body.objective ?? "");
-      return ok(res, { run_id: run.run_id, status: run.status }, 201);
+    if (route === "POST /api/command/chat") {
+      // Async, as the view asks: the run's id at once; the test then plays the run's progress.
+      const run = server.addRun(`run-${runs.size + 1}`, body.theater_hint ?? "", body.message ?? "");
+      return ok(res, { run_id: run.run_id, status: run.status });
     }
     if (route === `GET /api/runs/${id}`) {
       const answer = () => (runs.has(id) ? ok(res, runs.get(id)) : send(res, 404, notFound(id)));
@@ -99,6 +102,8 @@ export async function startCommandServer() {
     theaters,
     runs,
     requests,
+    /** The bodies sent to a method and path, oldest first. */
+    bodiesOf: (route: string) => bodies.filter((b) => b.route === route).map((b) => b.body),
     /** How many requests matched a method and path prefix (query included), e.g. "GET /api/runs/run-1". */
     count: (prefix: string) => requests.filter((r) => r === prefix || r.startsWith(`${prefix}?`)).length,
     streamCount: () => streams.size,
