@@ -34,6 +34,7 @@ export function hostCommandOptions(parts: HostCommandParts): CommandServiceOptio
     home,
     planner: new WardenPlanner(providers, config, budget),
     workers: parts.workers,
+    leaseMs: config.command.lease_seconds * 1000,
     modelProvider: config.new_brains.provider ?? "openrouter",
     logger,
     ...(backend

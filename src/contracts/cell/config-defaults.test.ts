@@ -65,7 +65,7 @@ describe("config defaults", () => {
         default_max_tokens: 4096,
         alert_percent: [50, 80, 100],
       },
-      command: { enabled: true, workers: 1 },
+      command: { enabled: true, workers: 1, lease_seconds: 60 },
     });
   });
 
@@ -125,6 +125,12 @@ describe("config problems", () => {
     expect(problem?.key).toBe("providers.openrouter.api_key");
     expect(problem?.line).toBe(5);
     expect(problem?.rule).toMatch(/api_key_env/);
+  });
+
+  it("refuses a worker lease shorter than a second, naming the key and the rule", () => {
+    expect(configProblems("[command]\nlease_seconds = 0\n", ironclawdConfigSchema)).toEqual([
+      { key: "command.lease_seconds", rule: "must be at least 1 second", line: 2 },
+    ]);
   });
 
   it("reports a repeated job id at the second job", () => {

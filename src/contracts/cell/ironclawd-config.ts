@@ -505,6 +505,16 @@ const commandSchema = z
       .max(64, "must be at most 64")
       .default(1)
       .describe("Orders this warden works on at once; 0 leaves them to `ironclaw worker` processes."),
+    lease_seconds: aNumber()
+      .int("must be an integer")
+      .min(1, "must be at least 1 second")
+      .max(3600, "must be at most 3600 seconds")
+      .default(60)
+      .describe(
+        "How long a worker's claim on an order holds without renewal. A live worker renews it every third of " +
+          "this; a worker that died (killed, its host gone) loses the order after at most this long, and another " +
+          "worker takes it over as the next attempt. Every worker and warden sharing a queue should use the same.",
+      ),
     provider: nameToken("a provider name", "openrouter")
       .optional()
       .meta({
