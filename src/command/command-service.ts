@@ -9,6 +9,7 @@ import { CommandingOfficer } from "./co/commanding-officer.js";
 import { CellGateRunner } from "./integration/gate-runner.js";
 import { Integrator } from "./integration/integrate.js";
 import { readAar } from "./integration/worktree-files.js";
+import { Learning } from "./learning/index.js";
 import type { JobQueue } from "./queue/job-queue.js";
 import { SqliteJobQueue } from "./queue/sqlite-queue.js";
 import { RunDriver } from "./run-driver.js";
@@ -62,6 +63,8 @@ export class CommandService {
     readonly integrator: Integrator | undefined,
     /** This process's workers, claiming from the queue; undefined without cells or with workers: 0. */
     readonly workers: Worker | undefined,
+    /** Outcomes → the routing policy the CO picks unnamed profiles by (seed 000 §3.10). */
+    readonly learning: Learning,
     logger: Logger | undefined,
   ) {
     this.runs = new RunDriver(co, store, integrator, logger);
@@ -79,10 +82,12 @@ export class CommandService {
     }
     const theaters = new TheaterRegistry(options.theatersDir ?? join(options.home, "theaters"));
     const vault = new Vault({ theaters, store });
+    const learning = new Learning({ store });
     const co = new CommandingOfficer({
       store,
       queue,
       planner: options.planner,
+      profileRouter: learning,
       ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
       readAar: async (order) => {
         if (order.worktree_path === null) return undefined;
@@ -135,6 +140,7 @@ export class CommandService {
       co,
       integrator,
       workers,
+      learning,
       options.logger,
     );
   }

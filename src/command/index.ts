@@ -14,6 +14,7 @@ export type {
   OrderOutcome,
   Planner,
   PlanRequest,
+  ProfileRouter,
   SynthesisRequest,
   Synthesizer,
 } from "./co/co-services.js";
@@ -49,6 +50,12 @@ export {
 } from "./integration/integrate.js";
 export { IntegrationRefusedError } from "./integration/integration-refusal.js";
 export { enqueueJobRequest } from "./job-request.js";
+export {
+  Learning,
+  type LearningOptions,
+  type LearningTick,
+  type MeasuredRow,
+} from "./learning/index.js";
 export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";

@@ -1,4 +1,4 @@
-import type { AarFile } from "../../contracts/index.js";
+import type { AarFile, OrderProfile } from "../../contracts/index.js";
 import type { OrderSnapshot } from "../../ledger/index.js";
 
 /** What the planner is asked: the run's objective, and whose and where it is. */
@@ -57,3 +57,11 @@ export interface Synthesizer {
  * the AAR contract again. Undefined when there is no readable AAR.
  */
 export type AarReader = (order: OrderSnapshot) => Promise<AarFile | undefined>;
+
+/**
+ * Picks the profile of an order whose plan names none: the learning service's routing policy (seed 000 §3.10,
+ * "which the commanding officer uses"). Undefined when it has no route for the task type: the default applies.
+ */
+export interface ProfileRouter {
+  profileFor(taskType: string): Promise<OrderProfile | undefined>;
+}

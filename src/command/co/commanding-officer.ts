@@ -3,9 +3,9 @@ import { ConflictError, NotFoundError, newId } from "../../core/index.js";
 import type { EventStore, RunSnapshot } from "../../ledger/index.js";
 import type { JobQueue } from "../queue/job-queue.js";
 import { cancelRun } from "./cancel-run.js";
-import type { AarReader, Planner, Synthesizer } from "./co-services.js";
+import type { AarReader, Planner, ProfileRouter, Synthesizer } from "./co-services.js";
 import { dispatchRun } from "./dispatch-run.js";
-import { parsePlanReply } from "./plan-reply.js";
+import { type PlannedOrderReply, parsePlanReply } from "./plan-reply.js";
 import { planFromModelText } from "./plan-text.js";
 import { DEFAULT_ORDER_DEFAULTS, type OrderDefaults, plannedOrderOf } from "./planned-order.js";
 import { type CreateRunInput, checkRunRequest } from "./run-request.js";
@@ -26,6 +26,8 @@ export interface CommandingOfficerOptions {
   garrisonId?: string;
   /** Profile and constraints for what a plan leaves out. */
   orderDefaults?: OrderDefaults;
+  /** The profile for orders whose plan names none (the learning policy); without it the default profile. */
+  profileRouter?: ProfileRouter;
 }
 
 /**
@@ -70,11 +72,12 @@ export class CommandingOfficer {
     const orders = plan.orders.map((order) => ({ order, orderId: newId() }));
     const ids = new Map(orders.map(({ order, orderId }) => [order.key, orderId]));
     const defaults = this.options.orderDefaults ?? DEFAULT_ORDER_DEFAULTS;
+    const routed = await this.routedDefaults(plan.orders, defaults);
     const events = orders.map(({ order, orderId }) => ({
       type: "ORDER_CREATED" as const,
       ...this.ids(run.theater_id, runId),
       order_id: orderId,
-      payload: plannedOrderOf(order, ids, defaults),
+      payload: plannedOrderOf(order, ids, routed.get(order.key) ?? defaults),
     }));
     // Expecting the run's version makes planning once a ledger rule: a concurrent plan loses the race.
     await this.store.appendBatch(events, { expect: [{ kind: "run", id: runId, version: run.version }] });
@@ -127,6 +130,18 @@ export class CommandingOfficer {
   /** GET /orders/{id}: the order snapshot (AAR and artifact pointers included) and the order as planned. */
   orderStatus(orderId: string): Promise<OrderView> {
     return readOrderView(this.store, orderId);
+  }
+
+  /** Defaults with the router's profile, by plan key, for the orders whose plan names no profile. */
+  private async routedDefaults(orders: PlannedOrderReply[], defaults: OrderDefaults) {
+    const routed = new Map<string, OrderDefaults>();
+    const router = this.options.profileRouter;
+    for (const order of router ? orders : []) {
+      if (order.profile?.name !== undefined) continue;
+      const profile = await router?.profileFor(order.type);
+      if (profile) routed.set(order.key, { ...defaults, profile });
+    }
+    return routed;
   }
 
   private ids(theaterId: string, runId: string) {

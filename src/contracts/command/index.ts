@@ -27,6 +27,7 @@ export * from "./ledger-event.js";
 export * from "./order-file.js";
 export * from "./oversight-bodies.js";
 export * from "./plan-graph.js";
+export * from "./routing-policy.js";
 export * from "./run-bodies.js";
 export * from "./snapshot-bodies.js";
 export * from "./vault-bodies.js";

@@ -10,6 +10,7 @@ import { channelRoutes } from "./channel-routes.js";
 import { commandChatRoutes } from "./command-chat-route.js";
 import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
+import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
 import { openAiRoutes } from "./openai-routes.js";
@@ -38,6 +39,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...cronRoutes(ctx),
     ...commandRoutes(ctx),
     ...commandChatRoutes(ctx),
+    ...learningRoutes(ctx),
     ...vaultRoutes(ctx),
     ...adminRoutes(ctx),
   ];
