@@ -9,6 +9,7 @@ import { CommandingOfficer } from "./co/commanding-officer.js";
 import { CellGateRunner } from "./integration/gate-runner.js";
 import { Integrator } from "./integration/integrate.js";
 import { readAar } from "./integration/worktree-files.js";
+import { type Oversight, type OversightOptions, openOversight } from "./oversight/index.js";
 import { Learning } from "./learning/index.js";
 import type { JobQueue } from "./queue/job-queue.js";
 import { SqliteJobQueue } from "./queue/sqlite-queue.js";
@@ -37,6 +38,8 @@ export interface CommandServiceOptions {
   workers?: number;
   /** The provider command cells call, recorded in each AAR (default "openrouter"). */
   modelProvider?: string;
+  /** The observer and the duty officer: thresholds, probes, and the duty officer's period (default: only on request). */
+  oversight?: OversightOptions;
   /** How long a worker's claim holds before another worker may take the job (default 60 s, renewed while it runs). */
   leaseMs?: number;
   logger?: Logger;
@@ -51,6 +54,8 @@ export class CommandService {
   private closing: Promise<void> | undefined;
   /** Runs carried from objective to reply (POST /chat). */
   readonly runs: RunDriver;
+  /** The observer and the duty officer (seed 000 §3.6, §3.8), the latter on its timer when one is set; set by open(). */
+  oversight!: Oversight;
 
   private constructor(
     readonly home: string,
@@ -82,6 +87,9 @@ export class CommandService {
     }
     const theaters = new TheaterRegistry(options.theatersDir ?? join(options.home, "theaters"));
     const vault = new Vault({ theaters, store });
+    // Where the vault puts it (vault/worktrees.ts): the job names the worktree before it exists.
+    const theaterWorktreePath = (theaterId: string, orderId: string) =>
+      join(theaters.theaterDir(theaterId), "worktrees", `order_${orderId}`);
     const learning = new Learning({ store });
     const co = new CommandingOfficer({
       store,
@@ -97,9 +105,7 @@ export class CommandService {
           return undefined; // synthesis reports the order without its AAR
         }
       },
-      // Where the vault puts it (vault/worktrees.ts): the job names the worktree before it exists.
-      theaterWorktreePath: (theaterId, orderId) =>
-        join(theaters.theaterDir(theaterId), "worktrees", `order_${orderId}`),
+      theaterWorktreePath,
     });
     const integrator = options.cells
       ? new Integrator({
@@ -131,7 +137,7 @@ export class CommandService {
           })
         : undefined;
     workers?.start(count);
-    return new CommandService(
+    const service = new CommandService(
       options.home,
       store,
       queue,
@@ -143,11 +149,24 @@ export class CommandService {
       learning,
       options.logger,
     );
+    service.oversight = openOversight(
+      {
+        home: options.home,
+        store,
+        queue,
+        theaters,
+        theaterWorktreePath,
+        ...(options.logger ? { logger: options.logger } : {}),
+      },
+      options.oversight,
+    );
+    return service;
   }
 
   /** Closes every part once; later calls wait for the same close. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.oversight.dutyOfficer.stop();
       await this.runs.close();
       await this.workers?.stop();
       await this.queue.close();

@@ -56,6 +56,19 @@ export {
   type LearningTick,
   type MeasuredRow,
 } from "./learning/index.js";
+export {
+  DEFAULT_MIN_FREE_DISK_BYTES,
+  DEFAULT_THRESHOLDS,
+  DutyOfficer,
+  Observer,
+  type Oversight,
+  type OversightOptions,
+  type OversightThresholds,
+  openOversight,
+  type PatrolRequestOptions,
+  reachableProbe,
+  type ServiceProbe,
+} from "./oversight/index.js";
 export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";
 export { PostgresJobQueue, type PostgresQueueOptions } from "./queue/postgres-queue.js";
 export { SqliteJobQueue, type SqliteQueueOptions } from "./queue/sqlite-queue.js";

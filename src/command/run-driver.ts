@@ -131,7 +131,8 @@ export class RunDriver {
     if (!this.integrator) return;
     const view = await this.co.runStatus(runId);
     for (const order of view.orders) {
-      if (order.status !== "COMPLETED" || order.integration_state !== null) continue;
+      // READY is the observer's word that its AAR and artifacts check out: still to be integrated.
+      if (order.status !== "COMPLETED" || (order.integration_state ?? "READY") !== "READY") continue;
       const snapshot = await this.store.getOrder(order.order_id);
       if (!snapshot?.worktree_path) continue;
       await this.integrator

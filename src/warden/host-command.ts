@@ -6,6 +6,7 @@ import type { Logger } from "../core/index.js";
 import type { AuditStore } from "./audit-store.js";
 import type { ModelBudget } from "./budget/index.js";
 import { WardenCommandCells } from "./command-cells.js";
+import { commandOversightOptions } from "./command-oversight.js";
 import { WardenPlanner } from "./command-planner.js";
 import type { HostProviders } from "./host-providers.js";
 import type { UserStore } from "./user-store.js";
@@ -34,6 +35,7 @@ export function hostCommandOptions(parts: HostCommandParts): CommandServiceOptio
     home,
     planner: new WardenPlanner(providers, config, budget),
     workers: parts.workers,
+    oversight: commandOversightOptions(config, backend),
     leaseMs: config.command.lease_seconds * 1000,
     modelProvider: config.new_brains.provider ?? "openrouter",
     logger,

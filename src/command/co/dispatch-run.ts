@@ -82,7 +82,12 @@ async function isEnqueued(store: EventStore, orderId: string, attempt: number): 
  * stored policy says. Beside the seed's keys the job carries what order.json needs (type, objective, inputs) and
  * the acceptance commands, so a worker can act on the job alone.
  */
-function jobFor(ctx: DispatchContext, order: OrderSnapshot, plan: PlannedOrder, attempt: number): JobMessage {
+export function jobFor(
+  ctx: DispatchContext,
+  order: OrderSnapshot,
+  plan: PlannedOrder,
+  attempt: number,
+): JobMessage {
   const job = {
     job_type: "EXECUTE_ORDER",
     order_id: order.order_id,

@@ -515,6 +515,45 @@ const commandSchema = z
           "this; a worker that died (killed, its host gone) loses the order after at most this long, and another " +
           "worker takes it over as the next attempt. Every worker and warden sharing a queue should use the same.",
       ),
+    patrol_seconds: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(86_400, "must be at most 86400 seconds")
+      .optional()
+      .meta({
+        description:
+          "How often the duty officer patrols (stalled orders reissued, theaters checked, services probed); " +
+          "when absent 30, 0 turns the timer off (POST /api/patrol still patrols).",
+        examples: [30],
+      }),
+    stall_seconds: aNumber()
+      .int("must be an integer")
+      .min(1, "must be at least 1 second")
+      .optional()
+      .meta({
+        description:
+          "An order running longer than this, and longer than its own budget_seconds, is stalled and reissued " +
+          "within its retry cap; when absent 900.",
+        examples: [900],
+      }),
+    stale_worktree_seconds: aNumber()
+      .int("must be an integer")
+      .min(1, "must be at least 1 second")
+      .optional()
+      .meta({
+        description:
+          "An order at work whose branch got no commit for this long is reported; when absent 1800.",
+        examples: [1800],
+      }),
+    min_free_disk_mb: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .optional()
+      .meta({
+        description:
+          "Free space under IRONCLAW_HOME below which the disk is reported degraded; when absent 256.",
+        examples: [256],
+      }),
     provider: nameToken("a provider name", "openrouter")
       .optional()
       .meta({

@@ -14,6 +14,7 @@ import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
 import { openAiRoutes } from "./openai-routes.js";
+import { oversightRoutes } from "./oversight-routes.js";
 import { sessionRoutes } from "./session-routes.js";
 import { soulRoutes } from "./soul-routes.js";
 import { systemRoutes } from "./system-routes.js";
@@ -39,6 +40,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...cronRoutes(ctx),
     ...commandRoutes(ctx),
     ...commandChatRoutes(ctx),
+    ...oversightRoutes(ctx),
     ...learningRoutes(ctx),
     ...vaultRoutes(ctx),
     ...adminRoutes(ctx),
