@@ -40,8 +40,8 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...cronRoutes(ctx),
     ...commandRoutes(ctx),
     ...commandChatRoutes(ctx),
-    ...oversightRoutes(ctx),
     ...learningRoutes(ctx),
+    ...oversightRoutes(ctx),
     ...vaultRoutes(ctx),
     ...adminRoutes(ctx),
   ];
