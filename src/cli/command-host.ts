@@ -49,9 +49,11 @@ export async function openHostCommand(
     audit: new AuditStore(db),
     ...(backend ? { backend } : {}),
   });
-  if (options.postgres) {
-    open.store = await openStore({ kind: "postgres", url: options.postgres });
-    open.queue = await PostgresJobQueue.open({ url: options.postgres });
+  // As `ironclaw ledger` does: IRONCLAW_LEDGER_URL names the PostgreSQL ledger (and queue) when no flag does.
+  const postgres = options.postgres ?? (io.env.IRONCLAW_LEDGER_URL || undefined);
+  if (postgres) {
+    open.store = await openStore({ kind: "postgres", url: postgres });
+    open.queue = await PostgresJobQueue.open({ url: postgres });
   }
   const service = await CommandService.open(open).catch((error: unknown) => {
     db.close();

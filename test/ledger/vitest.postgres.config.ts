@@ -6,7 +6,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   root: fileURLToPath(new URL("../..", import.meta.url)),
   test: {
-    include: ["test/ledger/**/*.test.ts", "test/command/queue-postgres.test.ts"],
+    include: [
+      "test/ledger/**/*.test.ts",
+      "test/command/queue-postgres.test.ts",
+      "test/command/workers-postgres.test.ts",
+    ],
     env: { IRONCLAW_LEDGER_TEST_STORE: "postgres" },
     testTimeout: 60_000,
     hookTimeout: 60_000,

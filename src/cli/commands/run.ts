@@ -11,7 +11,9 @@ const start = defineCommand({
   summary: "give command an objective: a run planned into orders by the host's model and queued for workers",
   description: `Creates a run in the theater, plans it with the host's planning model ([command] model in
 ironclawd.toml) and queues the orders that can start. Workers (the warden's, or ironclaw worker) carry them out.
-With --wait this process follows the run to its end: it integrates each completed order and prints the reply.`,
+With --wait this process follows the run to its end: it integrates each completed order and prints the reply.
+With IRONCLAW_LEDGER_URL set, the run lives in that PostgreSQL ledger and its orders in its queue, for
+ironclaw worker --postgres processes on any host.`,
   positionals: [{ name: "objective", required: true, description: "what the run is for, in words" }],
   options: [
     {
