@@ -110,8 +110,10 @@ export class OversightFixture {
     return worktree;
   }
 
+  /** An event at the test's clock, so that how long an order has run is what the test advanced, not the machine. */
   async append(orderId: string, type: LedgerEventInput["type"], payload: Record<string, unknown>) {
-    return this.store.append({ ...this.ids(orderId), type, payload });
+    const ts = new Date(this.clock.now()).toISOString();
+    return this.store.append({ ...this.ids(orderId), ts, type, payload });
   }
 
   async types(orderId: string): Promise<string[]> {

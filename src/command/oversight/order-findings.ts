@@ -87,10 +87,11 @@ export async function inspectOrder(
       );
     return { findings, ready: false };
   }
-  if (order.status !== "COMPLETED" && order.status !== "FAILED") return { findings, ready: false };
+  // A failed or cancelled order is not watched (active-orders.ts): what is left in its worktree is kept as it is.
+  if (order.status !== "COMPLETED") return { findings, ready: false };
   const dirty = await dirtyState(theater, worktree);
   if (dirty) found("dirty_worktree", dirty, { type: "ESCALATION_RAISED", severity: "MEDIUM" });
-  if (order.status !== "COMPLETED" || order.integration_state !== null) return { findings, ready: false };
+  if (order.integration_state !== null) return { findings, ready: false };
   const aar = aarProblem(order, worktree);
   if (aar) found("missing_aar", aar, { type: "ESCALATION_RAISED", severity: "HIGH" });
   const missing = await missingArtifacts(theater, order, worktree);
