@@ -101,3 +101,4 @@ export { type RunOutcome, runProgram } from "./program-runner.js";
 export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";
 export { userCellSpec } from "./user-cell-spec.js";
 export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";
+export { prepareWordTableDir } from "./word-table-home.js";

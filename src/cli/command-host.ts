@@ -1,4 +1,4 @@
-import { createConfiguredBackend, loadHostConfig } from "../cells/index.js";
+import { createConfiguredBackend, loadHostConfig, prepareWordTableDir } from "../cells/index.js";
 import { CommandService, type CommandServiceOptions, PostgresJobQueue } from "../command/index.js";
 import { createLogger, ironclawHome } from "../core/index.js";
 import { openStore } from "../ledger/index.js";
@@ -38,6 +38,10 @@ export async function openHostCommand(
   const backend = options.cells
     ? (await createConfiguredBackend(config, { home, onWarning: (w) => logger.warn(w) })).backend
     : undefined;
+  // bwrap cells bind the host's word table, converted once per home at the first cell's start: seconds of work
+  // that hold this process's event loop, so it is done here, before a worker claims an order whose lease it
+  // would stop renewing meanwhile.
+  if (backend?.name === "bwrap") await prepareWordTableDir(home);
   const open: CommandServiceOptions = hostCommandOptions({
     home,
     config,

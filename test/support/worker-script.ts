@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildWordTableFile, wordTableFile } from "../../src/memory/index.js";
 import { runIronclawInProcess } from "../cli/run-cli.js";
 import { type Reply, reply } from "./model-server.js";
 import { cellsSettingForServe } from "./serve-process.js";
@@ -62,9 +63,9 @@ export function orderTurn(asker: Extract<Asker, { kind: "order" }>): Reply {
 }
 
 /**
- * An IRONCLAW_HOME for command from the CLI: the scripted model as the host's only provider (its embeddings too,
- * so cells start without building the built-in word table), bwrap cells where this host runs them, `[command]`
- * lines as given, user alice and her theater demo. `env` is what every `ironclaw` of the test runs with.
+ * An IRONCLAW_HOME for command from the CLI: the scripted model as the host's only provider (its embeddings too),
+ * bwrap cells where this host runs them with the host's word table already built, `[command]` lines as given,
+ * user alice and her theater demo. `env` is what every `ironclaw` of the test runs with.
  */
 export async function setUpCommandHome(
   env: { IRONCLAW_HOME: string } & NodeJS.ProcessEnv,
@@ -82,6 +83,8 @@ export async function setUpCommandHome(
       `embedding_provider = "local"\nembedding_model = "test-embed"\n\n[command]\n${commandLines}\n` +
       (await cellsSettingForServe()),
   );
+  // The word table bwrap cells bind, converted once here rather than by each process's first cell at once.
+  await buildWordTableFile(wordTableFile(env.IRONCLAW_HOME));
   await cli("user", "add", "alice");
   await cli("theater", "add", "demo", "--user", "alice");
 }
