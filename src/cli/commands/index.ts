@@ -7,6 +7,7 @@ import { commandCommand } from "./command-serve.js";
 import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
 import { imageCommand } from "./image.js";
+import { learnCommand } from "./learn.js";
 import { ledgerCommand } from "./ledger.js";
 import { memoryCommand } from "./memory.js";
 import { orderCommand, runCommand } from "./run.js";
@@ -33,6 +34,7 @@ export const commands: readonly CommandNode[] = [
   theaterCommand,
   runCommand,
   orderCommand,
+  learnCommand,
   workerCommand,
   commandCommand,
   cellCommand,

@@ -9,7 +9,7 @@ import type {
 import { ConflictError, NotFoundError, newId, nowIso } from "../../core/index.js";
 import type { EventStore } from "../../ledger/index.js";
 import { readOutcomeHistory } from "./order-outcomes.js";
-import { outcomeRows } from "./outcome-rows.js";
+import { type MeasuredRow, outcomeRows } from "./outcome-rows.js";
 import { policyDocument } from "./policy-document.js";
 import { activePolicy, type PolicyHistory, readPolicyHistory } from "./policy-history.js";
 
@@ -22,7 +22,11 @@ export interface LearningOptions {
 }
 
 /** What a tick answers: the contract's tick data, and whether it changed the active policy. */
-export type LearningTick = LearningTickData & { changed: boolean; pinned: boolean };
+export type LearningTick = LearningTickData & {
+  outcomes: MeasuredRow[];
+  changed: boolean;
+  pinned: boolean;
+};
 
 /**
  * The learning service (seed 000 §3.10): measures how each profile did on each task type from the ledger, keeps
