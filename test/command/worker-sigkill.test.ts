@@ -126,5 +126,5 @@ describe("a worker killed mid-order", () => {
     } finally {
       await store.close();
     }
-  }, 170_000);
+  }, 240_000);
 });

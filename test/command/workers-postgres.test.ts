@@ -148,5 +148,5 @@ describe.skipIf(!clusterUrl)("command on PostgreSQL with two worker processes", 
     } finally {
       await store.close();
     }
-  }, 170_000);
+  }, 240_000);
 });
