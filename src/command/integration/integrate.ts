@@ -50,6 +50,8 @@ export type IntegrationResult = IntegrateData & { conflicts?: string[]; recovere
  */
 export class Integrator {
   private readonly garrisonId: string;
+  /** Per theater repository, the end of the line of merges waiting to be gated and promoted (see inLine). */
+  private readonly lines = new Map<string, Promise<void>>();
   constructor(private readonly options: IntegratorOptions) {
     this.garrisonId = options.garrisonId ?? "local";
   }
@@ -105,16 +107,9 @@ export class Integrator {
 
     await ledger.start();
     try {
-      return await this.mergeAndGate({
-        ledger,
-        order,
-        repo,
-        branch,
-        tip,
-        commands,
-        owner: theater.owner,
-        checked,
-      });
+      return await this.inLine(repo, () =>
+        this.mergeAndGate({ ledger, order, repo, branch, tip, commands, owner: theater.owner, checked }),
+      );
     } catch (error) {
       // Not left STARTED: a later integration reads FAILED, or finds main already holding the branch.
       await ledger
@@ -198,6 +193,26 @@ export class Integrator {
       // Main moved while the gates ran: merge again onto it, so nothing that landed meanwhile is lost.
     }
     return failed([], { reason: "main kept moving while the order was merged and gated; try again" });
+  }
+
+  /**
+   * Runs one theater's merges one after another. A merge is gated against the main it was made on and promoted
+   * only if main has not moved since, so merges gated side by side in one theater all lose to the first one
+   * promoted and are made again; several runs finishing at once used up every attempt that way and failed orders
+   * whose gates had passed. In line, main moves only under another process's merge.
+   */
+  private inLine<T>(repo: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.lines.get(repo) ?? Promise.resolve();
+    const result = previous.then(work);
+    const done = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lines.set(repo, done);
+    void done.then(() => {
+      if (this.lines.get(repo) === done) this.lines.delete(repo);
+    });
+    return result;
   }
 
   /** Main already holds the order's branch: record the commit that brought it in, merge nothing. */
