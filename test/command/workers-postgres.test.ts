@@ -76,12 +76,24 @@ describe.skipIf(!clusterUrl)("command on PostgreSQL with two worker processes", 
       for (const p of processes)
         console.error(`${p.pid} ${p.child.spawnargs.slice(3).join(" ")}:\n${p.output()}`);
     });
+    // The first turns of a and b are each held until the other's has arrived: the two orders are worked at the
+    // same time, which, each worker working one order at once, takes both workers.
+    let release = () => {};
+    const together = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const firstTurns = new Set<string>();
     model.respondWith((body) => {
       const asker = askerOf(body);
       if (asker?.kind === "planner")
         return reply.text(notesPlan([{ key: "a" }, { key: "b" }, { key: "c", depends_on: ["a", "b"] }]));
-      if (asker?.kind === "order") return orderTurn(asker);
-      return reply.status(400, "not a request this test expects");
+      if (asker?.kind !== "order") return reply.status(400, "not a request this test expects");
+      if (asker.file !== "notes/c.md" && !asker.toolAnswered && !firstTurns.has(asker.file)) {
+        firstTurns.add(asker.file);
+        if (firstTurns.size === 2) release();
+        return reply.held(together, orderTurn(asker));
+      }
+      return orderTurn(asker);
     });
     const workers = [ironclaw("worker", "--postgres", url), ironclaw("worker", "--postgres", url)];
     await Promise.all(workers.map((w) => w.waitFor(/worker running \(1 at once, postgres\)/, 60_000)));
@@ -108,12 +120,13 @@ describe.skipIf(!clusterUrl)("command on PostgreSQL with two worker processes", 
       expect(types[0]).toBe("RUN_CREATED");
       expect(types.at(-1)).toBe("RUN_COMPLETED");
       expect(types.filter((t) => t === "ORDER_COMPLETED")).toHaveLength(3);
-      // Every order was worked by one of the two worker processes, none by the process that waits.
+      // Both worker processes worked: a and b at the same time, one each; c by either. None by the waiting run.
       const workerPids = story
         .filter((e) => e.type === "ORDER_STARTED")
         .map((e) => pidOf((e.payload as { worker_id: string }).worker_id));
       expect(workerPids).toHaveLength(3);
-      for (const pid of workerPids) expect(workers.map((w) => w.pid)).toContain(pid);
+      expect(new Set(workerPids.slice(0, 2))).toEqual(new Set(workers.map((w) => w.pid)));
+      expect(workers.map((w) => w.pid)).toContain(workerPids[2]);
 
       // c depends on a and b, so it is merged last; each order's projection names the merge its event does.
       const integrated = story.filter((e) => e.type === "INTEGRATED");

@@ -32,6 +32,8 @@ type Ending = "done" | "end" | "destroy" | "stall";
 
 export type Reply =
   | { kind: "status"; status: number; body: string; headers: Record<string, string> }
+  /** Nothing until `until` settles, then `then`: a model that holds its answer until the test lets it go. */
+  | { kind: "held"; until: Promise<unknown>; then: Reply }
   | {
       kind: "sse";
       /** `data:` payloads; objects are JSON-encoded, strings are sent as they are. */
@@ -118,6 +120,11 @@ export const reply = {
       body: JSON.stringify({ error: { message, code: status } }),
       headers: { "content-type": "application/json", ...headers },
     };
+  },
+
+  /** `then` once `until` settles (a rejection resets the connection): holds one caller until the test releases it. */
+  held(until: Promise<unknown>, then: Reply): Reply {
+    return { kind: "held", until, then };
   },
 
   /** Some text, then the response ends cleanly but without finish_reason or [DONE]. */
@@ -248,6 +255,15 @@ export async function startModelServer(): Promise<ModelServer> {
     body: Record<string, unknown> = {},
     record?: RecordedRequest,
   ): void {
+    if (r.kind === "held") {
+      r.until.then(
+        () => {
+          if (!res.destroyed) send(res, r.then, body, record);
+        },
+        () => res.destroy(),
+      );
+      return;
+    }
     if (r.kind === "status") {
       res.writeHead(r.status, r.headers);
       res.end(r.body);
