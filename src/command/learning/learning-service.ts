@@ -40,6 +40,7 @@ export class Learning {
   private readonly now: () => string;
   // One change at a time in this process; across processes a learned version's event_id settles the race.
   private queue: Promise<unknown> = Promise.resolve();
+  private cached: { head: number; history: PolicyHistory } | undefined;
 
   constructor(options: LearningOptions) {
     this.store = options.store;
@@ -51,7 +52,7 @@ export class Learning {
   tick(): Promise<LearningTick> {
     return this.exclusive(async () => {
       const outcomes = await readOutcomeHistory(this.store);
-      const policy = await readPolicyHistory(this.store);
+      const policy = await this.history();
       const rows = outcomeRows(outcomes);
       const previous = activePolicy(policy);
       const version = policy.latest + 1;
@@ -91,7 +92,7 @@ export class Learning {
 
   /** The active version, or the one asked for, with its diff against the version before it. */
   async policy(version?: number): Promise<PolicyView> {
-    const history = await readPolicyHistory(this.store);
+    const history = await this.history();
     const policy = version === undefined ? activePolicy(history) : history.versions.get(version);
     if (version !== undefined && !policy) throw new NotFoundError("policy version", String(version));
     return { active_version: history.active, pinned: history.pinned, policy: policy ?? null };
@@ -99,7 +100,7 @@ export class Learning {
 
   /** Every version, oldest first, with how many routes each has and how many it changed. */
   async versions(): Promise<PolicyState> {
-    const history = await readPolicyHistory(this.store);
+    const history = await this.history();
     return {
       active_version: history.active,
       pinned: history.pinned,
@@ -141,9 +142,7 @@ export class Learning {
 
   /** The profile the active policy routes a task type to, or undefined when it has no route for it. */
   async profileFor(taskType: string): Promise<OrderProfile | undefined> {
-    const route = activePolicy(await readPolicyHistory(this.store))?.routes.find(
-      (r) => r.task_type === taskType,
-    );
+    const route = activePolicy(await this.history())?.routes.find((r) => r.task_type === taskType);
     return route ? { name: route.profile.name, model: route.profile.model } : undefined;
   }
 
@@ -166,7 +165,7 @@ export class Learning {
     decide: (history: PolicyHistory) => PolicyEventPayload,
   ): Promise<PolicyView> {
     return this.exclusive(async () => {
-      const history = await readPolicyHistory(this.store);
+      const history = await this.history();
       if (version !== undefined && !history.versions.has(version))
         throw new NotFoundError("policy version", String(version));
       await this.append(decide(history));
@@ -184,6 +183,16 @@ export class Learning {
       run_id: null,
       payload,
     });
+  }
+
+  /**
+   * The policy's history, read again only when the ledger's head moved: the CO asks once per order it plans,
+   * and every learned version carries its whole document.
+   */
+  private async history(): Promise<PolicyHistory> {
+    const head = await this.store.head();
+    if (this.cached?.head !== head) this.cached = { head, history: await readPolicyHistory(this.store) };
+    return this.cached.history;
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
