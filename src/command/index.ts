@@ -57,6 +57,8 @@ export {
   type MeasuredRow,
 } from "./learning/index.js";
 export {
+  ActiveOrders,
+  DEAD_AFTER_PERIODS,
   DEFAULT_MIN_FREE_DISK_BYTES,
   DEFAULT_THRESHOLDS,
   DutyOfficer,
@@ -67,6 +69,8 @@ export {
   openOversight,
   type PatrolRequestOptions,
   reachableProbe,
+  Sentinel,
+  type SentinelOptions,
   type ServiceProbe,
 } from "./oversight/index.js";
 export type { ClaimedJob, EnqueueResult, JobQueue, QueueCounts } from "./queue/job-queue.js";

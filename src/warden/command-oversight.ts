@@ -5,6 +5,7 @@ import { OPENROUTER_BASE_URL } from "../providers/index.js";
 
 /** [command] keys left out take these (the config schema says so in each key's description). */
 const PATROL_SECONDS = 30;
+const AUDIT_SECONDS = 60;
 const STALL_SECONDS = 900;
 const STALE_WORKTREE_SECONDS = 1_800;
 const MIN_FREE_DISK_MB = 256;
@@ -27,6 +28,7 @@ export function commandOversightOptions(config: IronclawdConfig, backend?: CellB
   }
   return {
     patrolMs: (command.patrol_seconds ?? PATROL_SECONDS) * 1000,
+    auditMs: (command.audit_seconds ?? AUDIT_SECONDS) * 1000,
     thresholds: {
       stallAfterMs: (command.stall_seconds ?? STALL_SECONDS) * 1000,
       staleWorktreeMs: (command.stale_worktree_seconds ?? STALE_WORKTREE_SECONDS) * 1000,

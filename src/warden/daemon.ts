@@ -14,6 +14,7 @@ import { createTelegramChannel, type TelegramChannel } from "./channels/telegram
 import { ChatCore } from "./chat-core.js";
 import { HostedCommandGateway } from "./command-host-gateway.js";
 import { commandNotifier } from "./command-notifier.js";
+import { commandOversightOptions } from "./command-oversight.js";
 import { createCommandDesk } from "./command-requests.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
 import { hostCommandOptions } from "./host-command.js";
@@ -24,6 +25,7 @@ import { createAuthenticator } from "./http/auth.js";
 import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
 import { LoginLinks } from "./login-links.js";
+import { SentinelKeeper } from "./sentinel-keeper.js";
 import { checkSoulGuardConfig, SoulStore, SoulWatch } from "./soul/index.js";
 import { UserStore } from "./user-store.js";
 import { forgetWardenAddress, recordWardenAddress } from "./warden-address.js";
@@ -44,6 +46,12 @@ export interface WardenOptions {
   providerTuning?: ProviderTuning;
   /** Adjust the config after it is read (tests). */
   configure?: (config: IronclawdConfig) => IronclawdConfig;
+  /**
+   * How to start `ironclaw sentinel` (executable and arguments), which the warden then keeps running beside it to
+   * audit command's duty officer every [command] audit_seconds. The CLI that starts the warden knows; without it
+   * (a warden embedded in another program) audits happen only on POST /api/audit.
+   */
+  sentinel?: { command: readonly string[] };
 }
 
 export interface Warden {
@@ -205,6 +213,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   };
   const server = await buildWardenServer(context);
   let closing: Promise<void> | undefined;
+  let sentinel: SentinelKeeper | undefined;
   const close = () => {
     closing ??= (async () => {
       // The server stops taking requests at once, but waits for those in flight; a turn stuck on a model call
@@ -222,6 +231,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       ]);
       if (!closedInTime) server.server.closeAllConnections();
       await serverClosed;
+      await sentinel?.close();
       await command?.close();
       db.close();
     })();
@@ -255,6 +265,17 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   }
 
   void registerWebhook?.();
+  const auditMs = commandOversightOptions(config).auditMs ?? 0;
+  sentinel =
+    command && options.sentinel && auditMs > 0
+      ? new SentinelKeeper({
+          command: options.sentinel.command,
+          env: { ...env, IRONCLAW_HOME: options.home },
+          dutyOfficer: command.oversight.dutyOfficer,
+          logger,
+        })
+      : undefined;
+  sentinel?.start();
   // In the background: the warden serves at once, and a user who comes before the pool is full starts cold.
   void cells.prewarm();
   const admin = users.ensureAdmin();

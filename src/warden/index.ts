@@ -13,6 +13,7 @@ export {
 export { type CellRequestOptions, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 export type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 export { WardenCommandCells, type WardenCommandCellsOptions } from "./command-cells.js";
+export { commandOversightOptions } from "./command-oversight.js";
 export { WardenPlanner } from "./command-planner.js";
 export { startWarden, type Warden, type WardenOptions } from "./daemon.js";
 export { type HostCommandParts, hostCommandOptions } from "./host-command.js";
@@ -20,6 +21,7 @@ export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";
 export { HostProviders } from "./host-providers.js";
 export { LoginLinks } from "./login-links.js";
+export { restartThroughWarden, SentinelKeeper, type SentinelKeeperOptions } from "./sentinel-keeper.js";
 export { type DiffLine, diffLines, migrateSoulTables, type SoulChange, SoulStore } from "./soul/index.js";
 export { UserStore } from "./user-store.js";
 export { runningWardenUrl } from "./warden-address.js";

@@ -2,6 +2,7 @@ import { ironclawHome } from "../../core/index.js";
 import { startWarden } from "../../warden/index.js";
 import { println } from "../command.js";
 import { defineCommand, defineGroup } from "../command-spec.js";
+import { sentinelCommandLine } from "./sentinel.js";
 
 const serve = defineCommand({
   name: "serve",
@@ -33,6 +34,7 @@ $IRONCLAW_HOME/host.db (ironclaw user add). The API document is at /api/openapi.
       ...(options.host ? { host: options.host } : {}),
       ...(options.port === undefined ? {} : { port: options.port }),
       configure: (config) => ({ ...config, ui: { ...config.ui, enabled: false } }),
+      sentinel: { command: sentinelCommandLine() },
     });
     println(io.stdout, `IronClaw command is serving at ${warden.url}  (API: ${warden.url}/api/openapi.json)`);
     await new Promise<void>((resolve) => {

@@ -12,6 +12,7 @@ import { ledgerCommand } from "./ledger.js";
 import { memoryCommand } from "./memory.js";
 import { orderCommand, runCommand } from "./run.js";
 import { schemaCommand } from "./schema.js";
+import { sentinelCommand } from "./sentinel.js";
 import { serveCommand } from "./serve.js";
 import { soulCommand } from "./soul.js";
 import { theaterCommand } from "./theater.js";
@@ -36,6 +37,7 @@ export const commands: readonly CommandNode[] = [
   orderCommand,
   learnCommand,
   workerCommand,
+  sentinelCommand,
   commandCommand,
   cellCommand,
   imageCommand,

@@ -3,6 +3,7 @@ import { startWarden } from "../../warden/index.js";
 import { println } from "../command.js";
 import { defineCommand } from "../command-spec.js";
 import { runDoctor } from "./doctor.js";
+import { sentinelCommandLine } from "./sentinel.js";
 
 export const serveCommand = defineCommand({
   name: "serve",
@@ -35,6 +36,7 @@ at its default. Prints a one-time admin login link. Stops every cell cleanly on 
       env: io.env,
       ...(options.host ? { host: options.host } : {}),
       ...(options.port === undefined ? {} : { port: options.port }),
+      sentinel: { command: sentinelCommandLine() },
     });
     // doctor as a preflight: what this host cannot do, in the log, without delaying the start.
     void runDoctor().then(

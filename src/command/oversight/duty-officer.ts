@@ -34,6 +34,7 @@ export class DutyOfficer {
   private timer: unknown;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  private periodMs = 0;
 
   constructor(private readonly options: DutyOfficerOptions) {
     this.health = new ServiceHealth(options.store, options.garrisonId);
@@ -78,6 +79,8 @@ export class DutyOfficer {
         order_id: null,
         unit_id: null,
         type: "PATROL_TICK",
+        // By this duty officer's clock, which the sentinel judges its silence by.
+        ts: new Date(clock.now()).toISOString(),
         payload: {
           duty_officer: this.options.id,
           orders_watched: (await orders.list()).length,
@@ -93,12 +96,27 @@ export class DutyOfficer {
 
   /** Ticks every `periodMs`, the next one `periodMs` after the last ended, until stop(). */
   start(periodMs: number): void {
+    this.periodMs = periodMs;
     if (this.stopped || periodMs <= 0) return;
     this.timer = this.options.clock.setTimer(() => {
       this.running = this.tick()
         .catch((error: unknown) => this.options.logger?.error({ err: error }, "a duty officer tick failed"))
         .finally(() => this.start(periodMs));
     }, periodMs);
+  }
+
+  /** Named in each PATROL_TICK: the sentinel watches this duty officer's ticks. */
+  get id(): string {
+    return this.options.id;
+  }
+
+  /** The sentinel's restart: stops whatever it was doing, ticks at once and then on its timer again. */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.stopped = false;
+    this.running = this.tick()
+      .catch((error: unknown) => this.options.logger?.error({ err: error }, "a duty officer tick failed"))
+      .finally(() => this.start(this.periodMs));
   }
 
   /** Resolves once the tick under way, if any, has ended. */

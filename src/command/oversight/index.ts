@@ -14,4 +14,7 @@ export {
   type PatrolRequestOptions,
   type ServiceProbe,
 } from "./oversight-options.js";
+export { PatrolTicks, type SeenTick } from "./patrol-ticks.js";
 export { diskProbe, ledgerProbe, queueProbe, reachableProbe } from "./probes.js";
+export { Sentinel, type SentinelOptions } from "./sentinel.js";
+export { DEAD_AFTER_PERIODS, INEFFECTIVE_WINDOW } from "./sentinel-verdict.js";

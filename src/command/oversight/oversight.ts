@@ -9,11 +9,18 @@ import { DutyOfficer } from "./duty-officer.js";
 import { Observer } from "./observer.js";
 import { DEFAULT_THRESHOLDS, type OversightThresholds, type ServiceProbe } from "./oversight-options.js";
 import { diskProbe, ledgerProbe, queueProbe } from "./probes.js";
+import { Sentinel } from "./sentinel.js";
 
 /** How command watches itself; every field has a default. */
 export interface OversightOptions {
   /** The duty officer's period ([command] patrol_seconds); 0 or absent: it ticks only when asked (POST /patrol). */
   patrolMs?: number;
+  /**
+   * The sentinel's period ([command] audit_seconds); 0 or absent: it audits only when asked (POST /audit). The
+   * sentinel here never starts a timer: timed audits run in a process of their own (`ironclaw sentinel`), so that
+   * whatever stops this process's duty officer does not stop its watchdog too.
+   */
+  auditMs?: number;
   thresholds?: Partial<OversightThresholds>;
   /** Besides the ledger, the queue and the disk, which are always probed: the host's (model provider, cells). */
   probes?: readonly ServiceProbe[];
@@ -25,6 +32,8 @@ export interface OversightOptions {
 export interface Oversight {
   observer: Observer;
   dutyOfficer: DutyOfficer;
+  /** Audits on request, and restarts this process's duty officer when it finds it dead or ineffective. */
+  sentinel: Sentinel;
 }
 
 export const DEFAULT_MIN_FREE_DISK_BYTES = 256 * 1024 * 1024;
@@ -67,5 +76,16 @@ export function openOversight(
     ...(parts.logger ? { logger: parts.logger } : {}),
   });
   dutyOfficer.start(options.patrolMs ?? 0);
-  return { observer, dutyOfficer };
+  const sentinel = new Sentinel({
+    clock,
+    store: parts.store,
+    orders,
+    garrisonId: context.garrisonId,
+    patrolMs: options.patrolMs ?? 0,
+    stallAfterMs: context.thresholds.stallAfterMs,
+    dutyOfficerId: dutyOfficer.id,
+    restartDutyOfficer: () => dutyOfficer.restart(),
+    ...(parts.logger ? { logger: parts.logger } : {}),
+  });
+  return { observer, dutyOfficer, sentinel };
 }

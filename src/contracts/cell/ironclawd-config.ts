@@ -526,6 +526,18 @@ const commandSchema = z
           "when absent 30, 0 turns the timer off (POST /api/patrol still patrols).",
         examples: [30],
       }),
+    audit_seconds: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(86_400, "must be at most 86400 seconds")
+      .optional()
+      .meta({
+        description:
+          "How often the sentinel, a process of its own beside the warden, audits the duty officer: CRITICAL " +
+          "escalation and a restart when it has not patrolled for two patrol periods or ticks while overdue " +
+          "orders pile up; when absent 60, 0 turns it off (POST /api/audit still audits).",
+        examples: [60],
+      }),
     stall_seconds: aNumber()
       .int("must be an integer")
       .min(1, "must be at least 1 second")

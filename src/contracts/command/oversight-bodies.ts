@@ -61,6 +61,12 @@ export const auditDataSchema = z.looseObject({
   escalated: flag,
 });
 
+/**
+ * POST /patrol/stop (IronClaw's, not the seed's): an admin stops the duty officer's patrols until the sentinel finds
+ * it dead and restarts it, or the host restarts; the answer names the duty officer stopped.
+ */
+export const patrolStopDataSchema = z.looseObject({ duty_officer: nonEmptyString, stopped: flag });
+
 export type PatrolRequest = z.input<typeof patrolRequestSchema>;
 export type PatrolData = z.output<typeof patrolDataSchema>;
 export type AuditData = z.output<typeof auditDataSchema>;
