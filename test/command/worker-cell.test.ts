@@ -283,6 +283,37 @@ describe("a worker running orders in command cells", () => {
     expect(server.chatRequests().length).toBe(requests);
   }, 120_000);
 
+  it("keeps a superseded attempt's files out of the worktree and off its branch, and records nothing for it", async () => {
+    await fx.addOrder("o7");
+    await queue.enqueue(jobFor("o7"));
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    server.enqueue(reply.held(held, writeSummary()), reply.text(completion("o7")));
+    const requests = server.chatRequests().length;
+    const running = worker.runOnce();
+    // The agent of attempt 1 is waiting on its model when the duty officer reissues the order and another
+    // worker starts attempt 2 in the same worktree.
+    while (server.chatRequests().length === requests) await new Promise((r) => setTimeout(r, 20));
+    const worktree = await fx.vault.worktreePath("o7");
+    const head = git(worktree, "rev-parse", "HEAD").out;
+    const ids = { garrison_id: "local", theater_id: "demo", run_id: "r1", order_id: "o7", unit_id: null };
+    await fx.store.appendBatch([
+      { ...ids, type: "ORDER_REISSUED", payload: { attempt: 2, reason: "overdue" } },
+      { ...ids, type: "ORDER_STARTED", payload: { attempt: 2, worker_id: "w-next" } },
+    ]);
+    answer();
+
+    expect(await running).toMatchObject({ kind: "superseded", orderId: "o7", attempt: 1 });
+    expect(git(worktree, "rev-parse", "HEAD").out).toBe(head);
+    expect(git(worktree, "status", "--porcelain").out).toBe("");
+    expect(existsSync(join(worktree, "notes/summary.md"))).toBe(false);
+    expect(existsSync(join(worktree, "aar.json"))).toBe(false);
+    expect((await orderEvents("o7")).slice(-2)).toEqual(["ORDER_REISSUED", "ORDER_STARTED"]);
+    expect(await fx.store.getOrder("o7")).toMatchObject({ status: "RUNNING", attempt: 2 });
+  }, 120_000);
+
   it("runs jobs as they arrive once started, and stop() returns once the loop is idle", async () => {
     await fx.addOrder("o6");
     const looping = new Worker({ ...options, workerId: "w2", idleMs: 20 });

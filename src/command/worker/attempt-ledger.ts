@@ -1,8 +1,14 @@
 import type { JobMessage, LedgerEventInput } from "../../contracts/index.js";
 import { ConflictError } from "../../core/index.js";
-import type { EventStore, OrderSnapshot, StreamExpectation } from "../../ledger/index.js";
+import {
+  type EventStore,
+  type OrderSnapshot,
+  type StreamExpectation,
+  StreamVersionConflictError,
+} from "../../ledger/index.js";
 import { cancelRun } from "../co/cancel-run.js";
 import type { JobQueue } from "../queue/job-queue.js";
+import { currentAttempt } from "./attempt-guard.js";
 import type { RunningPlan } from "./attempt-plan.js";
 import { type EventBase, failureReason } from "./attempt-report.js";
 import type { AttemptRun } from "./run-attempt.js";
@@ -46,10 +52,20 @@ export async function startAttempt(
   );
 }
 
+/** What closing an attempt did: recorded it, recorded it and queued the next attempt, or refused a stale one. */
+export type CloseResult = "closed" | "retried" | "superseded";
+
+/** Another writer appending to the order (an observer, a vault event) between our read and our batch: retried. */
+const CLOSE_TRIES = 5;
+
 /**
- * Appends the attempt's closing events in one batch; a failure within the retry cap is enqueued as the next
- * attempt, and the batch ends with its ORDER_REISSUED and ORDER_ENQUEUED. Returns whether it was. An attempt a
- * spend cap refused is not retried: the same batch stops the run (stopRun).
+ * Appends the attempt's closing events in one batch, only while `attempt` is still the order's current attempt:
+ * the batch expects the order's version as read with the attempt checked, so a reissue (by the duty officer, or a
+ * worker taking over after a lease ran out) landing first makes it refuse the stale result, and `superseded` is
+ * returned with nothing appended or enqueued. A failure within the retry cap is enqueued as the next attempt and
+ * the batch ends with its ORDER_REISSUED and ORDER_ENQUEUED; the job goes in first (keyed by order and attempt,
+ * so a repeat or a duty officer's reissue of the same attempt queues it once), so no QUEUED order lacks its job.
+ * An attempt a spend cap refused is not retried: the same batch stops the run (stopRun).
  */
 export async function closeAttempt(
   services: { store: EventStore; queue: JobQueue },
@@ -57,35 +73,45 @@ export async function closeAttempt(
   base: EventBase,
   attempt: number,
   run: AttemptRun,
-): Promise<boolean> {
-  const events: LedgerEventInput[] =
+): Promise<CloseResult> {
+  const closing: LedgerEventInput[] =
     run.events.length > 0
       ? [...run.events]
       : [{ ...base, type: "ORDER_FAILED", payload: { reason: failureReason(run.outcome) } }];
   const next = decideAfterAttempt(run.outcome, attempt, job.constraints.max_retries);
-  if (next.action === "stop_run") {
-    await stopRun(services.store, base, events, next.reason);
-    return false;
+  for (let tries = 1; ; tries++) {
+    const order = await currentAttempt(services.store, base.order_id, attempt);
+    if (!order) return "superseded";
+    if (next.action === "stop_run") {
+      await stopRun(services.store, base, closing, next.reason);
+      return "closed";
+    }
+    const events = [...closing];
+    if (next.action === "retry") {
+      const retry = { ...job, attempt: attempt + 1 };
+      const { id } = await services.queue.enqueue(retry);
+      events.push(
+        {
+          ...base,
+          type: "ORDER_REISSUED",
+          payload: { attempt: retry.attempt, reason: failureReason(run.outcome) },
+        },
+        {
+          ...base,
+          type: "ORDER_ENQUEUED",
+          payload: { attempt: retry.attempt, job_id: id, queue: services.queue.kind },
+        },
+      );
+    }
+    try {
+      await services.store.appendBatch(events, {
+        expect: [{ kind: "order", id: order.order_id, version: order.version }],
+      });
+      return next.action === "retry" ? "retried" : "closed";
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflictError) || tries >= CLOSE_TRIES) throw error;
+    }
   }
-  const retry = next.action === "retry";
-  if (retry) {
-    const next = { ...job, attempt: attempt + 1 };
-    const { id } = await services.queue.enqueue(next);
-    events.push(
-      {
-        ...base,
-        type: "ORDER_REISSUED",
-        payload: { attempt: next.attempt, reason: failureReason(run.outcome) },
-      },
-      {
-        ...base,
-        type: "ORDER_ENQUEUED",
-        payload: { attempt: next.attempt, job_id: id, queue: services.queue.kind },
-      },
-    );
-  }
-  await services.store.appendBatch(events);
-  return retry;
 }
 
 /**

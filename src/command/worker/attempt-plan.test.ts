@@ -37,6 +37,14 @@ describe("what a claimed job does, from the order's state", () => {
     });
   });
 
+  it("gives back a job for an attempt the ledger has not reissued the running order for yet", () => {
+    for (const deliveries of [1, 2])
+      expect(planAttempt({ status: "RUNNING", attempt: 1 }, job(2), deliveries, "failed")).toEqual({
+        action: "wait",
+        reason: "attempt 2 is not reissued yet: the order is at attempt 1",
+      });
+  });
+
   it("blocks a running order on a first delivery and reissues it on a redelivery (its worker died)", () => {
     expect(planAttempt({ status: "RUNNING", attempt: 1 }, job(1), 1, undefined)).toMatchObject({
       action: "skip",

@@ -8,6 +8,8 @@ export type AttemptPlan =
   | RunningPlan
   /** Nothing to do: the job is done with, the order untouched. */
   | { action: "skip"; reason: string }
+  /** Not yet: the job is for an attempt the ledger has not reissued the order for; it goes back to the queue. */
+  | { action: "wait"; reason: string }
   /** A dead worker's attempt with no retry left: the order fails. */
   | { action: "give_up"; reason: string };
 
@@ -50,6 +52,13 @@ export function planAttempt(
     }
     case "CLAIMED":
     case "RUNNING": {
+      // A retry's job is queued before the batch that reissues the order lands, so a fast worker can see it
+      // early; done with now, it would leave the order QUEUED for an attempt whose job is gone.
+      if (job.attempt > order.attempt)
+        return {
+          action: "wait",
+          reason: `attempt ${job.attempt} is not reissued yet: the order is at attempt ${order.attempt}`,
+        };
       if (deliveries <= 1) {
         const decision = decideDispatch({ status: "running", retry_count: Math.max(0, order.attempt - 1) });
         return {

@@ -22,7 +22,7 @@ export interface OrderTurn {
 /**
  * One order's turn in a command cell: the worktree goes in under `work/`, the agent gets one message and works
  * until its turn completes (or the time runs out, or `signal` says the job was lost), then the tree comes back
- * out into the worktree. The cell is released whatever happens.
+ * out into the worktree if the attempt may still write it. The cell is released whatever happens.
  */
 export async function runOrderTurn(input: {
   cells: CommandCells;
@@ -31,6 +31,8 @@ export async function runOrderTurn(input: {
   prompt: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Asked just before the cell's tree is copied back: false keeps it out of the worktree (a stale attempt). */
+  mayWriteBack?: () => Promise<boolean>;
   /** The order's fs_allowlist; undefined: the whole worktree. */
   allow?: ((path: string) => boolean) | undefined;
 }): Promise<OrderTurn> {
@@ -43,6 +45,8 @@ export async function runOrderTurn(input: {
     const refusal = input.cells.spendRefusal?.(cell);
     const spend = refusal === undefined ? {} : { spendRefusal: refusal };
     if (input.signal.aborted) return { text, failure: "the job's lease was lost", into, ...spend };
+    if (input.mayWriteBack && !(await input.mayWriteBack()))
+      return { text, failure: "the attempt was superseded", into, ...spend };
     const out = await copyTreeOut(cell, "work", input.worktree, {
       removeMissing: into.files,
       ...(input.allow ? { allow: input.allow } : {}),

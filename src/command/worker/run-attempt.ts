@@ -35,7 +35,10 @@ export async function runAttempt(input: {
   base: EventBase;
   attempt: number;
   retryCount: number;
+  /** Aborts when the job's lease is lost or the attempt is superseded: the cell stops, nothing is written back. */
   lost: AbortSignal;
+  /** Whether the attempt is still the order's current one; asked before each write to the worktree. */
+  current: () => Promise<boolean>;
 }): Promise<AttemptRun> {
   const { job, vault } = input;
   const owner = await input.ownerOf(job.run_id);
@@ -65,11 +68,13 @@ export async function runAttempt(input: {
     prompt,
     timeoutMs: job.constraints.budget_seconds * 1000,
     signal: input.lost,
+    mayWriteBack: input.current,
     allow: fsAllowlistOf(job),
   });
   const verdict = evaluateCompletion(dispatch, turn.text);
   const outcome = outcomeOf(turn, verdict);
-  if (input.lost.aborted) return { outcome, events: [] };
+  // A superseded attempt writes nothing more: the worktree and its branch belong to the attempt that replaced it.
+  if (input.lost.aborted || !(await input.current())) return { outcome, events: [] };
   const { artifacts } = await writeAttemptFiles({
     worktree,
     orderId: job.order_id,

@@ -66,9 +66,9 @@ describe("closing a refused attempt on a real ledger", () => {
     const base = { garrison_id: "local", theater_id: "demo", run_id: runId, order_id: b, unit_id: "u_b" };
     await h.store.append({ ...base, type: "ORDER_STARTED", payload: { attempt: 1 } });
     const job = { attempt: 1, constraints: { budget_seconds: 60, max_retries: 2 } } as JobMessage;
-    const retried = await closeAttempt(h, job, base, 1, { outcome: refused, events: [] });
+    const closed = await closeAttempt(h, job, base, 1, { outcome: refused, events: [] });
 
-    expect(retried).toBe(false);
+    expect(closed).toBe("closed");
     expect(await h.queue.counts()).toEqual(queued);
     const types = await eventTypes(h.store, runId);
     expect(types.slice(-3)).toEqual(["ORDER_FAILED", "RUN_CANCELLED", "ORDER_CANCELLED"]);
