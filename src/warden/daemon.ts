@@ -17,6 +17,7 @@ import { commandNotifier } from "./command-notifier.js";
 import { commandOversightOptions } from "./command-oversight.js";
 import { createCommandDesk } from "./command-requests.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
+import { ackCommand, EscalationBook, EscalationRelay } from "./escalations/index.js";
 import { hostCommandOptions } from "./host-command.js";
 import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
@@ -141,12 +142,30 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   cells.onForgotten((userId, notice) =>
     forgetInConversations(userId, notice, { conversations, audit, logger }),
   );
+  const isAdmin = (userId: string) => users.get(userId)?.admin === true;
+  const escalations = command
+    ? new EscalationBook({
+        store: command.store,
+        theaters: command.theaters,
+        admins: () =>
+          users
+            .list()
+            .filter((u) => u.admin)
+            .map((u) => u.id),
+      })
+    : undefined;
   const router = new ChannelRouter({
     chat,
     links: channelLinks,
     logger,
     maxMessageBytes: config.limits.max_message_bytes,
+    ...(escalations ? { commands: { ack: ackCommand(escalations, isAdmin) } } : {}),
   });
+  // Escalations reach their owners' linked chats; the UI reads them from /api/escalations.
+  const escalationRelay =
+    command && escalations
+      ? new EscalationRelay({ store: command.store, book: escalations, router, db, logger })
+      : undefined;
   relayBudgetAlerts(budget, { router, users, audit });
   const telegramBots = new Map<string, TelegramChannel>();
   const telegram = config.integrations.telegram;
@@ -204,6 +223,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     budget,
     telegramBots,
     command,
+    escalations,
     cellBackend: {
       name: chosen.backend.name,
       reason: chosen.choice.reason,
@@ -220,6 +240,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       // would hold it forever, so the cells are stopped meanwhile (their turns end, their model calls settle).
       forgetWardenAddress(options.home);
       const serverClosed = server.close().catch(() => undefined);
+      await escalationRelay?.stop();
       await router.close().catch(() => undefined);
       await cells.stopAll();
       // With the cells gone every turn has ended; a connection still open after a short grace (a client that

@@ -8,6 +8,7 @@ import type { ChannelLinks } from "./channels/channel-links.js";
 import type { TelegramChannel } from "./channels/telegram.js";
 import type { ChatCore } from "./chat-core.js";
 import type { ConversationStore } from "./conversations/index.js";
+import type { EscalationBook } from "./escalations/index.js";
 import type { Authenticator } from "./http/auth.js";
 import type { LoginLockout } from "./http/login-lockout.js";
 import type { LoginLinks } from "./login-links.js";
@@ -42,6 +43,8 @@ export interface WardenContext {
   telegramBots: Map<string, TelegramChannel>;
   /** Command (theaters, runs, orders, the ledger) under the warden's users; undefined when [command] is off. */
   command: CommandService | undefined;
+  /** Command's escalations with their acknowledgements; undefined when [command] is off. */
+  escalations: EscalationBook | undefined;
   /** The backend cells run in and why it was chosen, for /health. */
   cellBackend: { name: string; reason: string; isolated: boolean };
   startedAt: number;

@@ -49,6 +49,13 @@ export const ledgerEventPayloadSchemas = {
     route: text.min(1, "must not be empty").optional(),
     reason: reason.optional(),
   }),
+  // §3.6 names no payload for the acknowledgement; IronClaw's writers name the ESCALATION_RAISED event acked, who
+  // acked it and from which channel (`api`, `telegram:<bot>`). Typed when present, so other writers stay free.
+  ESCALATION_ACKED: z.looseObject({
+    escalation_id: nonEmptyString.optional(),
+    acked_by: nonEmptyString.optional(),
+    channel: nonEmptyString.optional(),
+  }),
   // §3.6 "RECOVERY_REQUIRED (with reason)".
   RECOVERY_REQUIRED: z.looseObject({ reason }),
   // §3.8 "SERVICE_DEGRADED if dependencies failing" names no payload; these keys are typed when present.

@@ -1,3 +1,4 @@
 export * from "./api.js";
 export * from "./budget-api.js";
+export * from "./escalation-api.js";
 export * from "./ui-api.js";

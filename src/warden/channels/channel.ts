@@ -19,8 +19,22 @@ export interface Channel {
   /** The longest message the channel accepts, in UTF-16 code units (Telegram: 4096). */
   readonly maxMessageLength: number;
   /** Sends one message; false when it could not be delivered (already logged). Never throws. */
-  send(address: ChannelAddress, text: string): Promise<boolean>;
+  send(address: ChannelAddress, text: string, options?: SendOptions): Promise<boolean>;
 }
+
+/** A button under a message (Telegram's inline keyboard); pressing it comes back as the command `data` names. */
+export interface ChannelButton {
+  text: string;
+  /** `ack:<id>` comes back as `/ack <id>`; at most 64 bytes (Telegram's callback_data limit). */
+  data: string;
+}
+
+export interface SendOptions {
+  buttons?: ChannelButton[];
+}
+
+/** A slash command a linked chat may send beyond the router's own (`/ack <id>`), answered with one message. */
+export type ChannelCommand = (link: ChannelLink, arg: string) => Promise<string>;
 
 /** A text message someone sent to a channel, already validated by that channel. */
 export interface InboundMessage {
@@ -39,6 +53,8 @@ export interface ChannelRouterOptions {
   maxQueuedPerChat?: number;
   /** The largest message passed to an agent ([limits] max_message_bytes); a larger one is answered with why. */
   maxMessageBytes?: number;
+  /** Commands by name, for linked chats only (an unpaired chat is asked to pair first). */
+  commands?: Record<string, ChannelCommand>;
 }
 
 export const PAIRING_HELP =
@@ -70,6 +86,7 @@ export class ChannelRouter {
   private readonly log: Logger;
   private readonly maxQueued: number;
   private readonly maxMessageBytes: number;
+  private readonly commands: ReadonlyMap<string, ChannelCommand>;
   private readonly channels = new Map<string, Channel>();
   private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
   private readonly aborter = new AbortController();
@@ -83,6 +100,7 @@ export class ChannelRouter {
     this.log = options.logger ?? createLogger("channels");
     this.maxQueued = options.maxQueuedPerChat ?? 20;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.commands = new Map(Object.entries(options.commands ?? {}));
     this.stopNotices = this.chat.onJobNotice((notice) => this.relayJobNotice(notice));
     this.stopPosts = this.chat.onConversationPost((post) => this.relayPost(post));
   }
@@ -161,6 +179,8 @@ export class ChannelRouter {
     }
     const link = this.links.linkFor(channel.kind, channel.name, senderId);
     if (!link) return PAIRING_HELP;
+    const extra = command && this.commands.get(command.name);
+    if (extra) return extra(link, command.arg);
     switch (command?.name) {
       case "start":
         return PAIRED;
@@ -209,16 +229,23 @@ export class ChannelRouter {
 
   /**
    * Sends a notice (a budget alert, a job's result) to every chat linked to the user (or those `only` keeps),
-   * behind what each chat has queued. Never throws: it is called from emitters whose work must not fail because a chat is unreachable.
+   * behind what each chat has queued, with `buttons` under its last piece. Never throws: it is called from
+   * emitters whose work must not fail because a chat is unreachable.
    */
-  notify(userId: string, text: string, only?: (link: ChannelLink) => boolean): void {
+  notify(
+    userId: string,
+    text: string,
+    only?: (link: ChannelLink) => boolean,
+    buttons?: ChannelButton[],
+  ): void {
     if (this.closed) return;
     try {
       for (const link of this.links.linksForUser(userId)) {
         if (only && !only(link)) continue;
         // A link to a bot that is no longer configured has nowhere to go.
         const channel = this.channels.get(channelKey(link.kind, link.bot));
-        if (channel) this.enqueue(channel, link.chatId, () => this.sendAll(channel, link.chatId, text));
+        if (channel)
+          this.enqueue(channel, link.chatId, () => this.sendAll(channel, link.chatId, text, buttons));
       }
     } catch (err) {
       this.log.error({ err, userId }, "notice not relayed");
@@ -243,9 +270,16 @@ export class ChannelRouter {
     );
   }
 
-  private async sendAll(channel: Channel, address: string, text: string): Promise<void> {
-    for (const piece of splitMessage(text, channel.maxMessageLength)) {
-      if (!(await channel.send(address, piece))) return;
+  private async sendAll(
+    channel: Channel,
+    address: string,
+    text: string,
+    buttons?: ChannelButton[],
+  ): Promise<void> {
+    const pieces = splitMessage(text, channel.maxMessageLength);
+    for (const [index, piece] of pieces.entries()) {
+      const last = index === pieces.length - 1 && buttons !== undefined;
+      if (!(await channel.send(address, piece, last ? { buttons } : undefined))) return;
     }
   }
 }

@@ -79,16 +79,25 @@ describe("sendMessage", () => {
   });
 });
 
-it("setWebhook registers the URL with the secret token, for message updates only", async () => {
+it("setWebhook registers the URL with the secret token, for messages and pressed buttons", async () => {
   expect(await api().setWebhook("https://claw.example/channels/telegram/default", "s3cret")).toBe(true);
   expect(telegram.calls[0]).toMatchObject({
     method: "setWebhook",
     body: {
       url: "https://claw.example/channels/telegram/default",
       secret_token: "s3cret",
-      allowed_updates: ["message"],
+      allowed_updates: ["message", "callback_query"],
     },
   });
+});
+
+it("sendMessage puts buttons in one inline keyboard row, and sends none when given none", async () => {
+  expect(await api().sendMessage("42", "Escalation", [{ text: "Acknowledge", data: "ack:e1" }])).toBe(true);
+  expect(await api().sendMessage("42", "plain")).toBe(true);
+  expect(telegram.calls[0]?.body.reply_markup).toEqual({
+    inline_keyboard: [[{ text: "Acknowledge", callback_data: "ack:e1" }]],
+  });
+  expect(telegram.calls[1]?.body).not.toHaveProperty("reply_markup");
 });
 
 /** A port nothing listens on: bound, read, released. */

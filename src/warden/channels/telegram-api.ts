@@ -46,13 +46,26 @@ export class TelegramApi {
   }
 
   /** Plain text on purpose: with a parse_mode, any stray `*` or `<` in a model's answer gets the message refused. */
-  sendMessage(chatId: string, text: string): Promise<boolean> {
-    return this.call("sendMessage", { chat_id: chatIdValue(chatId), text }, { chatId });
+  sendMessage(chatId: string, text: string, buttons?: InlineButton[]): Promise<boolean> {
+    // One row of buttons under the message (https://core.telegram.org/bots/api#inlinekeyboardmarkup).
+    const markup = buttons?.length
+      ? { reply_markup: { inline_keyboard: [buttons.map((b) => ({ text: b.text, callback_data: b.data }))] } }
+      : {};
+    return this.call("sendMessage", { chat_id: chatIdValue(chatId), text, ...markup }, { chatId });
+  }
+
+  /** Ends the spinner Telegram shows on a pressed button; the answer itself comes as a message. */
+  answerCallbackQuery(callbackQueryId: string): Promise<boolean> {
+    return this.call("answerCallbackQuery", { callback_query_id: callbackQueryId }, {});
   }
 
   /** Points the bot's updates at the warden; Telegram then echoes `secretToken` on every webhook call. */
   setWebhook(url: string, secretToken: string): Promise<boolean> {
-    return this.call("setWebhook", { url, secret_token: secretToken, allowed_updates: ["message"] }, {});
+    return this.call(
+      "setWebhook",
+      { url, secret_token: secretToken, allowed_updates: ["message", "callback_query"] },
+      {},
+    );
   }
 
   private async call(method: string, body: Record<string, unknown>, context: object): Promise<boolean> {
@@ -117,6 +130,12 @@ export class TelegramApi {
   private redact(text: string): string {
     return text.replaceAll(this.options.token, "<token>");
   }
+}
+
+/** An inline keyboard button; `data` comes back in the callback_query when it is pressed. */
+export interface InlineButton {
+  text: string;
+  data: string;
 }
 
 /** Status 0 means no answer came. */

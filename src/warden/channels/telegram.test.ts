@@ -340,6 +340,42 @@ describe("the webhook", () => {
   });
 });
 
+describe("pressed buttons", () => {
+  const pressed = (data: unknown, chatType = "private") => ({
+    update_id: nextUpdateId++,
+    callback_query: {
+      id: "cb-1",
+      data,
+      from: { id: 42, is_bot: false },
+      message: { message_id: 7, date: 1, chat: { id: 42, type: chatType } },
+    },
+  });
+
+  it("come to the router as the slash command their data spells, and end Telegram's spinner", async () => {
+    await pair("ada");
+    await post(pressed("new:x"));
+    await router.idle();
+    expect(telegram.sentMessages()).toEqual([{ chatId: 42, text: "Started a new conversation." }]);
+    expect(telegram.calls.find((c) => c.method === "answerCallbackQuery")?.body).toEqual({
+      callback_query_id: "cb-1",
+    });
+  });
+
+  it("are ignored in a group or without command data, and a malformed one is answered 400 naming the field", async () => {
+    await pair("ada");
+    expect((await post(pressed("new:x", "group"))).body.data).toEqual({ update: "ignored" });
+    expect((await post(pressed("no command"))).body.data).toEqual({ update: "ignored" });
+    const bad = await post({
+      update_id: nextUpdateId++,
+      callback_query: { data: "ack:e1", from: { id: 42 } },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error)).toContain("callback_query.id");
+    await router.idle();
+    expect(telegram.calls).toEqual([]);
+  });
+});
+
 describe("createTelegramChannel", () => {
   const fromEnv = { token_env: "TG_TOKEN", secret_token_env: "TG_SECRET", bot: "family" };
 

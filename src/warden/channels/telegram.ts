@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { aBoolean, aNumber, aString, isJsonObject, type TelegramBotConfig } from "../../contracts/index.js";
 import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
-import type { Channel, ChannelRouter } from "./channel.js";
+import type { Channel, ChannelRouter, SendOptions } from "./channel.js";
 import { TelegramApi, type TelegramApiOptions } from "./telegram-api.js";
 
 // Telegram's Update (https://core.telegram.org/bots/api#update), only as far as a text message needs. Loose:
@@ -10,6 +10,17 @@ import { TelegramApi, type TelegramApiOptions } from "./telegram-api.js";
 const updateSchema = z.looseObject({
   update_id: aNumber().int("must be an integer"),
   message: z.unknown().optional(),
+  callback_query: z.unknown().optional(),
+});
+// A pressed inline button (https://core.telegram.org/bots/api#callbackquery): who pressed it, in which chat, and
+// the button's data.
+const callbackSchema = z.looseObject({
+  id: aString(),
+  data: aString().optional(),
+  from: z.looseObject({ id: aNumber().int("must be an integer"), is_bot: aBoolean().optional() }),
+  message: z
+    .looseObject({ chat: z.looseObject({ id: aNumber().int("must be an integer"), type: aString() }) })
+    .optional(),
 });
 const textMessageSchema = z.looseObject({
   text: aString(),
@@ -75,12 +86,14 @@ export class TelegramChannel implements Channel {
   /**
    * Takes a webhook update and returns at once; the answer goes out later through sendMessage, because Telegram
    * waits for the webhook's reply and redelivers slow ones. Throws ValidationError naming the field when a text
-   * message lacks what routing needs; other kinds of update (edits, photos, callbacks) are ignored.
+   * message lacks what routing needs; other kinds of update (edits, photos) are ignored. A pressed button is
+   * routed as the slash command its data spells (`ack:<id>` as `/ack <id>`).
    */
   handleUpdate(update: unknown): UpdateOutcome {
     const outer = updateSchema.safeParse(update);
     if (!outer.success) throw new ValidationError("telegram-update", issuesFromZod(outer.error));
-    const { update_id: updateId, message } = outer.data;
+    const { update_id: updateId, message, callback_query: callback } = outer.data;
+    if (callback !== undefined) return this.handleCallback(updateId, callback);
     if (!isJsonObject(message) || message.text === undefined) return "ignored";
     const parsed = textMessageSchema.safeParse(message);
     if (!parsed.success)
@@ -101,8 +114,27 @@ export class TelegramChannel implements Channel {
     return "accepted";
   }
 
-  send(address: string, text: string): Promise<boolean> {
-    return this.api.sendMessage(address, text);
+  send(address: string, text: string, options?: SendOptions): Promise<boolean> {
+    return this.api.sendMessage(address, text, options?.buttons);
+  }
+
+  private handleCallback(updateId: number, callback: unknown): UpdateOutcome {
+    const parsed = callbackSchema.safeParse(callback);
+    if (!parsed.success)
+      throw new ValidationError("telegram-update", issuesFromZod(parsed.error, ["callback_query"]));
+    const { id, data, from, message } = parsed.data;
+    const command = /^([a-z]+):(\S+)$/.exec(data ?? "");
+    if (!command || message?.chat.type !== "private" || from.is_bot === true) return "ignored";
+    if (this.recent.has(updateId)) return "ignored";
+    this.remember(updateId);
+    void this.api.answerCallbackQuery(id);
+    void this.router.receive({
+      channel: this,
+      address: String(message.chat.id),
+      senderId: String(from.id),
+      text: `/${command[1]} ${command[2]}`,
+    });
+    return "accepted";
   }
 
   /** Registers `url` as the bot's webhook with the bot's secret (run once when the public URL is known). */

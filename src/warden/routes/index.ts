@@ -10,6 +10,7 @@ import { channelRoutes } from "./channel-routes.js";
 import { commandChatRoutes } from "./command-chat-route.js";
 import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
+import { escalationRoutes } from "./escalation-routes.js";
 import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
@@ -44,6 +45,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...learningRoutes(ctx),
     ...oversightRoutes(ctx),
     ...sentinelRoutes(ctx),
+    ...escalationRoutes(ctx),
     ...vaultRoutes(ctx),
     ...adminRoutes(ctx),
   ];
