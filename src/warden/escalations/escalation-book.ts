@@ -18,7 +18,6 @@ export interface EscalationActor {
   channel: string;
 }
 
-const TYPES: readonly LedgerEventType[] = ["ESCALATION_RAISED", "ESCALATION_ACKED"];
 const PAGE = 1_000;
 
 /**
@@ -33,7 +32,10 @@ export class EscalationBook {
   constructor(private readonly deps: EscalationBookDeps) {}
 
   /** The users an escalation is delivered to and who may acknowledge it. */
-  async ownersOf(raised: RecordedEvent): Promise<string[]> {
+  async ownersOf(
+    raised: RecordedEvent,
+    theaterOwners = new Map<string, string | undefined>(),
+  ): Promise<string[]> {
     if (raised.run_id) {
       if (!this.runOwners.has(raised.run_id))
         this.runOwners.set(raised.run_id, await runOwner(this.deps.store, raised.run_id));
@@ -41,24 +43,30 @@ export class EscalationBook {
       if (owner !== undefined) return [owner];
     }
     if (raised.theater_id) {
-      const theater = await this.deps.theaters.get(raised.theater_id);
-      if (theater) return [theater.owner];
+      // A theater is a file read; one listing asks once per theater.
+      if (!theaterOwners.has(raised.theater_id))
+        theaterOwners.set(raised.theater_id, (await this.deps.theaters.get(raised.theater_id))?.owner);
+      const owner = theaterOwners.get(raised.theater_id);
+      if (owner !== undefined) return [owner];
     }
     return this.deps.admins();
   }
 
   /** Who still has to hear of an escalation: its owners while it is open, nobody once acknowledged. */
   async recipientsOf(raised: RecordedEvent): Promise<string[]> {
-    const acked = (await this.readAll()).some((e) => e.raised.event_id === raised.event_id && e.ack);
-    return acked ? [] : this.ownersOf(raised);
+    // An acknowledgement comes after what it acknowledges: only the acknowledgements since are read.
+    for await (const ack of this.events(["ESCALATION_ACKED"], raised.position))
+      if (ack.payload.escalation_id === raised.event_id) return [];
+    return this.ownersOf(raised);
   }
 
   /** The escalations owned by `userId`, oldest first; only the unacknowledged ones when `open`. */
   async list(userId: string, options: { open?: boolean } = {}): Promise<Escalation[]> {
     const mine: Escalation[] = [];
+    const theaterOwners = new Map<string, string | undefined>();
     for (const { raised, ack } of await this.readAll()) {
       if (options.open && ack) continue;
-      if ((await this.ownersOf(raised)).includes(userId)) mine.push(viewOf(raised, ack));
+      if ((await this.ownersOf(raised, theaterOwners)).includes(userId)) mine.push(viewOf(raised, ack));
     }
     return mine;
   }
@@ -113,19 +121,24 @@ export class EscalationBook {
   private async readAll(): Promise<Array<{ raised: RecordedEvent; ack: RecordedEvent | undefined }>> {
     const raised: RecordedEvent[] = [];
     const acks = new Map<string, RecordedEvent>();
+    for await (const event of this.events(["ESCALATION_RAISED", "ESCALATION_ACKED"])) {
+      if (event.type === "ESCALATION_RAISED") raised.push(event);
+      const acked = event.payload.escalation_id;
+      if (event.type === "ESCALATION_ACKED" && typeof acked === "string" && !acks.has(acked))
+        acks.set(acked, event);
+    }
+    return raised.map((event) => ({ raised: event, ack: acks.get(event.event_id) }));
+  }
+
+  /** Events of these types after a position, up to the head seen at the start, a page at a time. */
+  private async *events(types: readonly LedgerEventType[], from = 0): AsyncGenerator<RecordedEvent> {
     const head = await this.deps.store.head();
-    for (let after = 0; after < head; ) {
-      const page = await this.deps.store.read({ after, through: head, types: TYPES, limit: PAGE });
-      for (const event of page) {
-        if (event.type === "ESCALATION_RAISED") raised.push(event);
-        const acked = event.payload.escalation_id;
-        if (event.type === "ESCALATION_ACKED" && typeof acked === "string" && !acks.has(acked))
-          acks.set(acked, event);
-      }
+    for (let after = from; after < head; ) {
+      const page = await this.deps.store.read({ after, through: head, types, limit: PAGE });
+      yield* page;
       if (page.length < PAGE) break;
       after = page.at(-1)?.position ?? head;
     }
-    return raised.map((event) => ({ raised: event, ack: acks.get(event.event_id) }));
   }
 }
 
