@@ -13,11 +13,13 @@ import { api, startWardenHarness, type WardenHarness } from "../support/warden-h
 const SECRET = "webhook-secret-35";
 const ALICE_CHAT = 777;
 const BOB_CHAT = 888;
+const ROOT_CHAT = 999;
 let home: string;
 let bot: TelegramServer;
 let h: WardenHarness;
 let alice: ReturnType<typeof api>;
 let bob: ReturnType<typeof api>;
+let root: ReturnType<typeof api>;
 let updateId = 5000;
 
 type Escalation = {
@@ -42,6 +44,7 @@ async function start(): Promise<void> {
   });
   alice = api(h.url, await h.warden.context.users.rotateToken("alice"));
   bob = api(h.url, await h.warden.context.users.rotateToken("bob"));
+  root = api(h.url, await h.warden.context.users.rotateToken("root"));
 }
 
 const webhook = (body: unknown) =>
@@ -143,6 +146,7 @@ beforeAll(async () => {
   h = await startWardenHarness({ home, backend: createFakeCellBackend() });
   await h.warden.context.users.add("alice");
   await h.warden.context.users.add("bob");
+  await h.warden.context.users.add("root", { admin: true });
   await h.close();
   await start();
   expect((await alice("POST", "/api/theaters", { theater_id: "demo" })).status).toBe(201);
@@ -157,6 +161,7 @@ beforeAll(async () => {
   });
   await pair(alice, ALICE_CHAT);
   await pair(bob, BOB_CHAT);
+  await pair(root, ROOT_CHAT);
 }, 120_000);
 afterAll(async () => {
   await h?.close();
@@ -232,6 +237,32 @@ describe("escalations", () => {
     expect(escalationsSent().map((m) => m.text.match(/order (o\d)/)?.[1])).toEqual(["o1", "o2", "o3", "o4"]);
     expect((await listed(alice, "?open=1")).map((e) => e.order_id)).toEqual(["o3", "o4"]);
   }, 60_000);
+
+  it("of no run or theater (the sentinel's) reach the host's admins only", async () => {
+    await h.warden.context.command?.store.append({
+      event_id: "sentinel.dead.1",
+      garrison_id: "local",
+      theater_id: null,
+      run_id: null,
+      order_id: null,
+      unit_id: null,
+      type: "ESCALATION_RAISED",
+      payload: { severity: "CRITICAL", route: "admin", reason: "no PATROL_TICK for two patrol periods" },
+    });
+    await waitFor(() => sentTo(ROOT_CHAT).some((m) => m.text.startsWith("Escalation (CRITICAL)")));
+    expect(sentTo(ROOT_CHAT).at(-1)?.text).toMatch(
+      /^Escalation \(CRITICAL\): needs a person on this host\nWhy: no PATROL_TICK/,
+    );
+    expect((await listed(root, "?open=1")).map((e) => e.escalation_id)).toEqual(["sentinel.dead.1"]);
+    expect((await listed(alice)).map((e) => e.escalation_id)).not.toContain("sentinel.dead.1");
+    expect(sentTo(ALICE_CHAT).some((m) => m.text.includes("CRITICAL"))).toBe(false);
+  });
+
+  it("refuses a bad ?open naming the field and the rule", async () => {
+    const bad = await alice("GET", "/api/escalations?open=yes");
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error?.message).toMatch(/query\.open.*one of 0, 1, true, false/);
+  });
 
   it("are in /api/openapi.json", async () => {
     const doc = (await (await fetch(`${h.url}/api/openapi.json`)).json()) as {
