@@ -12,6 +12,8 @@ export type RunOrderView = RunSnapshot["orders"][number] & {
   attempt: number;
   integration_state: OrderSnapshot["integration_state"];
   aar_path: string | null;
+  /** The latest AAR's summary as its AAR_WRITTEN carried it (null before one is written). */
+  aar_summary: string | null;
 };
 
 /** GET /runs/{run_id} (seed 000 §3.1 "run status + summary"): the run snapshot, its orders, their artifacts. */
@@ -31,6 +33,7 @@ export async function readRunView(store: EventStore, runId: string): Promise<Run
   if (!run) throw new NotFoundError("run", runId);
   const planned = await readPlannedOrders(store, runId, "skip");
   const snapshots = await orderSnapshots(store, run);
+  const summaries = await aarSummaries(store, runId);
   const orders = run.orders.map(({ order_id, status }) => {
     const plan = planned.get(order_id);
     const snapshot = snapshots.get(order_id);
@@ -43,12 +46,23 @@ export async function readRunView(store: EventStore, runId: string): Promise<Run
       attempt: snapshot?.attempt ?? 0,
       integration_state: snapshot?.integration_state ?? null,
       aar_path: snapshot?.aar_path ?? null,
+      aar_summary: summaries.get(order_id) ?? null,
     };
   });
   const artifacts = [...snapshots.values()].flatMap((o) =>
     o.artifacts.map((a) => ({ order_id: o.order_id, ...a })),
   );
   return { ...run, orders, artifacts };
+}
+
+/** Each order's latest AAR summary, read from the run's AAR_WRITTEN events (later attempts overwrite earlier). */
+async function aarSummaries(store: EventStore, runId: string): Promise<Map<string, string>> {
+  const summaries = new Map<string, string>();
+  for (const event of await store.read({ runId, types: ["AAR_WRITTEN"] })) {
+    const summary = event.payload.summary;
+    if (event.order_id && typeof summary === "string") summaries.set(event.order_id, summary);
+  }
+  return summaries;
 }
 
 export async function readOrderView(store: EventStore, orderId: string): Promise<OrderView> {

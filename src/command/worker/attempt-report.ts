@@ -110,10 +110,16 @@ export function closingEvents(
   artifacts: readonly AarArtifact[],
   outcome: AttemptOutcome,
   commitSha: string,
+  /** The AAR's summary, carried on AAR_WRITTEN so a reader of the ledger sees it without the worktree. */
+  summary?: string,
 ): LedgerEventInput[] {
   return [
     ...artifacts.map((a) => ({ ...base, type: "ARTIFACT_WRITTEN" as const, payload: { ...a } })),
-    { ...base, type: "AAR_WRITTEN", payload: { path: "aar.json", commit_sha: commitSha } },
+    {
+      ...base,
+      type: "AAR_WRITTEN",
+      payload: { path: "aar.json", commit_sha: commitSha, ...(summary ? { summary } : {}) },
+    },
     outcome.status === "review_requested"
       ? {
           ...base,

@@ -75,7 +75,7 @@ export async function runAttempt(input: {
   const outcome = outcomeOf(turn, verdict);
   // A superseded attempt writes nothing more: the worktree and its branch belong to the attempt that replaced it.
   if (input.lost.aborted || !(await input.current())) return { outcome, events: [] };
-  const { artifacts } = await writeAttemptFiles({
+  const { artifacts, aar } = await writeAttemptFiles({
     worktree,
     orderId: job.order_id,
     turn,
@@ -87,5 +87,5 @@ export async function runAttempt(input: {
     job.order_id,
     `order ${job.order_id}: attempt ${input.attempt} ${outcome.status}`,
   );
-  return { outcome, events: closingEvents(input.base, artifacts, outcome, sha) };
+  return { outcome, events: closingEvents(input.base, artifacts, outcome, sha, aar.summary) };
 }

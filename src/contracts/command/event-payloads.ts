@@ -39,7 +39,7 @@ export const ledgerEventPayloadSchemas = {
   WORKTREE_CREATED: z.looseObject({ worktree_path: absolutePath, branch: gitBranch }),
   // §4 "ORDER_COMPLETED or ORDER_FAILED plus artifact/AAR pointers": a pointer is a path in the worktree.
   ARTIFACT_WRITTEN: z.looseObject({ path: worktreePath, type: mimeType.optional() }),
-  AAR_WRITTEN: z.looseObject({ path: worktreePath }),
+  AAR_WRITTEN: z.looseObject({ path: worktreePath, summary: text.optional() }),
   INTEGRATION_FAILED: z.looseObject({ reason: reason.optional() }),
   // §3.7 "INTEGRATED (with commit SHA)".
   INTEGRATED: z.looseObject({ commit_sha: commitSha }),
