@@ -88,7 +88,7 @@ export async function integrateOrder(h: CoHarness, orderId: string, summary: str
   await h.store.appendBatch([
     { ...ids, type: "ORDER_STARTED", unit_id: `assault_${orderId}`, payload: { attempt: 1 } },
     { ...ids, type: "ARTIFACT_WRITTEN", payload: { path: "outputs/result.md", type: "text/markdown" } },
-    { ...ids, type: "AAR_WRITTEN", payload: { path: "aar.json" } },
+    { ...ids, type: "AAR_WRITTEN", payload: { path: "aar.json", summary } },
     { ...ids, type: "ORDER_COMPLETED", payload: {} },
     { ...ids, type: "INTEGRATION_STARTED", payload: {} },
     { ...ids, type: "INTEGRATION_PASSED", payload: {} },

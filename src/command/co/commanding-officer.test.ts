@@ -190,6 +190,7 @@ describe("CommandingOfficer", () => {
       ["C", "QUEUED", null],
     ]);
     expect(run.artifacts).toEqual([{ order_id: a, path: "outputs/result.md", type: "text/markdown" }]);
+    expect(run.orders.map((o) => o.aar_summary)).toEqual(["Facts collected", null, null]);
     const order = await h.co.orderStatus(a);
     expect(order).toMatchObject({ aar_path: "aar.json", commit_sha: expect.any(String), plan: { key: "A" } });
     expect((await h.co.orderStatus(c)).plan?.depends_on).toHaveLength(2);
