@@ -12,6 +12,7 @@ const MemoryView = lazy(() => import("./memory/memory-view.js"));
 const InstructionsView = lazy(() => import("./instructions/instructions-view.js"));
 const CronView = lazy(() => import("./cron/cron-view.js"));
 const RunsView = lazy(() => import("./runs/runs-view.js"));
+const CommandView = lazy(() => import("./command/command-view.js"));
 const SoulView = lazy(() => import("./soul/soul-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
 const UsageView = lazy(() => import("./usage/usage-view.js"));
@@ -48,6 +49,9 @@ export function App() {
               </Match>
               <Match when={route().view === "runs"}>
                 <RunsView api={api} runId={route().rest} />
+              </Match>
+              <Match when={route().view === "command"}>
+                <CommandView api={api} runId={route().rest} admin={auth.state.me?.admin ?? false} />
               </Match>
               <Match when={route().view === "soul"}>
                 <SoulView api={api} />

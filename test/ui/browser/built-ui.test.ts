@@ -10,7 +10,11 @@ import { PACKAGE_ROOT } from "../../../src/cells/index.js";
 
 const DIST = join(PACKAGE_ROOT, "ui", "dist");
 const SOURCES = join(PACKAGE_ROOT, "ui", "src");
-const BUDGET_GZIP_BYTES = 150 * 1024;
+// Every screen but the chat is a chunk fetched when first opened (ui/src/app.tsx), so the whole UI's size is what
+// a user who opens every screen downloads, and the first load is what every user pays before the first paint.
+// The whole-UI budget went from 150 to 160 kB when the Command screen (~6 kB) came; the first load has its own.
+const BUDGET_GZIP_BYTES = 160 * 1024;
+const FIRST_LOAD_BUDGET_GZIP_BYTES = 36 * 1024;
 
 /** What the checks read of an element (the test program has no DOM library). */
 type Tag = { getAttribute(name: string): string | null; textContent: string | null };
@@ -50,11 +54,23 @@ describe("the built UI", () => {
       expect(name, name).toMatch(/\.[0-9a-f]{8,}\.(js|css)$/);
   });
 
-  it("stays under its size budget of 150 kB gzip, everything included", () => {
-    const files = walk(DIST).filter((f) => /\.(js|css|html)$/.test(f));
-    const gzip = files.reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+  const gzipOf = (files: string[]) =>
+    files.reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+
+  it("stays under its size budget of 160 kB gzip, everything included", () => {
+    const gzip = gzipOf(walk(DIST).filter((f) => /\.(js|css|html)$/.test(f)));
     expect(gzip).toBeGreaterThan(10 * 1024); // the probe measured the real bundle
     expect(gzip).toBeLessThan(BUDGET_GZIP_BYTES);
+  });
+
+  it("loads under 36 kB gzip before the first paint: the page and the files it names, no screen's chunk", () => {
+    const named = (Array.from(document.querySelectorAll("script[src], link[rel=stylesheet]")) as Tag[]).map(
+      (node) => join(DIST, (node.getAttribute("src") ?? node.getAttribute("href") ?? "").replace("./", "")),
+    );
+    expect(named.length).toBeGreaterThan(1);
+    const gzip = gzipOf([join(DIST, "index.html"), ...named]);
+    expect(gzip).toBeGreaterThan(10 * 1024);
+    expect(gzip).toBeLessThan(FIRST_LOAD_BUDGET_GZIP_BYTES);
   });
 });
 

@@ -41,7 +41,13 @@ export function createApiClient(fetcher: typeof fetch = (...a) => fetch(...a), b
     },
     async call(key, ...[args]) {
       const [method = "GET", pattern = ""] = key.split(" ");
-      const a = (args ?? {}) as { params?: object; query?: object; body?: unknown; signal?: AbortSignal };
+      // Widened first: the union of every endpoint's arguments is too large for TypeScript to narrow with ??.
+      const a = ((args as object | undefined) ?? {}) as {
+        params?: object;
+        query?: object;
+        body?: unknown;
+        signal?: AbortSignal;
+      };
       const url = base + fillPath(pattern, a.params) + queryString(a.query);
       const init: RequestInit = {
         method,

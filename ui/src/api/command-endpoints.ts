@@ -5,16 +5,20 @@ import type {
   ChatSyncData,
   LedgerEvent,
   OrderSnapshotData,
+  PolicyState,
+  PolicyView,
   RunSnapshotData,
   runSnapshotDataSchema,
   TheaterCreateData,
   TheaterCreateRequest,
 } from "../../../src/contracts/command/index.js";
+import type { Escalation } from "../../../src/contracts/warden/index.js";
 
 // The command routes the warden serves under its own sign-in (src/warden/routes/command-routes.ts) and the
 // ledger's read under /api/ledger, typed from seed 000's contracts: the user comes from the session, so no body
 // carries user_id. Nothing here restates a shape the contracts define.
 
+export type { Escalation, PolicyState, PolicyView };
 export type Theater = Pick<TheaterCreateData, "theater_id" | "repo_path">;
 export type RunSummary = RunSnapshotData;
 export type OrderSnapshot = OrderSnapshotData;
@@ -27,6 +31,8 @@ export type RunOrder = RunSnapshotData["orders"][number] &
   Partial<Pick<OrderSnapshotData, "attempt" | "integration_state" | "aar_path">> & {
     key?: string | null;
     objective?: string | null;
+    /** The orders this one waits on, as its plan names them (the command view draws them as edges). */
+    depends_on?: string[];
   };
 
 // Contract objects are loose (unknown keys pass), so Omit over their index signature would lose every field:
@@ -53,9 +59,19 @@ export interface CommandEndpoints {
   "GET /api/runs/:id": { params: { id: string }; response: RunDetail };
   "POST /api/runs/:id/cancel": { params: { id: string }; response: Partial<RunSnapshotData> };
   "GET /api/orders/:id": { params: { id: string }; response: OrderSnapshot };
-  /** The ledger's own read (not the follow): a run's past events of some types. */
+  /**
+   * The ledger's own read (not the follow): a run's past events of some types; without run_id, an admin's read
+   * of host-level events (patrol ticks, service health).
+   */
   "GET /api/ledger/events": {
-    query: { run_id: string; type?: string; after?: number; limit?: number };
+    query: { run_id?: string; type?: string; after?: number; limit?: number };
     response: LedgerPage;
   };
+  "GET /api/escalations": { query: { open?: 1 }; response: ListOf<"escalations", Escalation> };
+  "POST /api/escalations/:id/ack": { params: { id: string }; response: Partial<Escalation> };
+  "GET /api/learn/policy": { query: { version?: number }; response: PolicyView };
+  "GET /api/learn/policy/versions": { response: PolicyState };
+  "POST /api/learn/policy/pin": { body: { version: number }; response: PolicyView };
+  "POST /api/learn/policy/rollback": { body: { version: number }; response: PolicyView };
+  "POST /api/learn/policy/unpin": { response: PolicyView };
 }

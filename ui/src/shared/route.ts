@@ -6,6 +6,7 @@ export const VIEWS = [
   "instructions",
   "cron",
   "runs",
+  "command",
   "soul",
   "audit",
   "usage",

@@ -11,6 +11,7 @@ const LABELS: Record<View, string> = {
   instructions: "Instructions",
   cron: "Cron",
   runs: "Runs",
+  command: "Command",
   soul: "Soul guard",
   audit: "Audit",
   usage: "Usage",

@@ -1,6 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { OrderSnapshot, RunDetail, RunOrder, Theater } from "../api/command-endpoints.js";
+import type {
+  Escalation,
+  OrderSnapshot,
+  PolicyState,
+  PolicyView,
+  RunDetail,
+  RunOrder,
+  Theater,
+} from "../api/command-endpoints.js";
 import type { LedgerEvent } from "../api/ledger-follow.js";
 
 type Refusal = {
@@ -25,6 +33,12 @@ export async function startCommandServer() {
   const streams = new Set<ServerResponse>();
   const refusals = new Map<string, Refusal>();
   let held: (() => void)[] | null = null;
+  // Oversight and learning: null escalations is a warden without the escalation routes (404).
+  const oversight = {
+    escalations: null as Escalation[] | null,
+    policy: { active_version: null, pinned: false, versions: [] } as PolicyState,
+    documents: new Map<number, NonNullable<PolicyView["policy"]>>(),
+  };
   let position = 0;
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -78,10 +92,19 @@ export async function startCommandServer() {
     if (route === `GET /api/orders/${id}`)
       return orders.has(id) ? ok(res, orders.get(id)) : send(res, 404, notFound(id));
     if (route === "GET /api/ledger/events" && url.searchParams.get("follow") !== "true") {
-      const [runId, type] = [url.searchParams.get("run_id"), url.searchParams.get("type")];
-      const found = events.filter((e) => e.run_id === runId && (!type || e.type === type));
-      return ok(res, { events: found, head: position, next_after: position });
+      const [runId, types] = [url.searchParams.get("run_id"), url.searchParams.get("type")?.split(",")];
+      const [after, limit] = [
+        Number(url.searchParams.get("after") ?? 0),
+        Number(url.searchParams.get("limit") ?? 100),
+      ];
+      const found = events
+        .filter((e) => e.run_id === runId && (!types || types.includes(e.type)) && Number(e.position) > after)
+        .slice(0, limit);
+      const next = found.length === limit ? (found.at(-1)?.position ?? position) : position;
+      return ok(res, { events: found, head: position, next_after: next });
     }
+    const answer = answerOversight(route, url, body);
+    if (answer) return send(res, answer[0], answer[1]);
     if (route === "GET /api/ledger/events") {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(": ledger event stream\n\n");
@@ -90,6 +113,39 @@ export async function startCommandServer() {
       return;
     }
     send(res, 404, notFound(route));
+  }
+
+  /** The escalation and learning routes' status and envelope, or null for a route they do not serve. */
+  function answerOversight(route: string, url: URL, body: Record<string, unknown>): [number, unknown] | null {
+    const data = (d: unknown): [number, unknown] => [200, { ok: true, data: d, error: null }];
+    const { escalations, policy, documents } = oversight;
+    const ack = /^POST \/api\/escalations\/([^/]+)\/ack$/.exec(route)?.[1];
+    if (escalations && route === "GET /api/escalations")
+      return data({ escalations: escalations.filter((e) => !e.acked) });
+    if (escalations && ack) {
+      const found = escalations.find((e) => e.escalation_id === ack);
+      if (!found) return [404, notFound(ack)];
+      found.acked = { by: "alice", channel: "api", at: new Date().toISOString() };
+      return data(found);
+    }
+    const view = (version = policy.active_version): PolicyView => ({
+      ...{ active_version: policy.active_version, pinned: policy.pinned },
+      policy: version === null ? null : (documents.get(version) ?? null),
+    });
+    const activate = (version: number) => {
+      policy.active_version = version;
+      for (const v of policy.versions) v.active = v.version === version;
+    };
+    if (route === "GET /api/learn/policy/versions") return data(policy);
+    if (route === "GET /api/learn/policy") {
+      const version = url.searchParams.get("version");
+      return data(view(version ? Number(version) : undefined));
+    }
+    if (route === "POST /api/learn/policy/pin") policy.pinned = true;
+    if (route === "POST /api/learn/policy/unpin") policy.pinned = false;
+    if (route === "POST /api/learn/policy/rollback") activate(Number(body.version));
+    if (route.startsWith("POST /api/learn/policy/")) return data(view());
+    return null;
   }
 
   const http = createServer((req, res) => void handle(req, res));
@@ -149,6 +205,34 @@ export async function startCommandServer() {
       }
       for (const stream of streams) stream.write(frames);
       return position;
+    },
+    oversight,
+    /** Records a host-level event (no run): a patrol tick, a service's health, an escalation. */
+    pushHost(type: string, payload: object, ts = new Date().toISOString()): void {
+      position += 1;
+      events.push({
+        event_id: `e${position}`,
+        type,
+        run_id: null,
+        order_id: null,
+        position,
+        ts,
+        payload,
+      } as never);
+    },
+    /** Adds a learned policy version (routes and diff as given) and makes it active. */
+    learn(document: NonNullable<PolicyView["policy"]>): void {
+      oversight.documents.set(document.version, document);
+      const { routes, diff, created_at, version } = document;
+      oversight.policy.versions.push({
+        version,
+        created_at,
+        routes: routes.length,
+        changes: diff.changes.length,
+        active: true,
+      });
+      for (const v of oversight.policy.versions) v.active = v.version === version;
+      oversight.policy.active_version = version;
     },
     /** Cuts every event stream, as a proxy or a restart would. */
     dropStreams() {

@@ -11,7 +11,7 @@ export function fakeApi(handlers: { [K in EndpointKey]?: Handler<K> }) {
   const client: ApiClient = {
     onUnauthorized: () => () => {},
     async call(key, ...[args]) {
-      const given = (args ?? {}) as Record<string, unknown>;
+      const given = ((args as object | undefined) ?? {}) as Record<string, unknown>;
       calls.push({ key, args: given });
       const handler = handlers[key] as Handler<typeof key> | undefined;
       if (!handler)
