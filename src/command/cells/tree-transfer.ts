@@ -152,6 +152,9 @@ export interface CopyOutOptions {
  * hostile: only names that are one plain path component each, no `.git` anywhere (a hook or a config planted
  * there would run on the host's next git command), no links or special files, every cap enforced on what was
  * actually read rather than on the size the cell claims. What is skipped is reported.
+ * Up to TRANSFER_WINDOW reads are on their way at once, but what comes back is taken strictly in the order of the
+ * walk: each file is counted against the caps and written to the host only after every file before it, so the
+ * files written, the caps and the report are exactly those of a copy that reads one file at a time.
  */
 export async function copyTreeOut(
   cell: CellHandle,
@@ -162,35 +165,63 @@ export async function copyTreeOut(
   const limits = options.limits ?? DEFAULT_TRANSFER_LIMITS;
   const allow = options.allow;
   const report: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
+  // In the order of the walk: a file with its read (started early, or not yet when the caps could not spare it),
+  // or a path skipped at listing time, which must not overtake the files before it in the report.
+  const line: Array<{ path: string; read?: Promise<FileOpAnswer> } | SkippedPath> = [];
+  let reading = 0;
+  const readOut = (path: string) =>
+    fileOp(cell, { op: "read", path: `${brainDir}/${path}`, encoding: "base64" });
+  const takeOldest = async (): Promise<void> => {
+    const next = line.shift();
+    if (next === undefined) return;
+    if ("reason" in next) return void report.skipped.push(next);
+    if (next.read) reading -= 1;
+    await takeOneOut(hostDir, next.path, () => next.read ?? readOut(next.path), limits, report);
+  };
+  const enqueue = async (path: string): Promise<void> => {
+    // Reserved: every read on its way counts as a file and as a whole file's worth of bytes, so no read starts
+    // that the caps could not take even if all those before it were taken.
+    const spare =
+      report.files.length + reading < limits.maxFiles &&
+      report.bytes + (reading + 1) * limits.maxFileBytes <= limits.maxBytes;
+    const read = spare && !overCaps(report, limits) ? readOut(path) : undefined;
+    // A read that fails while those before it are still being taken is awaited (and thrown) in its turn.
+    read?.catch(() => undefined);
+    if (read) reading += 1;
+    line.push(read ? { path, read } : { path });
+    while (reading >= TRANSFER_WINDOW) await takeOldest();
+  };
   const walk = async (rel: string): Promise<void> => {
     const listed = await fileOp(cell, { op: "list", path: rel === "" ? brainDir : `${brainDir}/${rel}` });
     // Without the root's listing nothing is known of the cell's tree, and every file would look deleted.
     if ("failure" in listed && rel === "")
       throw new Error(`the cell's ${brainDir}/ could not be listed: ${listed.failure}`);
-    if ("failure" in listed) return void report.skipped.push({ path: rel, reason: listed.failure });
+    if ("failure" in listed) return void line.push({ path: rel, reason: listed.failure });
     for (const entry of listed.entries) {
       const name = nameIn(entry, rel === "" ? brainDir : `${brainDir}/${rel}`);
       if (name === undefined) {
-        report.skipped.push({
-          path: entry.path.slice(0, 200),
-          reason: "not a plain name inside the folder listed",
-        });
+        line.push({ path: entry.path.slice(0, 200), reason: "not a plain name inside the folder listed" });
         continue;
       }
       const path = rel === "" ? name : `${rel}/${name}`;
-      if (isGitName(name)) report.skipped.push({ path, reason: "a .git is never copied to the host" });
+      if (isGitName(name)) line.push({ path, reason: "a .git is never copied to the host" });
       else if (entry.kind === "dir") await walk(path);
       else if (entry.kind !== "file")
-        report.skipped.push({
+        line.push({
           path,
           reason: `a ${entry.kind === "link" ? "symbolic link" : "special file"} is not copied`,
         });
-      else if (allow && !allow(path))
-        report.skipped.push({ path, reason: "outside the order's fs_allowlist" });
-      else await copyOneOut(cell, brainDir, hostDir, path, limits, report);
+      else if (allow && !allow(path)) line.push({ path, reason: "outside the order's fs_allowlist" });
+      else await enqueue(path);
     }
   };
-  await walk("");
+  try {
+    await walk("");
+    while (line.length > 0) await takeOldest();
+  } finally {
+    // Nothing is left running behind a failure: every read started has been answered before this returns or throws.
+    await Promise.allSettled(line.map((item) => ("read" in item ? item.read : undefined)));
+  }
   // A path the cell still holds in some form (skipped: over a cap, now a link, under a folder it could not list)
   // is not a deletion: the host keeps its version and the report says why the cell's was not taken.
   const copied = new Set(report.files);
@@ -203,19 +234,19 @@ export async function copyTreeOut(
   return report;
 }
 
-async function copyOneOut(
-  cell: CellHandle,
-  brainDir: string,
+/** Takes one file read from the cell: counted against the caps on the bytes that came, then written to the host. */
+async function takeOneOut(
   hostDir: string,
   path: string,
+  read: () => Promise<FileOpAnswer>,
   limits: TransferLimits,
   report: TransferReport,
 ): Promise<void> {
   const over = overCaps(report, limits);
   if (over) return void report.skipped.push({ path, reason: over });
-  const read = await fileOp(cell, { op: "read", path: `${brainDir}/${path}`, encoding: "base64" });
-  if ("failure" in read) return void report.skipped.push({ path, reason: read.failure });
-  const bytes = Buffer.from(read.content, "base64");
+  const answer = await read();
+  if ("failure" in answer) return void report.skipped.push({ path, reason: answer.failure });
+  const bytes = Buffer.from(answer.content, "base64");
   if (bytes.length > limits.maxFileBytes || report.bytes + bytes.length > limits.maxBytes)
     return void report.skipped.push({ path, reason: `${bytes.length} bytes is over the transfer cap` });
   try {
