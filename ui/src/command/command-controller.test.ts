@@ -52,20 +52,26 @@ describe("a run's graph", () => {
 });
 
 describe("oversight", () => {
-  it("reads the last patrol tick and the services still degraded from the recent ledger", async () => {
+  it("reads the last patrol tick, the services still degraded and the sentinel's last act from the ledger", async () => {
     const oversight = createOversightController(createApiClient(fetch, server.base));
     server.pushHost("SERVICE_DEGRADED", { service: "disk", reason: "3 MB free" });
     server.pushHost("SERVICE_DEGRADED", { service: "provider:local", reason: "refused" });
     server.pushHost("SERVICE_RECOVERED", { service: "provider:local" });
     server.pushHost("PATROL_TICK", {}, "2026-01-01T00:00:00.000Z");
     server.pushHost("PATROL_TICK", {}, "2026-01-01T00:00:30.000Z");
-    server.pushHost("ESCALATION_RAISED", { severity: "CRITICAL", reason: "duty officer dead" });
+    const officer = { subject: "duty_officer" };
+    server.pushHost("ESCALATION_RAISED", { ...officer, severity: "CRITICAL", reason: "no patrol for 95 s" });
+    server.pushHost("ESCALATION_RAISED", { severity: "HIGH", reason: "an order's own", subject: "order" });
     await oversight.load();
     expect(oversight.state.health?.lastTickAt).toBe("2026-01-01T00:00:30.000Z");
     expect(oversight.state.health?.degraded.map((d) => [d.service, d.reason])).toEqual([
       ["disk", "3 MB free"],
     ]);
-    expect(oversight.state.health?.lastCritical?.reason).toBe("duty officer dead");
+    expect(oversight.state.health?.sentinel?.what).toBe("CRITICAL no patrol for 95 s");
+    server.pushHost("RECOVERY_STARTED", { ...officer, reason: "no patrol for 95 s" });
+    server.pushHost("RECOVERY_STARTED", { subject: "order", reason: "stalled" });
+    await oversight.load();
+    expect(oversight.state.health?.sentinel?.what).toBe("restarting the duty officer");
     // Without the escalation routes the panel says so instead of failing.
     expect(oversight.state.escalationsError).toMatch(/^Escalations are unavailable: /);
   });

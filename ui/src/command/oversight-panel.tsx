@@ -53,9 +53,9 @@ export function OversightPanel(props: { oversight: OversightController }) {
               </dd>
               <dt>Sentinel</dt>
               <dd data-field="sentinel">
-                {h().lastCritical
-                  ? `CRITICAL ${localDateTime(h().lastCritical?.at)}: ${h().lastCritical?.reason}`
-                  : "no critical escalation recorded"}
+                {h().sentinel
+                  ? `${localDateTime(h().sentinel?.at)}: ${h().sentinel?.what}`
+                  : "no incident: the duty officer has not been found dead or ineffective"}
               </dd>
             </dl>
           )}
