@@ -40,7 +40,7 @@ export default function CommandView(props: { api: ApiClient; runId: string; admi
   );
   const selected = () => open.run?.orders.find((o) => o.order_id === state.selected);
   return (
-    <main class="command-screen" id="main" tabindex="-1">
+    <main class="runs-screen command-screen" id="main" tabindex="-1">
       <header class="screen-bar">
         <h1>Command</h1>
       </header>
