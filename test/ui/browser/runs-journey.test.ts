@@ -117,6 +117,8 @@ describe("Runs", () => {
         data: { commit_sha: string };
       };
       expect(snapshot.data.commit_sha).toBe(sha);
+      // What the order's after-action report says it did, as its AAR_WRITTEN carried it.
+      await expect(fact("After-action report")).resolves.toContain("review requested");
     }
     await expect(page.getByRole("button", { name: "Cancel run" }).count()).resolves.toBe(0);
     await shoot(page, "runs");

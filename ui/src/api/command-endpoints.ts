@@ -33,6 +33,8 @@ export type RunOrder = RunSnapshotData["orders"][number] &
     objective?: string | null;
     /** The orders this one waits on, as its plan names them (the command view draws them as edges). */
     depends_on?: string[];
+    /** What the order's latest after-action report says it did. */
+    aar_summary?: string | null;
   };
 
 // Contract objects are loose (unknown keys pass), so Omit over their index signature would lose every field:

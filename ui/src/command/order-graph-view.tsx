@@ -99,7 +99,7 @@ export function OrderFacts(props: { order: RunOrder; snapshot?: OrderSnapshot; g
         <dt>Branch</dt>
         <dd>{snap()?.branch ?? "—"}</dd>
         <dt>After-action report</dt>
-        <dd>{snap()?.aar_path ?? props.order.aar_path ?? "not written yet"}</dd>
+        <dd>{props.order.aar_summary ?? snap()?.aar_path ?? props.order.aar_path ?? "not written yet"}</dd>
         <dt>Gate output</dt>
         <dd>
           <Show

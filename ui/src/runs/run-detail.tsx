@@ -38,7 +38,7 @@ function OrderCard(props: {
         <dt>Merge commit</dt>
         <dd>{snap()?.commit_sha ? <code>{snap()?.commit_sha}</code> : "—"}</dd>
         <dt>After-action report</dt>
-        <dd>{snap()?.aar_path ?? o().aar_path ?? "not written yet"}</dd>
+        <dd>{o().aar_summary ?? snap()?.aar_path ?? o().aar_path ?? "not written yet"}</dd>
       </dl>
       <Show when={props.gate}>
         {(gate) => (
