@@ -46,13 +46,15 @@ type Outcome = { path: string; bytes: number } | { path: string; reason: string 
  * `.git` (its `.git` file is not copied, nor anything named `.git` anywhere). Links are data to git and are not
  * followed: they are reported and left out. The host reads one file after another, counting each against the
  * caps before it is sent; up to TRANSFER_WINDOW writes are on their way to the cell at once, and the report lists
- * paths in the order of the walk whatever order the cell answers in.
+ * paths in the order of the walk whatever order the cell answers in. Names in `leaveOut` at the tree's root are
+ * not wanted in the cell: they are neither copied nor reported.
  */
 export async function copyTreeIn(
   cell: CellHandle,
   hostDir: string,
   brainDir = "work",
   limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
+  leaveOut: readonly string[] = [],
 ): Promise<TransferReport> {
   const outcomes: Promise<Outcome>[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -100,6 +102,7 @@ export async function copyTreeIn(
     for (const entry of entries) {
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
       // The worktree's own `.git` file is always there and says nothing: only a `.git` below it is news.
+      if (rel === "" && leaveOut.includes(entry.name)) continue;
       if (isGitName(entry.name)) {
         if (rel !== "") skip(path, "a .git is never copied");
       } else if (entry.isDirectory()) await walk(path);

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { CellHandle } from "../../cells/index.js";
+import type { TransferLimits } from "../cells/index.js";
+import { RECORDS_ROOT } from "./order-records.js";
 
 /** One gate command's outcome, as the gate cell's handler answers it. */
 export const gateCommandResultSchema = z.looseObject({
@@ -50,11 +52,16 @@ export interface GateCellsOptions {
     start(spec: GateCellSpec): Promise<CellHandle>;
     release(cell: CellHandle): Promise<void>;
   };
-  /** Copies a host directory (without `.git`, links as data) into the cell's brain at `brainDir`. */
+  /**
+   * Copies a host directory (without `.git`, links as data) into the cell's brain at `brainDir`, leaving out the
+   * names of `leaveOut` at its root; default limits when `limits` is undefined.
+   */
   copyTreeIn(
     cell: CellHandle,
     hostDir: string,
     brainDir: string,
+    limits: TransferLimits | undefined,
+    leaveOut: readonly string[],
   ): Promise<{ skipped: ReadonlyArray<{ path: string; reason: string }> }>;
 }
 
@@ -79,7 +86,7 @@ export class CellGateRunner implements GateRunner {
       purpose: "gate",
     });
     try {
-      const { skipped } = await copyTreeIn(cell, request.treeDir, GATE_DIR);
+      const { skipped } = await copyTreeIn(cell, request.treeDir, GATE_DIR, undefined, leftOut(request));
       const text = JSON.stringify({
         commands: request.commands,
         dir: GATE_DIR,
@@ -98,6 +105,14 @@ export class CellGateRunner implements GateRunner {
       await cells.release(cell);
     }
   }
+}
+
+/**
+ * What of the merged tree the gate does without: the records every merged order left under `.ironclaw/` grow with
+ * every merge (six files an order) and no gate reads them unless one of its commands names them.
+ */
+function leftOut(request: GateRequest): string[] {
+  return request.commands.some((command) => command.includes(RECORDS_ROOT)) ? [] : [RECORDS_ROOT];
 }
 
 function safeJson(text: string): unknown {

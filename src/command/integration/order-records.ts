@@ -6,9 +6,12 @@ import { hostGit } from "../git/host-git.js";
 /** What the vault and the worker write at an order's worktree root: the order's records, not its product. */
 export const ORDER_RECORDS = ["order.json", "task.md", "state.json", "aar.json", "outputs"] as const;
 
+/** The folder at main's root that holds every merged order's records. */
+export const RECORDS_ROOT = ".ironclaw";
+
 /** Where an order's records live on main once it is merged: one folder per order, so sibling orders never meet. */
 export function recordsFolder(orderId: string): string {
-  return `.ironclaw/orders/${orderId}`;
+  return `${RECORDS_ROOT}/orders/${orderId}`;
 }
 
 /**
