@@ -110,10 +110,22 @@ export async function runChaos(options: {
   try {
     for (const role of shuffled(KILLS, random)) {
       // A victim is a process that has opened: killing starts over and over would only stall the run.
-      const up = () => live.filter((p) => p.role === role && p.output().includes(`${role} running`));
+      // A worker is killed while it holds an order, at a random point of it; the others whenever they are up.
+      let busy = role === "worker" ? await holders(options.store, options.runIds) : undefined;
+      const up = () =>
+        live.filter(
+          (p) =>
+            p.role === role &&
+            p.output().includes(`${role} running`) &&
+            (busy === undefined || busy.has(p.child.pid ?? -1)),
+        );
       const late = () => Date.now() - started > options.deadlineMs;
-      while (up().length === 0 && !late() && !(await concluded())) await sleep(200);
-      await sleep(500 + random() * 3_500);
+      for (;;) {
+        if (up().length > 0 || late() || (await concluded())) break;
+        await sleep(200);
+        if (busy) busy = await holders(options.store, options.runIds);
+      }
+      await sleep(role === "worker" ? random() * 1_500 : 500 + random() * 3_500);
       if (await concluded()) break;
       const candidates = up();
       const victim = candidates[Math.floor(random() * candidates.length)];
@@ -128,6 +140,20 @@ export async function runChaos(options: {
     await Promise.all(live.map(killHard));
   }
   return { kills, seconds: Math.round((Date.now() - started) / 1000), processes: all };
+}
+
+/** The pids of the workers holding an order now (its last ORDER_STARTED names `<host>-<pid>-<ulid>`). */
+async function holders(store: EventStore, runIds: string[]): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (const runId of runIds)
+    for (const { order_id, status } of (await store.getRun(runId))?.orders ?? []) {
+      if (status !== "RUNNING") continue;
+      const started = (await store.read({ orderId: order_id, types: ["ORDER_STARTED"], limit: 1_000 })).at(
+        -1,
+      );
+      pids.add(Number(String(started?.payload.worker_id).split("-").at(-2)));
+    }
+  return pids;
 }
 
 /** Fisher–Yates with the seeded PRNG. */
