@@ -1,6 +1,7 @@
 // The scripted model's answers to an order's agent, at once and without a model's time: first a tool call that
 // writes the note its objective names, then a completion block that passes the three gates (seed 001).
 import { type Reply, reply } from "../../test/support/model-server.js";
+import { orderTurn } from "../../test/support/worker-script.js";
 
 type Message = { role: string; content?: unknown };
 
@@ -10,21 +11,7 @@ export function answerOrderAgent(body: Record<string, unknown>): Reply {
   const orderId = /jarvis-order_([0-9A-Za-z]+)/.exec(text)?.[1];
   if (!orderId) return reply.status(400, "the benchmark's model answers orders' agents only");
   const file = /Write (notes\/[\w.-]+\.md)/.exec(text)?.[1] ?? `notes/${orderId}.md`;
-  if (!messages.some((m) => m.role === "tool")) {
-    return reply.toolCalls([
-      { name: "file", arguments: { action: "write", path: `work/${file}`, content: `# ${file}\n` } },
-    ]);
-  }
-  const fields = {
-    run_id: orderId,
-    branch: `jarvis-order_${orderId}`,
-    commit_sha: "abc1234",
-    files_changed: [file],
-    test_result: `test -s ${file} passed`,
-    risk: "low - one new note",
-    pr_skipped_reason: "the host integrates the worktree",
-  };
-  return reply.text(`Wrote ${file}.\n<completion>\n${JSON.stringify(fields)}\n</completion>`);
+  return orderTurn({ kind: "order", orderId, file, toolAnswered: messages.some((m) => m.role === "tool") });
 }
 
 /** A planner's reply of `count` independent orders, each writing one note and gated on it. */

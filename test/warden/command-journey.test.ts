@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
+import { orderTurn } from "../support/worker-script.js";
 
 // The whole of command as a user meets it, through `ironclaw serve`'s warden: the user asks their own agent (a
 // real cell) in chat; its `command` tool starts a run; the host's model plans three orders, the third after the
@@ -48,21 +49,7 @@ function script(body: Record<string, unknown>) {
   const orderId = /jarvis-order_([0-9A-Za-z]+)/.exec(text)?.[1];
   if (orderId) {
     const file = /Write (notes\/[abc]\.md)/.exec(text)?.[1] ?? "notes/unknown.md";
-    if (!toolAnswered) {
-      return reply.toolCalls([
-        { name: "file", arguments: { action: "write", path: `work/${file}`, content: `# ${file}\n` } },
-      ]);
-    }
-    const fields = {
-      run_id: orderId,
-      branch: `jarvis-order_${orderId}`,
-      commit_sha: "abc1234",
-      files_changed: [file],
-      test_result: `test -s ${file} passed`,
-      risk: "low - one new note",
-      pr_skipped_reason: "the host integrates the worktree",
-    };
-    return reply.text(`Wrote ${file}.\n<completion>\n${JSON.stringify(fields)}\n</completion>`);
+    return orderTurn({ kind: "order", orderId, file, toolAnswered });
   }
   if (!toolAnswered) {
     return reply.toolCalls([
