@@ -4,7 +4,6 @@ import { ConflictError, type Logger } from "../core/index.js";
 import type { EventStore } from "../ledger/index.js";
 import type { CommandingOfficer } from "./co/commanding-officer.js";
 import type { Integrator } from "./integration/integrate.js";
-import { listRuns } from "./run-owners.js";
 
 export interface ChatInput {
   userId: string;
@@ -68,21 +67,6 @@ export class RunDriver {
       this.followed.set(runId, driving);
     }
     return driving;
-  }
-
-  /**
-   * Follows every run the ledger holds OPEN (newest first, at most `limit`): a host that stopped mid-run carries its
-   * runs on when it starts again, instead of leaving them OPEN until someone asks. Returns the runs taken up; their
-   * outcomes go to the ledger (a conversation that asked is not known here and hears nothing).
-   */
-  async resumeOpen(limit = 1000): Promise<string[]> {
-    const open = (await listRuns(this.store, { limit })).filter((run) => run.status === "OPEN");
-    for (const { run_id } of open)
-      this.follow(run_id).catch((error: Error) => {
-        if (error.name !== "AbortError")
-          this.logger?.warn({ err: error, run: run_id }, "a run taken up again at start did not finish");
-      });
-    return open.map((run) => run.run_id);
   }
 
   /** Stops waiting for every followed run; what they did so far stays in the ledger. */
