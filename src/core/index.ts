@@ -36,6 +36,7 @@ export {
 export { ironclawHome } from "./home.js";
 export { isUlid, newId, nowIso, ulidTime } from "./ids.js";
 export { createLogger, type Logger } from "./logger.js";
+export { currentOwner, isOwnerAlive } from "./process-owner.js";
 export { isWithin, realpathOfDeepestExisting } from "./real-path.js";
 export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
 export { missingTemplateKeys, renderTomlTemplate, templateKeyPaths } from "./toml-template.js";

@@ -1,5 +1,10 @@
 import { type CellBackend, probeBwrap, probeQemuMicrovm } from "../cells/index.js";
-import { type OversightOptions, reachableProbe, type ServiceProbe } from "../command/index.js";
+import {
+  DEFAULT_THRESHOLDS,
+  type OversightOptions,
+  reachableProbe,
+  type ServiceProbe,
+} from "../command/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { OPENROUTER_BASE_URL } from "../providers/index.js";
 
@@ -32,6 +37,7 @@ export function commandOversightOptions(config: IronclawdConfig, backend?: CellB
     thresholds: {
       stallAfterMs: (command.stall_seconds ?? STALL_SECONDS) * 1000,
       staleWorktreeMs: (command.stale_worktree_seconds ?? STALE_WORKTREE_SECONDS) * 1000,
+      integrationStaleMs: DEFAULT_THRESHOLDS.integrationStaleMs,
     },
     minFreeDiskBytes: (command.min_free_disk_mb ?? MIN_FREE_DISK_MB) * 1024 * 1024,
     probes,

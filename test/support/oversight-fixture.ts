@@ -82,7 +82,7 @@ export class OversightFixture {
       },
       {
         clock: this.clock,
-        thresholds: { stallAfterMs: 120_000, staleWorktreeMs: 600_000 },
+        thresholds: { stallAfterMs: 120_000, staleWorktreeMs: 600_000, integrationStaleMs: 3_600_000 },
         minFreeDiskBytes: 0,
         ...options,
       },

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+import { isOwnerAlive } from "../../src/core/index.js";
 import { ModelBudget, type ModelCallStart } from "../../src/warden/budget/budget-guard.js";
-import { isOwnerAlive } from "../../src/warden/budget/budget-owner.js";
 import { openHostDb } from "../../src/warden/host-db.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -1,5 +1,5 @@
 import type { LedgerEventInput } from "../../contracts/index.js";
-import { ConflictError } from "../../core/index.js";
+import { ConflictError, currentOwner } from "../../core/index.js";
 import {
   type EventStore,
   IllegalTransitionError,
@@ -29,11 +29,12 @@ export class IntegrationLedger {
 
   /**
    * INTEGRATION_STARTED, only if the order's stream is still at the version its checks read: of two integrators
-   * that checked the same order, one appends and the other gets a ConflictError and does nothing.
+   * that checked the same order, one appends and the other gets a ConflictError and does nothing. It names this
+   * process, so oversight can tell an integration a crash cut off from one still under way (cut-off.ts).
    */
   async start(): Promise<void> {
     try {
-      await this.store.append(this.event("INTEGRATION_STARTED"), {
+      await this.store.append(this.event("INTEGRATION_STARTED", { integrator: currentOwner() }), {
         expect: [{ kind: "order", id: this.order.order_id, version: this.order.version }],
       });
     } catch (error) {

@@ -9,6 +9,7 @@ import type { PlannedOrder } from "../co/planned-order.js";
 import { readOrderView } from "../co/run-views.js";
 import type { TheaterRecord } from "../vault/theaters.js";
 import type { ActiveOrders } from "./active-orders.js";
+import { cutOffIntegration } from "./cut-off.js";
 import { type Finding, inspectOrder } from "./order-findings.js";
 import type { OversightContext, PatrolRequestOptions } from "./oversight-options.js";
 
@@ -51,10 +52,20 @@ export class Observer {
       const inspection = await inspectOrder(order, plan, theaters.get(order.theater_id), now, limits);
       patrol.findings.push(...inspection.findings);
       if (inspection.ready) patrol.ready.push(order.order_id);
+      const cut = await cutOffIntegration(this.options.store, order, now, thresholds.integrationStaleMs);
+      if (cut)
+        patrol.findings.push({
+          check: "cut_off_integration",
+          order,
+          detail: cut.detail,
+          raise: { type: "RECOVERY_REQUIRED" },
+        });
       if (request.dryRun) continue;
       const events = inspection.findings.map((finding) => this.eventOf(finding));
       if (inspection.ready) events.push(this.readyEvent(order));
-      patrol.emitted += await this.appendOnce(order, events);
+      const appended = await this.appendOnce(order, events);
+      patrol.emitted += appended;
+      if (cut) patrol.emitted += await this.appendTogether(order, order.version + appended, cut.events);
     }
     return patrol;
   }
@@ -111,6 +122,20 @@ export class Observer {
       type: "INTEGRATION_READY",
       payload: { checked: ["aar.json", "artifacts", "clean worktree"] },
     };
+  }
+
+  /** Appends the events as one batch while the order stays at `version`; how many were new. */
+  private async appendTogether(order: OrderSnapshot, version: number, events: LedgerEventInput[]) {
+    try {
+      const stored = await this.options.store.appendBatch(events, {
+        expect: [{ kind: "order", id: order.order_id, version }],
+      });
+      return stored.filter((result) => !result.duplicate).length;
+    } catch (error) {
+      // Moved on since inspected (integration finished after all), or another patrol stored them first.
+      if (error instanceof StreamVersionConflictError || error instanceof EventIdConflictError) return 0;
+      throw error;
+    }
   }
 
   /**

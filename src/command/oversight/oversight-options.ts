@@ -6,12 +6,21 @@ export interface OversightThresholds {
   stallAfterMs: number;
   /** An order at work whose branch got no commit for this long (counted from its start at the earliest). */
   staleWorktreeMs: number;
+  /**
+   * An integration STARTED this long ago whose process cannot be checked (another host, or none recorded) is
+   * taken as cut off. One whose process is on this host is cut off as soon as that process is gone.
+   */
+  integrationStaleMs: number;
 }
 
-/** A quarter of an hour past the start, twice that without a commit: longer than the default order budget (600 s). */
+/**
+ * A quarter of an hour past the start, twice that without a commit: longer than the default order budget (600 s).
+ * An hour for an integration: longer than a gate's commands may run (10 minutes each) with merges waiting in line.
+ */
 export const DEFAULT_THRESHOLDS: OversightThresholds = {
   stallAfterMs: 900_000,
   staleWorktreeMs: 1_800_000,
+  integrationStaleMs: 3_600_000,
 };
 
 /**

@@ -25,6 +25,7 @@ export const PATROL_CHECKS = [
   "missing_aar",
   "missing_artifacts",
   "dirty_worktree",
+  "cut_off_integration",
 ] as const;
 
 /**

@@ -1,9 +1,8 @@
 import type Database from "better-sqlite3";
 import type { IronclawdConfig, TokenUsage } from "../../contracts/index.js";
-import { Emitter } from "../../core/index.js";
+import { currentOwner, Emitter, isOwnerAlive } from "../../core/index.js";
 import type { ChatMessage, ToolSpec } from "../../providers/index.js";
 import { BudgetMeter, type Refusal, type Reservation } from "./budget-meter.js";
-import { currentOwner, isOwnerAlive } from "./budget-owner.js";
 import { type BudgetAlert, BudgetStore } from "./budget-store.js";
 import { costMicros, PriceBook, type TokenCounts } from "./price-book.js";
 import { estimatePromptTokens, estimateReplyTokens } from "./usage-estimate.js";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 
-// A reservation names the warden process that holds it, so a warden starting later can tell the reservations of
-// a process that died (kill -9, a crash, a power cut) from those of one still running on the same host.db. A pid
-// alone is not enough: it is reused. The pid with its start time (field 22 of /proc/<pid>/stat, in clock ticks
+// What a process holds — a spend reservation, an integration under way — names the process, so one starting later
+// can tell what a process that died (kill -9, a crash, a power cut) left behind from what one still running holds.
+// A pid alone is not enough: it is reused. The pid with its start time (field 22 of /proc/<pid>/stat, in clock ticks
 // since boot) names one process for the machine's uptime.
 
 function startTicks(pid: number): string | undefined {
@@ -23,8 +23,8 @@ export function currentOwner(): string {
 }
 
 /**
- * Whether the process that made a reservation still runs: false when it is provably gone, undefined when it ran
- * on another host (this one cannot tell; its reservations are left to that host's warden).
+ * Whether the named process still runs: false when it is provably gone, undefined when it ran on another host
+ * (this one cannot tell; what it holds is left to that host).
  */
 export function isOwnerAlive(owner: string | null): boolean | undefined {
   if (owner === null) return false;
