@@ -158,11 +158,5 @@ export const commitSha = pattern(/^[0-9a-f]{7,64}$/, "must be a hex git commit S
  */
 export const uuid = z.guid(fieldRule("must be a UUID (8-4-4-4-12 hex digits)"));
 
-/** An artifact locator: `s3://…`, `artifact://…` or `gh-artifact://<run_id>/<artifact_name>` (seed 002). */
-export const artifactRef = pattern(
-  /^(s3:\/\/[^\s/]+\/\S+|artifact:\/\/\S+|gh-artifact:\/\/\d+\/[^\s/]+)$/,
-  "must be an artifact locator: s3://bucket/key, artifact://id or gh-artifact://<run_id>/<name>",
-);
-
 /** A JSON object with any members. */
 export const jsonObject = z.record(z.string(), z.unknown());

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fieldRule, hex40, sha256Digest, uuid } from "../common.js";
 import { defineContract } from "../registry.js";
-import { ratchetStepField, recordOf, rfc3339Field, s3RefField, storedRefField } from "./formats.js";
+import { locatorField, ratchetStepField, recordOf, rfc3339Field } from "./formats.js";
 
 /*
  * Seed 002 §1 prints the node with placeholders ("uuid", "sha256:...", "s3://...|artifact://...",
@@ -22,14 +22,14 @@ export const branchNodeSchema = z.looseObject(
     // "uuid|null": null only for a root node; the key is always written, as in the seed.
     parent_node_id: uuid.nullable(),
     workspace: z.looseObject(
-      { artifact_hash: sha256Digest, artifact_ref: storedRefField },
+      { artifact_hash: sha256Digest, artifact_ref: locatorField },
       recordOf("workspace"),
     ),
     state_db: z.looseObject(
       {
         state_id: uuid,
         snapshot_hash: sha256Digest,
-        snapshot_ref: storedRefField,
+        snapshot_ref: locatorField,
         ratchet_step: ratchetStepField,
         engine: z.looseObject(
           {
@@ -61,7 +61,7 @@ export const branchNodeSchema = z.looseObject(
       {
         commit_sha_required: hex40.nullable(),
         artifact_hash: sha256Digest.nullable(),
-        proof_ref: s3RefField.nullable(),
+        proof_ref: locatorField.nullable(),
       },
       recordOf("attestation"),
     ),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { fieldRule, sha256Digest, uuid } from "../common.js";
+import { fieldRule, hex40, sha256Digest, uuid } from "../common.js";
 import { defineContract } from "../registry.js";
-import { ratchetStepField, recordOf, rfc3339Field, storedRefField } from "./formats.js";
+import { locatorField, ratchetStepField, recordOf, rfc3339Field } from "./formats.js";
 import { workflowRefField } from "./workflow-ref.js";
 
 /** Seed 002 §2: `"mode": "prompt-run|state-license"`, `"runner_class": "github-hosted|self-hosted"`. */
@@ -50,7 +50,7 @@ export const certificateSchema = z
         {
           response_sha256: sha256Digest.nullish(),
           // "s3://...|artifact://...".
-          response_locator: storedRefField.nullish(),
+          response_locator: locatorField.nullish(),
           new_state: newState.nullish(),
         },
         recordOf("result"),
@@ -66,6 +66,12 @@ export const certificateSchema = z
       ),
       timestamp: rfc3339Field,
       replay: z.record(z.string(), z.unknown(), fieldRule("must be a JSON object")).optional(),
+      /**
+       * The commit the run is pinned to (the brain commit of a chat turn, the merge commit of an order), which
+       * §5.2 compares with the node's `attestation.commit_sha_required`. Not in the seed's example; IronClaw
+       * writes it so a certificate carries its own pin.
+       */
+      commit_sha_required: hex40.nullish(),
     },
     recordOf("certificate"),
   )

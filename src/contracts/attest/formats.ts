@@ -1,21 +1,26 @@
 import { z } from "zod";
-import { artifactRef, fieldRule, pattern, rfc3339 } from "../common.js";
+import { fieldRule, pattern, rfc3339 } from "../common.js";
 
 /** Field formats particular to seed 002; the general ones (digests, UUIDs, commit SHAs) live in `common.ts`. */
 
-const S3 = "s3:\\/\\/[^\\s/]+\\/\\S+";
-const ARTIFACT = "artifact:\\/\\/\\S+";
-
-/** `s3://bucket/key` or `artifact://id`: where seed 002 stores workspaces, snapshots and responses. */
-export const storedRefField = pattern(
-  new RegExp(`^(${S3}|${ARTIFACT})$`),
-  "must be an s3://bucket/key or artifact://id reference",
+/**
+ * Where seed 002 stores workspaces, snapshots, responses, proofs and bundles. The seed prints `s3://...`,
+ * `artifact://...` and `gh-artifact://<gh_run_id>/<artifact_name>`, but real agent_swarm producers also write
+ * `local://…` and run ids that are not numbers: issue #36 asks `validate` to read any `scheme://` locator and
+ * leave whether the bytes behind it are true to `verify`. A bare path (no scheme) is still refused: it names no
+ * store.
+ */
+export const locatorField = pattern(
+  /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
+  "must be a scheme://… locator (artifact://, s3://, gh-artifact://, local://…)",
 );
 
-export const s3RefField = pattern(new RegExp(`^${S3}$`), "must be an s3://bucket/key reference");
-
-/** Any artifact locator, including `gh-artifact://<gh_run_id>/<artifact_name>` for GitHub-hosted bundles. */
-export const locatorField = artifactRef;
+/** A run id as producers write it: GitHub's numeric run id, or a string such as `run-1`. */
+const RUN_ID_RULE = "must be a run id: a non-negative integer or a non-empty string";
+export const runIdField = z.union(
+  [z.int({ error: RUN_ID_RULE }).min(0, RUN_ID_RULE), z.string({ error: RUN_ID_RULE }).min(1, RUN_ID_RULE)],
+  { error: RUN_ID_RULE },
+);
 
 export const ratchetStepField = z
   .int(fieldRule("must be an integer"))

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fieldRule, sha256Digest, uuid } from "../common.js";
 import { defineContract } from "../registry.js";
-import { locatorField, recordOf } from "./formats.js";
+import { locatorField, recordOf, runIdField } from "./formats.js";
 
 /** The run statuses IronClaw's backend writes; the seed names none, so readers accept any status. */
 export const BACKEND_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
@@ -25,6 +25,8 @@ export const resultJsonSchema = z.looseObject(
   {
     schema_version: label.optional(),
     job_id: uuid.optional(),
+    /** The backend's run (GitHub's numeric run id, or a producer's `run-1`). */
+    run_id: runIdField.optional(),
     run_status: label.optional(),
     node_transition: z
       .looseObject({ from_node_id: uuid.nullish(), to_node_id: uuid.nullish() }, recordOf("node_transition"))
