@@ -4,6 +4,7 @@ import { ConflictError, type Logger } from "../core/index.js";
 import type { EventStore } from "../ledger/index.js";
 import type { CommandingOfficer } from "./co/commanding-officer.js";
 import type { Integrator } from "./integration/integrate.js";
+import { listRuns } from "./run-owners.js";
 
 export interface ChatInput {
   userId: string;
@@ -69,6 +70,21 @@ export class RunDriver {
     return driving;
   }
 
+  /**
+   * Follows every run the ledger holds OPEN (newest first, at most `limit`): a host that stopped mid-run carries its
+   * runs on when it starts again, instead of leaving them OPEN until someone asks. Returns the runs taken up; their
+   * outcomes go to the ledger (a conversation that asked is not known here and hears nothing).
+   */
+  async resumeOpen(limit = 1000): Promise<string[]> {
+    const open = (await listRuns(this.store, { limit })).filter((run) => run.status === "OPEN");
+    for (const { run_id } of open)
+      this.follow(run_id).catch((error: Error) => {
+        if (error.name !== "AbortError")
+          this.logger?.warn({ err: error, run: run_id }, "a run taken up again at start did not finish");
+      });
+    return open.map((run) => run.run_id);
+  }
+
   /** Stops waiting for every followed run; what they did so far stays in the ledger. */
   async close(): Promise<void> {
     this.stop.abort();
@@ -81,6 +97,8 @@ export class RunDriver {
       try {
         await this.co.plan(runId);
       } catch (error) {
+        // A plan cut short by this host stopping is not a failed plan: the run stays OPEN for the next start.
+        this.stop.signal.throwIfAborted();
         const reason = `planning failed: ${(error as Error).message}`.slice(0, 1000);
         await this.co.cancel(runId, reason).catch(() => undefined);
         throw error;

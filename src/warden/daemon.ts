@@ -297,6 +297,12 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
         })
       : undefined;
   sentinel?.start();
+  // Runs a stopped warden was carrying go on from where the ledger left them, instead of staying OPEN.
+  if (command)
+    command.runs.resumeOpen().then(
+      (runs) => runs.length > 0 && logger.info({ runs: runs.length }, "open runs taken up again"),
+      (error: unknown) => logger.warn({ err: error }, "the ledger's open runs could not be listed"),
+    );
   // In the background: the warden serves at once, and a user who comes before the pool is full starts cold.
   void cells.prewarm();
   const admin = users.ensureAdmin();
