@@ -1,0 +1,267 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { BranchNode } from "../../contracts/index.js";
+import { InvalidInputError, isWithin, NotFoundError, pathComponents } from "../../core/index.js";
+import {
+  type BrainTree,
+  isHistoryPath,
+  readBrainTree,
+  sortTree,
+  treeHash,
+  writeBrainTree,
+} from "./brain-tree.js";
+import { type HistoryRepo, historyGit, historyGitText } from "./history-git.js";
+import { withHistoryLock } from "./history-lock.js";
+import { diffCommits, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
+import { NodeStore } from "./node-store.js";
+
+/** One changed file as the warden knows it: its new bytes, or null when it was removed. */
+export interface BrainFileChange {
+  path: string;
+  content: string | Buffer | null;
+}
+
+export interface RecordInput {
+  /** What changed the brain, in words: "turn 01J…", "memory edit in the UI", "soul change approved". */
+  cause: string;
+  /** The brain directory on the host: its whole markdown tree is read (the authoritative way). */
+  brainDir?: string;
+  /** Otherwise the files that changed; every other file stays as the last node had it. */
+  changes?: readonly BrainFileChange[];
+  /** sha256 of the brain database's serialized snapshot, hex or `sha256:<hex>`. */
+  dbSnapshotSha256: string;
+  at?: Date;
+}
+
+/** A node with what its commit says: the commit it pins, why it was made and when. */
+export interface HistoryEntry {
+  node: BranchNode;
+  commit: string;
+  cause: string;
+  at: string;
+}
+
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const DIGEST = /^(?:sha256:)?([0-9a-f]{64})$/;
+
+/**
+ * A user's brain history, on the host under IRONCLAW_HOME/attest/history/<user>/ and outside every cell: a git
+ * repository mirroring the brain's markdown tree (git/ + tree/) and a node store (nodes/). Each state the brain
+ * reaches is one commit and one agent_swarm-node-v1 node pinning it; nodes chain by parent_node_id and
+ * ratchet_step. History only grows: a restore is a new node with old content.
+ */
+export class BrainHistory {
+  readonly nodes: NodeStore;
+  private readonly repo: HistoryRepo;
+  private readonly headFile: string;
+  private readonly lockFile: string;
+
+  private constructor(
+    readonly userId: string,
+    readonly dir: string,
+  ) {
+    this.repo = { gitDir: join(dir, "git"), workTree: join(dir, "tree") };
+    this.nodes = new NodeStore(join(dir, "nodes"));
+    this.headFile = join(dir, "head");
+    this.lockFile = join(dir, "lock");
+  }
+
+  /** The history of `userId` under `home` (IRONCLAW_HOME), made on first use. */
+  static open(home: string, userId: string): BrainHistory {
+    if (!USER_ID.test(userId))
+      throw new InvalidInputError(
+        "user",
+        "must start with a letter or digit and use only letters, digits, - and _",
+      );
+    const dir = join(resolve(home), "attest", "history", userId);
+    mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
+    return new BrainHistory(userId, dir);
+  }
+
+  /** The newest node's id, or undefined before the first. */
+  head(): string | undefined {
+    if (!existsSync(this.headFile)) return undefined;
+    return readFileSync(this.headFile, "utf8").trim() || undefined;
+  }
+
+  /** Records the brain's state as a new node; undefined when the tree and the database hash are unchanged. */
+  async record(input: RecordInput): Promise<HistoryEntry | undefined> {
+    const db = snapshotDigest(input.dbSnapshotSha256);
+    const cause = causeLine(input.cause);
+    return withHistoryLock(this.lockFile, async () => {
+      const tree =
+        input.brainDir !== undefined ? this.readBrain(input.brainDir) : this.applyChanges(input.changes);
+      return this.commitState(tree, db, cause, input.at ?? new Date());
+    });
+  }
+
+  /** Newest first, following parent links from the head. */
+  async log(): Promise<HistoryEntry[]> {
+    if (this.head() === undefined) return [];
+    const commits = await readCommitLog(this.repo);
+    const entries: HistoryEntry[] = [];
+    for (let id = this.head(); id !== undefined; ) {
+      const node = this.nodes.get(id);
+      entries.push(this.entryOf(node, commits));
+      id = node.parent_node_id ?? undefined;
+    }
+    return entries;
+  }
+
+  /** One node with its commit, cause, time and the files of its tree. */
+  async show(nodeId: string): Promise<HistoryEntry & { files: string[] }> {
+    const node = this.nodes.get(nodeId);
+    const entry = this.entryOf(node, await readCommitLog(this.repo));
+    const files = [...(await readTreeAt(this.repo, entry.commit)).keys()];
+    return { ...entry, files };
+  }
+
+  /** What changed from node `a` to node `b`: files added, changed and removed, and git's unified diff. */
+  async diff(a: string, b: string): Promise<TreeDiff> {
+    return diffCommits(this.repo, this.commitOf(this.nodes.get(a)), this.commitOf(this.nodes.get(b)));
+  }
+
+  /** The markdown tree a node pinned. */
+  async treeOf(nodeId: string): Promise<BrainTree> {
+    return readTreeAt(this.repo, this.commitOf(this.nodes.get(nodeId)));
+  }
+
+  /**
+   * Writes node `nodeId`'s tree back into `brainDir` and records that as a new node ("restore of <node>");
+   * undefined when the brain already holds exactly that content. The caller makes sure no cell runs on it.
+   */
+  async restore(
+    nodeId: string,
+    brainDir: string,
+    options: { dbSnapshotSha256: string; at?: Date },
+  ): Promise<HistoryEntry | undefined> {
+    const db = snapshotDigest(options.dbSnapshotSha256);
+    return withHistoryLock(this.lockFile, async () => {
+      const tree = await this.treeOf(nodeId);
+      this.assertOutside(brainDir);
+      writeBrainTree(brainDir, tree);
+      return this.commitState(tree, db, `restore of ${nodeId}`, options.at ?? new Date());
+    });
+  }
+
+  private readBrain(brainDir: string): BrainTree {
+    this.assertOutside(brainDir);
+    return readBrainTree(brainDir);
+  }
+
+  /** The history must never lie inside the brain it records (a cell could then rewrite it), nor the reverse. */
+  private assertOutside(brainDir: string): void {
+    const brain = resolve(brainDir);
+    if (isWithin(brain, this.dir) || isWithin(this.dir, brain))
+      throw new InvalidInputError("brainDir", `must not contain or lie inside the history at ${this.dir}`);
+  }
+
+  private applyChanges(changes: readonly BrainFileChange[] | undefined): BrainTree {
+    if (changes === undefined) throw new InvalidInputError("record", "needs brainDir or changes");
+    const tree = readBrainTree(this.repo.workTree);
+    changes.forEach((change, i) => {
+      const parts = pathComponents(change.path, `changes[${i}].path`);
+      const path = parts.join("/");
+      if (!isHistoryPath(path)) return; // not part of the markdown tree: the db hash covers the rest
+      if (change.content === null) tree.delete(path);
+      else
+        tree.set(
+          path,
+          typeof change.content === "string" ? Buffer.from(change.content, "utf8") : change.content,
+        );
+    });
+    return sortTree(tree);
+  }
+
+  private async commitState(
+    tree: BrainTree,
+    db: string,
+    cause: string,
+    at: Date,
+  ): Promise<HistoryEntry | undefined> {
+    const headId = this.head();
+    const parent = headId === undefined ? undefined : this.nodes.get(headId);
+    const artifactHash = treeHash(tree);
+    if (
+      parent &&
+      parent.workspace.artifact_hash === artifactHash &&
+      snapshotDigest(parent.state_db.snapshot_hash) === db
+    )
+      return undefined;
+    if (!existsSync(join(this.repo.gitDir, "HEAD"))) await historyGit(this.repo, ["init", "-q"]);
+    writeBrainTree(this.repo.workTree, tree);
+    const nodeId = randomUUID();
+    const date = `@${Math.floor(at.getTime() / 1000)} +0000`;
+    await historyGit(this.repo, ["add", "-A", "."]);
+    const message = `${cause}\n\nNode: ${nodeId}\nState-Db: ${db}\n`;
+    await historyGit(this.repo, ["commit", "-q", "--allow-empty", "--no-verify", "-F", "-"], {
+      input: message,
+      date,
+    });
+    const commit = await historyGitText(this.repo, ["rev-parse", "HEAD"]);
+    const step = parent ? parent.state_db.ratchet_step + 1 : 0;
+    const node = this.nodes.put(newNode({ nodeId, parent, artifactHash, db, commit, step }));
+    const temp = `${this.headFile}.${process.pid}.tmp`;
+    writeFileSync(temp, `${nodeId}\n`, { mode: 0o600 });
+    renameSync(temp, this.headFile);
+    return { node, commit, cause, at: new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString() };
+  }
+
+  private commitOf(node: BranchNode): string {
+    const commit = node.attestation.commit_sha_required;
+    if (!commit) throw new NotFoundError("commit of node", node.node_id);
+    return commit;
+  }
+
+  private entryOf(node: BranchNode, commits: Map<string, { cause: string; at: string }>): HistoryEntry {
+    const commit = this.commitOf(node);
+    const info = commits.get(commit);
+    return { node, commit, cause: info?.cause ?? "", at: info?.at ?? "" };
+  }
+}
+
+function newNode(o: {
+  nodeId: string;
+  parent: BranchNode | undefined;
+  artifactHash: string;
+  db: string;
+  commit: string;
+  step: number;
+}): BranchNode {
+  return {
+    schema_version: "agent_swarm-node-v1",
+    node_id: o.nodeId,
+    parent_node_id: o.parent?.node_id ?? null,
+    // The tree lives at the commit in this history; an export gives it a location of its own.
+    workspace: { artifact_hash: o.artifactHash, artifact_ref: `artifact://history/commits/${o.commit}` },
+    state_db: {
+      state_id: randomUUID(),
+      snapshot_hash: o.db,
+      snapshot_ref: `artifact://history/nodes/${o.nodeId}/state.db`,
+      ratchet_step: o.step,
+      engine: { kind: "sqlite-serialized", schema_version: "loom-state-v1" },
+    },
+    // A brain at home has no network capability to carry; "local" says so until an export issues one.
+    network: { route_mode: "direct", token: { token_ref: "local", ratchet_step: o.step, expires_at: null } },
+    attestation: { commit_sha_required: o.commit, artifact_hash: null, proof_ref: null },
+  };
+}
+
+/** `sha256:<hex>` from a digest given hex or prefixed; anything else is refused naming the field. */
+function snapshotDigest(value: string): string {
+  const match = DIGEST.exec(value);
+  if (!match)
+    throw new InvalidInputError(
+      "dbSnapshotSha256",
+      "must be a sha256 digest: 64 lowercase hex digits, optionally sha256:-prefixed",
+    );
+  return `sha256:${match[1]}`;
+}
+
+/** A cause is one line of a commit subject. */
+function causeLine(cause: string): string {
+  const line = cause.replace(/\s+/g, " ").trim().slice(0, 200);
+  if (line === "") throw new InvalidInputError("cause", "must not be empty");
+  return line;
+}
