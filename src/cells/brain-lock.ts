@@ -23,6 +23,12 @@ export async function takeBrainLock(lockFile: string, userId: string): Promise<v
   throw new CellStartError(`the brain of ${userId} is in use by another cell (${lockFile})`);
 }
 
+/** The pid of the live process holding this lock, or undefined when it is free or its holder is gone. */
+export async function brainLockHolder(lockFile: string): Promise<number | undefined> {
+  const owner = Number(await readFile(lockFile, "utf8").catch(() => "0"));
+  return owner > 0 && isAlive(owner) ? owner : undefined;
+}
+
 export async function releaseBrainLock(lockFile: string): Promise<void> {
   await rm(lockFile, { force: true });
 }
@@ -31,7 +37,8 @@ function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // EPERM: alive, and another user's (a root warden's lock seen from an operator's shell).
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

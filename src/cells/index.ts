@@ -17,6 +17,7 @@ export { type MicrovmCommand, microvmArgs } from "./backends/microvm-command.js"
 export { hasSavedVm, sweepSavedVms } from "./backends/microvm-save.js";
 export { createProcessBackend, PROCESS_WARNING, type ProcessBackendOptions } from "./backends/process.js";
 export { type BootProbe, chooseMicrovmAccel, probeKernelBoot } from "./boot-probe.js";
+export { brainLockHolder } from "./brain-lock.js";
 export {
   assertUserId,
   type BlankCell,

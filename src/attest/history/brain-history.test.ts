@@ -122,6 +122,22 @@ describe("BrainHistory", () => {
     expect((await history.log()).length).toBe(4);
   });
 
+  it("restore first keeps files changed since the last node as a node of their own", async () => {
+    const history = BrainHistory.open(home, "ada");
+    const first = await history.record({ cause: "turn 1", brainDir: brain, dbSnapshotSha256: DB_A });
+    writeFileSync(join(brain, "memory.md"), "# Memory\n- written while no one recorded\n");
+    const restored = await history.restore(first?.node.node_id as string, brain, { dbSnapshotSha256: DB_A });
+    const log = await history.log();
+    expect(log.map((e) => e.cause)).toEqual([
+      `restore of ${first?.node.node_id}`,
+      `before restore of ${first?.node.node_id}`,
+      "turn 1",
+    ]);
+    const kept = await history.treeOf(log[1]?.node.node_id as string);
+    expect(kept.get("memory.md")?.toString("utf8")).toContain("written while no one recorded");
+    expect(restored?.node.workspace.artifact_hash).toBe(first?.node.workspace.artifact_hash);
+  });
+
   it("restore replaces a link the brain planted instead of writing through it", async () => {
     const history = BrainHistory.open(home, "ada");
     const first = await history.record({ cause: "turn 1", brainDir: brain, dbSnapshotSha256: DB_A });

@@ -13,6 +13,7 @@ import {
 } from "./brain-tree.js";
 import { type HistoryRepo, historyGit, historyGitText } from "./history-git.js";
 import { withHistoryLock } from "./history-lock.js";
+import { newNode, snapshotDigest } from "./history-node.js";
 import { diffCommits, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
 import { NodeStore } from "./node-store.js";
 
@@ -43,7 +44,6 @@ export interface HistoryEntry {
 }
 
 const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const DIGEST = /^(?:sha256:)?([0-9a-f]{64})$/;
 
 /**
  * A user's brain history, on the host under IRONCLAW_HOME/attest/history/<user>/ and outside every cell: a git
@@ -83,6 +83,22 @@ export class BrainHistory {
   head(): string | undefined {
     if (!existsSync(this.headFile)) return undefined;
     return readFileSync(this.headFile, "utf8").trim() || undefined;
+  }
+
+  /** The node a reference names: its full id, or a prefix of it only one node has (at least 8 characters). */
+  resolveNode(ref: string): string {
+    const wanted = ref.trim().toLowerCase();
+    if (wanted.length === 36 && this.nodes.find(wanted) !== undefined) return wanted;
+    if (wanted.length < 8)
+      throw new InvalidInputError("node", "must be a node id or at least its first 8 characters");
+    const matches = this.nodes.ids().filter((id) => id.startsWith(wanted));
+    if (matches.length === 0) throw new NotFoundError("node", ref);
+    if (matches.length > 1)
+      throw new InvalidInputError(
+        "node",
+        `${ref} is the start of ${matches.length} node ids: give more of it`,
+      );
+    return matches[0] as string;
   }
 
   /** Records the brain's state as a new node; undefined when the tree and the database hash are unchanged. */
@@ -137,11 +153,16 @@ export class BrainHistory {
     options: { dbSnapshotSha256: string; at?: Date },
   ): Promise<HistoryEntry | undefined> {
     const db = snapshotDigest(options.dbSnapshotSha256);
+    const at = options.at ?? new Date();
     return withHistoryLock(this.lockFile, async () => {
       const tree = await this.treeOf(nodeId);
-      this.assertOutside(brainDir);
+      // Files changed since the last node are kept first, as a node of their own: a restore loses nothing.
+      const now = this.readBrain(brainDir);
+      const head = this.head();
+      if (head === undefined || this.nodes.get(head).workspace.artifact_hash !== treeHash(now))
+        await this.commitState(now, db, `before restore of ${nodeId}`, at);
       writeBrainTree(brainDir, tree);
-      return this.commitState(tree, db, `restore of ${nodeId}`, options.at ?? new Date());
+      return this.commitState(tree, db, `restore of ${nodeId}`, at);
     });
   }
 
@@ -219,44 +240,6 @@ export class BrainHistory {
     const info = commits.get(commit);
     return { node, commit, cause: info?.cause ?? "", at: info?.at ?? "" };
   }
-}
-
-function newNode(o: {
-  nodeId: string;
-  parent: BranchNode | undefined;
-  artifactHash: string;
-  db: string;
-  commit: string;
-  step: number;
-}): BranchNode {
-  return {
-    schema_version: "agent_swarm-node-v1",
-    node_id: o.nodeId,
-    parent_node_id: o.parent?.node_id ?? null,
-    // The tree lives at the commit in this history; an export gives it a location of its own.
-    workspace: { artifact_hash: o.artifactHash, artifact_ref: `artifact://history/commits/${o.commit}` },
-    state_db: {
-      state_id: randomUUID(),
-      snapshot_hash: o.db,
-      snapshot_ref: `artifact://history/nodes/${o.nodeId}/state.db`,
-      ratchet_step: o.step,
-      engine: { kind: "sqlite-serialized", schema_version: "loom-state-v1" },
-    },
-    // A brain at home has no network capability to carry; "local" says so until an export issues one.
-    network: { route_mode: "direct", token: { token_ref: "local", ratchet_step: o.step, expires_at: null } },
-    attestation: { commit_sha_required: o.commit, artifact_hash: null, proof_ref: null },
-  };
-}
-
-/** `sha256:<hex>` from a digest given hex or prefixed; anything else is refused naming the field. */
-function snapshotDigest(value: string): string {
-  const match = DIGEST.exec(value);
-  if (!match)
-    throw new InvalidInputError(
-      "dbSnapshotSha256",
-      "must be a sha256 digest: 64 lowercase hex digits, optionally sha256:-prefixed",
-    );
-  return `sha256:${match[1]}`;
 }
 
 /** A cause is one line of a commit subject. */

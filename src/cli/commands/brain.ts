@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { initBrain } from "../../memory/index.js";
 import { println } from "../command.js";
 import { defineCommand, defineGroup } from "../command-spec.js";
+import { diffCommand, logCommand, restoreCommand, showCommand } from "./brain-history.js";
 
 const init = defineCommand({
   name: "init",
@@ -32,6 +33,6 @@ a brain only adds what is missing.`,
 
 export const brainCommand = defineGroup({
   name: "brain",
-  summary: "create a brain directory with starter files",
-  subcommands: [init],
+  summary: "create a brain; its history: log, show, diff and restore of its states",
+  subcommands: [init, logCommand, showCommand, diffCommand, restoreCommand],
 });
