@@ -57,7 +57,7 @@ describe.skipIf(!clusterUrl)("command under kill -9 (PostgreSQL)", () => {
   it("ends every order integrated or failed with a reason, merged once, none restarted after completion", async ({
     onTestFailed,
   }) => {
-    const report = await runChaos({ seed, env, store, runIds, deadlineMs: 200_000 });
+    const report = await runChaos({ seed, env, store, runIds, deadlineMs: 420_000 });
     onTestFailed(() => {
       console.error(`seed ${seed}; kills ${JSON.stringify(report.kills)}`);
       for (const p of report.processes)
@@ -69,5 +69,5 @@ describe.skipIf(!clusterUrl)("command under kill -9 (PostgreSQL)", () => {
     );
     const repo = join(env.IRONCLAW_HOME, "theaters", "demo", "repo");
     expect(await brokenRules(store, repo, runIds)).toEqual([]);
-  }, 240_000);
+  }, 480_000);
 });

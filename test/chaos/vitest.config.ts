@@ -7,7 +7,7 @@ export default defineConfig({
   root: fileURLToPath(new URL("../..", import.meta.url)),
   test: {
     include: ["test/chaos/command-chaos.test.ts"],
-    testTimeout: 240_000,
+    testTimeout: 480_000,
     hookTimeout: 120_000,
   },
 });
