@@ -32,6 +32,12 @@ export interface CellStartSpec {
    * Ignored where the warden is not root (the cell is then the warden's own uid in a user namespace).
    */
   runAs?: { uid: number; gid: number };
+  /**
+   * Leave an empty slot at /mnt/brain/work onto which a host directory can be attached once the cell runs
+   * (CellHandle.attachWork): command's cells, which work on an order's worktree. Backends that cannot attach
+   * (a microVM, a warden that is not root) ignore it, and their handles have no attachWork.
+   */
+  workSlot?: boolean;
 }
 
 export interface CellExit {
@@ -82,6 +88,13 @@ export interface CellHandle {
    * then runs on, and a stop is the way to end it.
    */
   suspend?(): Promise<CellExit | undefined>;
+  /**
+   * Where the cell was started with a work slot and its backend can (bwrap under a root warden): binds the host
+   * directory `hostDir` read-write at /mnt/brain/work, with its `.git` masked by a read-only empty file so the
+   * cell never reaches the repository's git directory, and hands its files to the cell's uid. Once per cell.
+   * The host must not read the directory as trusted again before the cell has exited.
+   */
+  attachWork?(hostDir: string): Promise<void>;
   stats(): Promise<CellStats>;
 }
 

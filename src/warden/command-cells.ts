@@ -57,6 +57,8 @@ export class WardenCommandCells implements CommandCells {
         userDir: dir,
         // An order's cell runs the agent; a gate's runs the acceptance commands it is sent, and no model.
         handler: spec.purpose === "gate" ? "gate" : "agent",
+        // Where the backend can, the order's worktree (or the gate's merged tree) is attached, not copied.
+        workSlot: true,
         brainSeed: {
           ...(provider ? { provider } : {}),
           ...(chosenModel ? { model: chosenModel } : {}),

@@ -203,37 +203,62 @@ describe("a worker running orders in command cells", () => {
     expect(await queue.counts()).toMatchObject({ waiting: 0, held: 0 });
   }, 120_000);
 
-  it("skips a link and a planted .git hook the agent wrote, reports them, and no hook runs on the host", async () => {
+  it("refuses an attempt whose agent wrote a link out of the tree, a .git or outside its allowlist: none of it kept, and no hook runs on the host", async () => {
     await fx.addOrder("o3");
-    await queue.enqueue(jobFor("o3"));
+    const job = jobFor("o3");
+    await queue.enqueue({
+      ...job,
+      constraints: { ...job.constraints, max_retries: 0 },
+      tool_policy: { network: false, fs_allowlist: ["notes/"] },
+    });
     const marker = join(fx.dir, "hook-ran");
     const plant = [
-      "ln -s /etc/passwd /mnt/brain/work/passwd-link",
-      "mkdir -p /mnt/brain/work/.git/hooks /mnt/brain/work/notes",
-      `printf '#!/bin/sh\\ntouch ${marker}\\n' > /mnt/brain/work/.git/hooks/post-commit`,
-      "chmod +x /mnt/brain/work/.git/hooks/post-commit",
-      "echo '- planted' > /mnt/brain/work/notes/summary.md",
-      "ls -la /mnt/brain/work /mnt/brain/work/.git/hooks",
-    ].join(" && ");
+      "cd /mnt/brain/work",
+      "mkdir -p notes/.git/hooks",
+      "ln -s /etc/passwd notes/passwd-link",
+      "ln -s ../../.git notes/git-link",
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > notes/.git/hooks/post-commit`,
+      "chmod +x notes/.git/hooks/post-commit",
+      "echo 'gitdir: notes/.git' > .git",
+      "echo '- planted' > notes/summary.md",
+      "echo outside > planted.txt",
+      "ls -la notes notes/.git/hooks; echo git=[$(cat .git)]",
+    ].join("; ");
     server.enqueue(
       reply.toolCalls([{ name: "bash", arguments: { command: plant } }]),
       reply.text(completion("o3")),
     );
 
-    expect(await worker.runOnce()).toMatchObject({ kind: "ran", status: "review_requested" });
-    // The probe ran in the cell: the tool's output shows the link and the hook there.
+    expect(await worker.runOnce()).toMatchObject({ kind: "ran", status: "failed", retried: false });
+    // The probe ran in the cell: the links, the hook and a .git file pointing at it were there.
     const toolOutput = JSON.stringify(server.chatRequests()[1]?.messages);
     expect(toolOutput).toContain("passwd-link -> /etc/passwd");
+    expect(toolOutput).toContain("git-link -> ../../.git");
     expect(toolOutput).toContain("post-commit");
+    expect(toolOutput).toContain("git=[gitdir: notes/.git]");
+
+    const failed = (await fx.store.read({ orderId: "o3", types: ["ORDER_FAILED"] }))[0];
+    const reason = String(failed?.payload.reason);
+    expect(reason).toContain("the cell's changes to the worktree were refused, none kept");
+    expect(reason).toContain(".git: a .git the host's git would read");
+    expect(reason).toContain("notes/.git: a .git the host's git would read");
+    expect(reason).toContain("notes/passwd-link: a link to /etc/passwd, outside the tree or into .git");
+    expect(reason).toContain("notes/git-link: a link to ../../.git, outside the tree or into .git");
+    expect(reason).toContain("planted.txt: outside the order's fs_allowlist");
 
     const worktree = await fx.vault.worktreePath("o3");
-    expect(git(worktree, "show", "HEAD:notes/summary.md").out).toBe("- planted");
-    expect(existsSync(join(worktree, "passwd-link"))).toBe(false);
-    expect(git(worktree, "ls-files").out.split("\n")).not.toContain("passwd-link");
+    for (const gone of [
+      "notes/passwd-link",
+      "notes/git-link",
+      "notes/.git",
+      "notes/summary.md",
+      "planted.txt",
+    ])
+      expect(existsSync(join(worktree, gone))).toBe(false);
+    expect(await readFile(join(worktree, ".git"), "utf8")).toMatch(/^gitdir: \//);
+    expect(git(worktree, "ls-files").out.split("\n")).not.toContain("notes/summary.md");
+    expect(git(worktree, "status", "--porcelain").out).toBe("");
     expect(existsSync(marker)).toBe(false);
-    const notes = (await aarOf("o3")).notes ?? [];
-    expect(notes).toContain("not copied back from the cell: passwd-link (a symbolic link is not copied)");
-    expect(notes).toContain("not copied back from the cell: .git (a .git is never copied to the host)");
   }, 120_000);
 
   it("takes over an order whose worker died (its lease ran out) by reissuing it, and fails it when no retry is left", async () => {

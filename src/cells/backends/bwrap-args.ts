@@ -41,6 +41,8 @@ export const DEFAULT_BWRAP_LIMITS: BwrapLimits = {
 
 export { PACKAGE_IN_CELL };
 export const BRAIN_IN_CELL = "/mnt/brain";
+/** Where command's agent and gate work: the brain's `work/`, an attached worktree where the backend can. */
+export const WORK_IN_CELL = `${BRAIN_IN_CELL}/work`;
 /** Where node's own prefix is bound when it is not under /usr: a fixed path, so no host path is in argv. */
 export const NODE_PREFIX_IN_CELL = "/opt/node";
 /** What tools may read but not change (see the agent's tool sandbox): what grants capabilities, and the index. */
@@ -51,6 +53,8 @@ export interface BwrapCommand {
   /** The parts of the package root the runtime needs (dist/ or src/, node_modules/, package.json). */
   packageParts: string[];
   brainDir: string;
+  /** Bound at /mnt/brain/work over the brain: a stage slot an order's worktree is attached to later. */
+  workDir?: string;
   nodeArgs: string[];
   limits: BwrapLimits;
   allowNetwork: boolean;
@@ -102,6 +106,7 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
     ]),
     ...(command.embeddingsDir ? ["--ro-bind", command.embeddingsDir, `${PACKAGE_IN_CELL}/embeddings`] : []),
     ...["--bind", command.brainDir, BRAIN_IN_CELL],
+    ...(command.workDir ? ["--bind", command.workDir, WORK_IN_CELL] : []),
     ...["--proc", "/proc", "--dev", "/dev"],
     // /dev is a tmpfs of bwrap's: left writable it would take files up to half the host's RAM. Only a sized
     // /dev/shm stays writable.

@@ -19,7 +19,7 @@ export interface CellCommand {
 export async function cellCommand(
   command: Omit<BwrapCommand, "brainDir">,
   brain: BwrapBrain | { kind: "slot" },
-  root: { owner: { uid: number; gid: number }; cgroupProcs: string[] } | undefined,
+  root: { owner: { uid: number; gid: number }; cgroupProcs: string[]; workSlot?: boolean } | undefined,
   isPublic: (dir: string) => Promise<boolean> = async () => false,
 ): Promise<CellCommand> {
   if (!root) {
@@ -44,10 +44,13 @@ export async function cellCommand(
     ...(stageEmbeddings && command.embeddingsDir
       ? [{ name: "embeddings" as const, source: command.embeddingsDir, noFollow: false }]
       : []),
+    // Empty until attachWork (bwrap-attach-work.ts) binds an order's worktree onto it, seen in the cell too.
+    ...(root.workSlot ? [{ name: "work" as const, source: "", noFollow: true, kind: "slot" as const }] : []),
   ];
   const inner = buildBwrapArgs({
     ...command,
     brainDir: stagedPath("brain"),
+    ...(root.workSlot ? { workDir: stagedPath("work") } : {}),
     ...(stagePackage ? { packageRoot: stagedPath("package") } : {}),
     ...(stageNode ? { nodePrefixSource: stagedPath("node") } : {}),
     ...(stageEmbeddings ? { embeddingsDir: stagedPath("embeddings") } : {}),

@@ -79,7 +79,7 @@ export interface BwrapHost {
    * (and --blank) arguments, `brain` what /mnt/brain is (a slot for a blank cell's brain to come).
    */
   command(
-    spec: Pick<CellStartSpec, "handler" | "maxFrameBytes" | "allowNetwork" | "env">,
+    spec: Pick<CellStartSpec, "handler" | "maxFrameBytes" | "allowNetwork" | "env" | "workSlot">,
     identity: string[],
     brain: BwrapBrain | { kind: "slot" },
     owner: Owner | undefined,
@@ -174,7 +174,7 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
           ...(spec.env ? { env: spec.env } : {}),
         },
         brain,
-        owner ? { owner, cgroupProcs: cgroupProcs ?? [] } : undefined,
+        owner ? { owner, cgroupProcs: cgroupProcs ?? [], workSlot: spec.workSlot === true } : undefined,
         // Asked at every start (a few stat calls): an operator's chmod takes effect at the next one.
         isPublicRootDir,
       );

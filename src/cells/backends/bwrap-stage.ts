@@ -21,7 +21,7 @@ import { CellStartError } from "../cell.js";
  */
 export const STAGE_ROOT = "/run/ironclaw-cell-stage";
 
-export type StageName = "brain" | "package" | "node" | "embeddings";
+export type StageName = "brain" | "package" | "node" | "embeddings" | "work";
 
 export function stagedPath(name: StageName): string {
   return join(STAGE_ROOT, name);

@@ -6,6 +6,7 @@ import {
   CellStartError,
   type CellStartSpec,
 } from "../cell.js";
+import { attachWorkDir } from "./bwrap-attach-work.js";
 import { startBlankCell } from "./bwrap-blank.js";
 import { type BwrapBackendOptions, createBwrapHost, type Owner } from "./bwrap-host.js";
 
@@ -35,10 +36,25 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): CellBacke
         });
       const cell = await host.launch(command, spec, release);
       host.watchQuota(cell, brain);
-      return cell;
+      return owner && spec.workSlot ? withAttachWork(cell, owner) : cell;
     },
     // Blank cells need root: only root can give a running cell its brain (see bwrap-blank.ts).
     ...(host.asRoot ? { startBlank: (spec) => startBlankCell(host, spec) } : {}),
+  };
+}
+
+/** The cell with attachWork: its work slot takes one host directory, once. */
+function withAttachWork(cell: CellHandle, owner: Owner): CellHandle {
+  let attached = false;
+  return {
+    ...cell,
+    async attachWork(hostDir: string): Promise<void> {
+      if (attached) throw new CellStartError(`the cell of ${cell.userId} has a directory attached already`);
+      attached = true;
+      if (cell.pid === undefined || cell.peer.isClosed)
+        throw new CellStartError(`the cell of ${cell.userId} has stopped`);
+      await attachWorkDir(cell.pid, hostDir, owner);
+    },
   };
 }
 

@@ -16,8 +16,10 @@ export interface CommandCellSpec {
  * Cells for command's work (ARCHITECTURE.md "Command"): each is a cell of the order's user, started on a scratch
  * brain of its own (never the user's brain), with the agent handler, no network and the model reached only
  * through the warden's proxy under the user's spend caps, each call recorded against the run and the order.
- * The order's tree goes in and out through the protocol (tree-transfer.ts), so the cell never sees `.git` and
- * no backend needs a second mount.
+ * Where the backend can attach a host directory to a running cell (a handle with attachWork: bwrap under a root
+ * warden), the order's worktree is bound at the cell's `work/` with its `.git` masked and checked on the host once
+ * the cell is gone (attached-tree.ts); elsewhere (a microVM) the tree goes in and out through the protocol
+ * (tree-transfer.ts). Either way the cell never sees `.git`.
  */
 export interface CommandCells {
   /** Starts and greets a cell for the spec; throws (naming the reason) when it cannot start. */

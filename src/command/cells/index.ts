@@ -1,3 +1,4 @@
+export { type AttachedTreeCheck, scratchCopyOf, takeBackAttachedTree } from "./attached-tree.js";
 export type { CommandCellSpec, CommandCells } from "./command-cells.js";
 export { isGitName, readHostFile, removeHostFile, SkipPath, writeHostFile } from "./host-tree.js";
 export {

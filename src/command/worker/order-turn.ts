@@ -4,7 +4,9 @@ import {
   type CommandCells,
   copyTreeIn,
   copyTreeOut,
+  scratchCopyOf,
   type TransferReport,
+  takeBackAttachedTree,
 } from "../cells/index.js";
 
 export interface OrderTurn {
@@ -18,6 +20,12 @@ export interface OrderTurn {
   /** The host refused a model call of the turn on the user's spend caps: its message (the cap, spent, limit). */
   spendRefusal?: string;
 }
+
+/** The cell has attached the worktree itself: nothing was copied in. */
+const NOTHING_COPIED: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
+
+/** How many of the refusals of a cell's changes the failure names; the rest are counted. */
+const REFUSALS_NAMED = 5;
 
 /**
  * One order's turn in a command cell: the worktree goes in under `work/`, the agent gets one message and works
@@ -37,6 +45,7 @@ export async function runOrderTurn(input: {
   allow?: ((path: string) => boolean) | undefined;
 }): Promise<OrderTurn> {
   const cell = await input.cells.start(input.spec);
+  if (cell.attachWork) return attachedTurn(input, cell);
   const stopOnAbort = () => void input.cells.release(cell);
   input.signal.addEventListener("abort", stopOnAbort, { once: true });
   try {
@@ -55,6 +64,53 @@ export async function runOrderTurn(input: {
   } finally {
     input.signal.removeEventListener("abort", stopOnAbort);
     await input.cells.release(cell);
+  }
+}
+
+/**
+ * The turn where the cell's backend can attach a host folder at `work/` (bwrap under a root warden): a local
+ * scratch copy of the worktree (no `.git`) is attached instead of sent through the protocol. The host reads the
+ * copy only once the cell has exited, and takes its changes into the worktree only if every one passes the checks
+ * the copy back out would make (takeBackAttachedTree); otherwise the worktree stays as it was and the attempt
+ * fails naming each refusal. A lost or superseded attempt takes nothing back.
+ */
+async function attachedTurn(input: Parameters<typeof runOrderTurn>[0], cell: CellHandle): Promise<OrderTurn> {
+  const stopOnAbort = () => void input.cells.release(cell);
+  input.signal.addEventListener("abort", stopOnAbort, { once: true });
+  let scratch: Awaited<ReturnType<typeof scratchCopyOf>> | undefined;
+  try {
+    let turn: { text: string; failure?: string };
+    let refusal: string | undefined;
+    try {
+      scratch = await scratchCopyOf(input.worktree);
+      await cell.attachWork?.(scratch.tree);
+      turn = await converse(cell, input.prompt, input.timeoutMs);
+      refusal = input.cells.spendRefusal?.(cell);
+    } catch (error) {
+      const failure = `the worktree could not be attached to the cell: ${(error as Error).message}`;
+      return { text: "", failure, into: NOTHING_COPIED };
+    } finally {
+      input.signal.removeEventListener("abort", stopOnAbort);
+      // Gone before the host reads what it wrote.
+      await input.cells.release(cell);
+    }
+    const spend = refusal === undefined ? {} : { spendRefusal: refusal };
+    const { text } = turn;
+    if (input.signal.aborted)
+      return { text, failure: "the job's lease was lost", into: NOTHING_COPIED, ...spend };
+    if (input.mayWriteBack && !(await input.mayWriteBack()))
+      return { text, failure: "the attempt was superseded", into: NOTHING_COPIED, ...spend };
+    const back = await takeBackAttachedTree(scratch.tree, input.worktree, { allow: input.allow });
+    if (back.refusals.length > 0) {
+      const named = back.refusals.slice(0, REFUSALS_NAMED).join("; ");
+      const more = back.refusals.length - REFUSALS_NAMED;
+      const failure = `the cell's changes to the worktree were refused, none kept: ${named}${more > 0 ? `; and ${more} more` : ""}`;
+      return { text, failure, into: NOTHING_COPIED, ...spend };
+    }
+    const failure = turn.failure ? { failure: turn.failure } : {};
+    return { text, ...failure, into: NOTHING_COPIED, out: back.report, ...spend };
+  } finally {
+    await scratch?.remove();
   }
 }
 

@@ -1,0 +1,169 @@
+import { spawn } from "node:child_process";
+import { chmod, lstat, mkdtemp, readdir, readlink, rm, symlink, unlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, posix } from "node:path";
+import { isGitName, readHostFile, removeHostFile, writeHostFile } from "./host-tree.js";
+import { DEFAULT_TRANSFER_LIMITS, type TransferLimits, type TransferReport } from "./tree-transfer.js";
+
+/** What the host found in a cell's attached copy of a worktree once the cell was gone. */
+export interface AttachedTreeCheck {
+  /** What the cell changed against the worktree: new or changed files and links, removed paths. */
+  report: TransferReport;
+  /** Why the cell's changes cannot be kept (empty when they can), each naming the path and the rule. */
+  refusals: string[];
+}
+
+type Entry = { kind: "file"; size: number; executable: boolean } | { kind: "link"; target: string };
+
+/**
+ * A scratch copy of an order's worktree for a cell to have attached (CellHandle.attachWork), without its `.git`:
+ * a local copy (`cp -a`, links copied as links) costs a few milliseconds where the protocol's took hundreds, and
+ * the worktree itself is never in the cell, so an attempt superseded while its cell still ran writes nothing there.
+ * Returns the copy's folder and its removal.
+ */
+export async function scratchCopyOf(
+  worktree: string,
+): Promise<{ tree: string; remove: () => Promise<void> }> {
+  const scratch = await mkdtemp(join(tmpdir(), "ironclaw-order-tree-"));
+  const tree = join(scratch, "work");
+  const remove = () => rm(scratch, { recursive: true, force: true });
+  try {
+    await run("cp", ["-a", "--no-dereference", "--reflink=auto", "--", worktree, tree]);
+    await rm(join(tree, ".git"), { recursive: true, force: true });
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { tree, remove };
+}
+
+/**
+ * The host's side of an attached turn, once the cell is gone: the same rules the copy back out of a cell holds
+ * (tree-transfer.ts), over the cell's copy. Every entry is looked at with lstat and read with O_NOFOLLOW. A change
+ * (against the worktree, which is HEAD right after the attempt's first commit) must be inside `allow` (the order's
+ * fs_allowlist); a link must stay inside the tree and off `.git`; nothing may be named `.git`; nothing may be other
+ * than a file, folder or link; the copy stays under the caps, and the walk stops at the file cap. When every rule
+ * holds the changes are written into the worktree (through no link, as copyTreeOut writes) and reported; when one
+ * fails, nothing is written and every failure is returned.
+ */
+export async function takeBackAttachedTree(
+  tree: string,
+  worktree: string,
+  options: { allow?: ((path: string) => boolean) | undefined; limits?: TransferLimits } = {},
+): Promise<AttachedTreeCheck> {
+  const limits = options.limits ?? DEFAULT_TRANSFER_LIMITS;
+  const allow = options.allow ?? (() => true);
+  const refusals: string[] = [];
+  const cell = await walk(tree, limits, refusals, true);
+  const host = await walk(worktree, { ...limits, maxFiles: Number.POSITIVE_INFINITY }, [], false);
+  const changed: string[] = [];
+  let bytes = 0;
+  for (const [path, entry] of cell) {
+    if (await sameAs(entry, host.get(path), join(tree, path), join(worktree, path), limits)) continue;
+    changed.push(path);
+    if (!allow(path)) refusals.push(`${path}: outside the order's fs_allowlist`);
+    else if (entry.kind === "link" && leavesTree(path, entry.target))
+      refusals.push(`${path}: a link to ${entry.target}, outside the tree or into .git`);
+    else if (entry.kind === "file" && entry.size > limits.maxFileBytes)
+      refusals.push(`${path}: ${entry.size} bytes is over the ${limits.maxFileBytes}-byte file cap`);
+    else if (entry.kind === "file") bytes += entry.size;
+  }
+  const removed = [...host.keys()].filter((path) => !cell.has(path));
+  for (const path of removed)
+    if (!allow(path)) refusals.push(`${path}: removed, outside the order's fs_allowlist`);
+  const report: TransferReport = { files: changed, bytes, skipped: [], removed };
+  if (refusals.length > 0) return { report, refusals };
+  for (const path of changed) {
+    const entry = cell.get(path) as Entry;
+    if (entry.kind === "file") {
+      await writeHostFile(worktree, path, await readHostFile(join(tree, path), limits.maxFileBytes));
+      await chmod(join(worktree, path), entry.executable ? 0o755 : 0o644);
+    } else await placeLink(worktree, path, entry.target);
+  }
+  for (const path of removed) await removeHostFile(worktree, path);
+  return { report, refusals };
+}
+
+/** Files and links under `root` by slash path, `.git` at the root left out (the worktree's own). */
+async function walk(
+  root: string,
+  limits: TransferLimits,
+  refusals: string[],
+  hostile: boolean,
+): Promise<Map<string, Entry>> {
+  const found = new Map<string, Entry>();
+  let entries = 0;
+  let bytes = 0;
+  const folders = [""];
+  while (folders.length > 0) {
+    const rel = folders.pop() as string;
+    for (const name of (await readdir(join(root, rel))).sort()) {
+      const path = rel === "" ? name : `${rel}/${name}`;
+      if (!hostile && path === ".git") continue;
+      if (++entries > limits.maxFiles) {
+        refusals.push(`the cell's tree holds more than ${limits.maxFiles} entries`);
+        return found;
+      }
+      const info = await lstat(join(root, path));
+      if (isGitName(name)) refusals.push(`${path}: a .git the host's git would read`);
+      else if (info.isDirectory()) folders.push(path);
+      else if (info.isSymbolicLink())
+        found.set(path, { kind: "link", target: await readlink(join(root, path)) });
+      else if (info.isFile()) {
+        found.set(path, { kind: "file", size: info.size, executable: (info.mode & 0o100) !== 0 });
+        bytes += info.size;
+      } else refusals.push(`${path}: not a regular file, folder or link`);
+    }
+  }
+  if (bytes > limits.maxBytes)
+    refusals.push(`the cell's tree holds ${bytes} bytes, over the cap of ${limits.maxBytes}`);
+  return found;
+}
+
+async function sameAs(
+  entry: Entry,
+  was: Entry | undefined,
+  cellPath: string,
+  hostPath: string,
+  limits: TransferLimits,
+): Promise<boolean> {
+  if (was === undefined || was.kind !== entry.kind) return false;
+  if (entry.kind === "link" || was.kind === "link")
+    return entry.kind === "link" && was.kind === "link" && entry.target === was.target;
+  if (entry.size !== was.size || entry.executable !== was.executable || entry.size > limits.maxBytes)
+    return false;
+  const [mine, theirs] = await Promise.all([
+    readHostFile(cellPath, limits.maxBytes),
+    readHostFile(hostPath, limits.maxBytes),
+  ]);
+  return mine.equals(theirs);
+}
+
+/** A link at `path` in the worktree, where a file or link may be: git keeps a link as data, never followed. */
+async function placeLink(worktree: string, path: string, target: string): Promise<void> {
+  // Writes an empty file through the same checks first (parents real folders, no link followed), then swaps it.
+  await writeHostFile(worktree, path, Buffer.alloc(0));
+  await unlink(join(worktree, path));
+  await symlink(target, join(worktree, path));
+}
+
+/** A link's target as git stores it: absolute, climbing out of the tree, or through a `.git`. */
+function leavesTree(path: string, target: string): boolean {
+  if (posix.isAbsolute(target)) return true;
+  const resolved = posix.normalize(posix.join(posix.dirname(path), target));
+  return resolved === ".." || resolved.startsWith("../") || resolved.split("/").some(isGitName);
+}
+
+function run(file: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${file} failed: ${stderr.trim()}`)),
+    );
+  });
+}
