@@ -128,6 +128,11 @@ export class WarmCells implements CommandCells {
               clock.end(stepOf(body));
             }
           };
+        // Attaching a folder is how the tree goes in where the backend can (no copy through the protocol).
+        if (property === "attachWork" && target.attachWork) {
+          const attach = target.attachWork.bind(target);
+          return (hostDir: string) => clock.time("treeIn", () => attach(hostDir));
+        }
         const value = Reflect.get(target, property, receiver);
         return typeof value === "function" ? value.bind(target) : value;
       },

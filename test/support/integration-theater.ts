@@ -155,9 +155,13 @@ const CELL_OWNER = { uid: 61_411, gid: 61_411 };
 
 /**
  * Real bwrap gate cells (the `gate` handler, no network, a uid of their own) for a CellGateRunner; the merged tree
- * goes in through the cell's file operations, as command's cells copy an order's tree.
+ * goes in through the cell's file operations, as command's cells copy an order's tree, or with `attach` is bound
+ * at the cell's work/ (its .git masked) as command's cells get it where the backend can.
  */
-export function bwrapGateRunner(home: string): { runner: CellGateRunner; started: () => number } {
+export function bwrapGateRunner(
+  home: string,
+  options: { attach?: boolean } = {},
+): { runner: CellGateRunner; started: () => number } {
   const backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false, onWarning: () => {} });
   let count = 0;
   const runner = new CellGateRunner({
@@ -165,7 +169,8 @@ export function bwrapGateRunner(home: string): { runner: CellGateRunner; started
       async start(spec: GateCellSpec) {
         count += 1;
         const userDir = join(home, "cells", `${spec.orderId}-${count}`);
-        return backend.start({ userId: spec.userId, userDir, handler: "gate", runAs: CELL_OWNER });
+        const workSlot = options.attach === true;
+        return backend.start({ userId: spec.userId, userDir, handler: "gate", runAs: CELL_OWNER, workSlot });
       },
       async release(cell) {
         await cell.stop({ timeoutMs: 5_000 });

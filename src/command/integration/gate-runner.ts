@@ -15,7 +15,10 @@ export type GateCommandResult = z.output<typeof gateCommandResultSchema>;
 
 const gateReplySchema = z.looseObject({ results: z.array(gateCommandResultSchema) });
 
-/** What to gate: the merged tree on the host (its `.git` is never copied) and the commands to run over it. */
+/**
+ * What to gate: the merged tree on the host (its `.git` is never copied or shown to the cell) and the commands to
+ * run over it. The tree is a scratch checkout the gate may write, removed after it and never read as trusted.
+ */
 export interface GateRequest {
   userId: string;
   runId: string;
@@ -86,7 +89,11 @@ export class CellGateRunner implements GateRunner {
       purpose: "gate",
     });
     try {
-      const { skipped } = await copyTreeIn(cell, request.treeDir, GATE_DIR, undefined, leftOut(request));
+      // Attached where the backend can: the scratch checkout is thrown away after the gate, so what the gate's
+      // commands write there is nobody's; its .git is masked like an order's. Elsewhere, copied in.
+      const { skipped } = cell.attachWork
+        ? await cell.attachWork(request.treeDir).then(() => ({ skipped: [] }))
+        : await copyTreeIn(cell, request.treeDir, GATE_DIR, undefined, leftOut(request));
       const text = JSON.stringify({
         commands: request.commands,
         dir: GATE_DIR,
