@@ -1,4 +1,11 @@
 export {
+  type ExportedState,
+  exportBrainState,
+  formatStateKey,
+  importBrainState,
+  parseStateKey,
+} from "./brain-export.js";
+export {
   BUNDLE_FORMAT_VERSION,
   BundleAuthError,
   decryptBundle,
@@ -24,6 +31,7 @@ export {
   sealEnvelope,
 } from "./key-envelope.js";
 export { netCapability, type RatchetPosition, ratchetKey } from "./key-ratchet.js";
+export { type ChainHead, readChainHead, writeChainHead } from "./state-chain.js";
 export { BUNDLE_FILE, type PackedState, type PackInput, packState } from "./state-pack.js";
 export { MAX_STATE_BYTES, type SkippedEntry } from "./state-tree.js";
 export { BundleHashError, type UnpackedState, unpackState } from "./state-unpack.js";

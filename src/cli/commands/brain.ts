@@ -3,6 +3,7 @@ import { initBrain } from "../../memory/index.js";
 import { println } from "../command.js";
 import { defineCommand, defineGroup } from "../command-spec.js";
 import { diffCommand, logCommand, restoreCommand, showCommand } from "./brain-history.js";
+import { importBrain } from "./brain-import.js";
 
 const init = defineCommand({
   name: "init",
@@ -34,5 +35,5 @@ a brain only adds what is missing.`,
 export const brainCommand = defineGroup({
   name: "brain",
   summary: "create a brain; its history: log, show, diff and restore of its states",
-  subcommands: [init, logCommand, showCommand, diffCommand, restoreCommand],
+  subcommands: [init, logCommand, showCommand, diffCommand, restoreCommand, importBrain],
 });

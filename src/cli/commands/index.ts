@@ -1,5 +1,6 @@
 import type { CommandNode } from "../command-spec.js";
 import { agentCommand } from "./agent.js";
+import { attestCommand } from "./attest.js";
 import { brainCommand } from "./brain.js";
 import { budgetCommand } from "./budget.js";
 import { cellCommand } from "./cell.js";
@@ -19,12 +20,14 @@ import { theaterCommand } from "./theater.js";
 import { usageCommand } from "./usage.js";
 import { userCommand } from "./user.js";
 import { validateCommand } from "./validate.js";
+import { verifyCommand } from "./verify.js";
 import { workerCommand } from "./worker.js";
 
 /** Every `ironclaw` command, in the order `--help` lists them. */
 export const commands: readonly CommandNode[] = [
   serveCommand,
   validateCommand,
+  verifyCommand,
   schemaCommand,
   doctorCommand,
   brainCommand,
@@ -43,6 +46,7 @@ export const commands: readonly CommandNode[] = [
   imageCommand,
   userCommand,
   soulCommand,
+  attestCommand,
   budgetCommand,
   usageCommand,
 ];

@@ -1,0 +1,92 @@
+import { writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { exportBrainState, formatStateKey } from "../../attest/index.js";
+import { listKeptCells } from "../../cells/index.js";
+import { type CliIo, println } from "../command.js";
+import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
+import { directoryBrain, userBrainPlace } from "../user-brain.js";
+
+const exportState = defineCommand({
+  name: "export",
+  summary: "write a user's current brain into an evidence folder as an encrypted state bundle",
+  description: `Packs the brain of <user> (its markdown tree and its database, links left out) into
+<dir>/bundles/<state_id>/: state_bundle.tar.enc (AES-256-GCM), result.json, next_tokens.json,
+bundle_locator_next.json and the envelopes of the next step's keys. bundle_sha256 is the sha256 of exactly the
+encrypted bytes written. Each export is the next step of the user's key ratchet on this host
+($IRONCLAW_HOME/attest/): each state's key derives from the one before it, never the other way. The key printed
+(or written to --key-out) opens this state's bundle: keep it to import the brain elsewhere with
+\`ironclaw brain import\`.
+Brains of bwrap and process cells (users/<user>/brain/) are exported; a brain disk (users/<user>/brain.ext4, of
+microVM cells and of bwrap cells under a root warden) is not supported yet. Stop the user's cell first: a running
+agent may be writing its database. Certificates, nodes and the host's public key join the folder as the warden
+certifies turns and orders.`,
+  positionals: [
+    { name: "user", required: true, description: "whose brain" },
+    { name: "dir", required: true, description: "the evidence folder (created if missing)" },
+  ],
+  options: [
+    {
+      name: "key-out",
+      type: "string",
+      valueName: "file",
+      description: "write the state key to this new file (mode 0600) instead of printing it",
+    },
+    jsonOption("the exported state (with the key unless --key-out)"),
+  ],
+  async run({ options, args }, io) {
+    const place = userBrainPlace(io, args.user);
+    const brainDir = await directoryBrain(place, args.user);
+    await warnIfRunning(io, place.home, args.user);
+    const evidenceDir = resolve(io.cwd, args.dir);
+    const done = await exportBrainState({ home: place.home, user: args.user, brainDir, evidenceDir });
+    const key = formatStateKey(done.key);
+    const keyOut = options["key-out"] === undefined ? undefined : resolve(io.cwd, options["key-out"]);
+    if (keyOut) await writeFile(keyOut, `${key}\n`, { mode: 0o600, flag: "wx" });
+    const { packed } = done;
+    if (options.json) {
+      const summary = {
+        state_id: packed.stateId,
+        ratchet_step: packed.ratchetStep,
+        parent_state_id: done.parentStateId ?? null,
+        bundle_dir: done.bundleDir,
+        bundle_sha256: packed.bundleSha256,
+        manifest_sha256: packed.manifestSha256,
+        size_bytes: packed.sizeBytes,
+        skipped: packed.skipped,
+      };
+      println(io.stdout, JSON.stringify(keyOut ? { ...summary, key_file: keyOut } : { ...summary, key }));
+      return 0;
+    }
+    println(
+      io.stdout,
+      `exported the brain of ${args.user} as state ${packed.stateId} (ratchet step ${packed.ratchetStep})`,
+    );
+    println(
+      io.stdout,
+      `  bundle          ${join(done.bundleDir, "state_bundle.tar.enc")} (${packed.sizeBytes} bytes)`,
+    );
+    println(io.stdout, `  bundle_sha256   ${packed.bundleSha256}`);
+    println(io.stdout, `  manifest_sha256 ${packed.manifestSha256}`);
+    for (const s of packed.skipped) println(io.stdout, `  left out        ${s.path} (${s.reason})`);
+    if (keyOut) println(io.stdout, `state key written to ${keyOut}`);
+    else
+      println(io.stdout, `state key: ${key}\nkeep it: it opens this bundle, and it is shown only this once`);
+    return 0;
+  },
+});
+
+/** A cell kept by `ironclaw cell start` may be writing the brain while it is read. */
+async function warnIfRunning(io: CliIo, home: string, user: string): Promise<void> {
+  const cells = await listKeptCells(join(home, "run", "cells"));
+  if (cells.some((c) => c.user === user))
+    println(
+      io.stderr,
+      `warning: the cell of ${user} is running; stop it (ironclaw cell stop --user ${user}) for a consistent database`,
+    );
+}
+
+export const attestCommand = defineGroup({
+  name: "attest",
+  summary: "export a user's brain as an encrypted, hash-pinned state bundle",
+  subcommands: [exportState],
+});

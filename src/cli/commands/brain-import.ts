@@ -1,0 +1,128 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { BUNDLE_FILE, importBrainState, LOCATOR_FILE, parseStateKey } from "../../attest/index.js";
+import { bundleLocatorSchema } from "../../contracts/index.js";
+import { InvalidInputError, IronclawError } from "../../core/index.js";
+import { println } from "../command.js";
+import { defineCommand } from "../command-spec.js";
+import { kindAt, userBrainPlace } from "../user-brain.js";
+
+export const importBrain = defineCommand({
+  name: "import",
+  summary: "restore a user's brain from an encrypted state bundle",
+  description: `Restores the brain of --user from <dir>: a bundle folder (state_bundle.tar.enc and
+bundle_locator_next.json) or an evidence folder written by \`ironclaw attest export\` (its latest state, or
+--state). The bundle's sha256 is checked before anything is decrypted, then AES-256-GCM with the key of
+--key-file, then every file against the bundle's manifest; a bundle with links or paths leaving the brain is
+refused. The brain is written to users/<user>/brain/ (the brain of bwrap and process cells) and becomes the head
+of the user's key ratchet on this host. An existing brain is kept unless --force, which moves it aside.`,
+  positionals: [{ name: "dir", required: true, description: "a bundle folder or an evidence folder" }],
+  options: [
+    {
+      name: "user",
+      type: "string",
+      required: true,
+      valueName: "name",
+      description: "whose brain it becomes",
+    },
+    {
+      name: "key-file",
+      type: "string",
+      required: true,
+      valueName: "file",
+      description: "the state key export printed or wrote (base64url)",
+    },
+    { name: "state", type: "string", valueName: "id", description: "which state of an evidence folder" },
+    { name: "force", type: "boolean", description: "move an existing brain aside instead of refusing" },
+  ],
+  async run({ options, args }, io) {
+    const place = userBrainPlace(io, options.user);
+    const bundleDir = await findBundle(resolve(io.cwd, args.dir), options.state);
+    const key = parseStateKey(await readFile(resolve(io.cwd, options["key-file"]), "utf8"), "--key-file");
+    const present = await existingBrain(place.brainDir, place.diskFile, options.force, options.user);
+    await mkdir(place.userDir, { recursive: true, mode: 0o700 });
+    // Restored beside the brain and renamed into place: an import that fails half way leaves no half brain.
+    const staging = `${place.brainDir}.import-${randomBytes(4).toString("hex")}`;
+    try {
+      const restored = await importBrainState({
+        home: place.home,
+        user: options.user,
+        bundleDir,
+        key,
+        targetDir: staging,
+      });
+      const movedAside = await moveAside(present);
+      await rename(staging, place.brainDir);
+      if (movedAside) println(io.stdout, `moved the previous brain to ${movedAside}`);
+      println(
+        io.stdout,
+        `restored the brain of ${options.user} from state ${restored.stateId ?? "(unnamed)"}: ${restored.files} files, ${restored.bytes} bytes, manifest ${restored.manifestSha256}`,
+      );
+      println(io.stdout, `brain at ${place.brainDir}`);
+      if (place.config.cells.backend === "microvm")
+        println(
+          io.stderr,
+          "warning: this host's cells are microVMs, which use a brain disk (brain.ext4) and not this directory yet",
+        );
+      return 0;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  },
+});
+
+/** The bundle folder: `dir` itself, or the chosen (else the highest-step) state under `dir/bundles/`. */
+async function findBundle(dir: string, state: string | undefined): Promise<string> {
+  if (existsSync(join(dir, BUNDLE_FILE))) return dir;
+  const root = join(dir, "bundles");
+  if (state !== undefined) {
+    if (!/^[0-9A-Za-z-]+$/.test(state)) throw new InvalidInputError("--state", "must be a state id");
+    if (!existsSync(join(root, state, BUNDLE_FILE)))
+      throw new InvalidInputError("--state", `${state} has no ${BUNDLE_FILE} under ${root}`);
+    return join(root, state);
+  }
+  const names = await readdir(root).catch(() => [] as string[]);
+  const steps: Array<{ dir: string; step: number }> = [];
+  for (const name of names) {
+    const locator = bundleLocatorSchema.safeParse(
+      JSON.parse(await readFile(join(root, name, LOCATOR_FILE), "utf8").catch(() => "null")),
+    );
+    if (locator.success) steps.push({ dir: join(root, name), step: locator.data.ratchet_step ?? -1 });
+  }
+  if (steps.length === 0)
+    throw new InvalidInputError(
+      "dir",
+      `${dir} holds no state bundle (${BUNDLE_FILE}, or bundles/<state_id>/)`,
+    );
+  steps.sort((a, b) => b.step - a.step);
+  if (steps.length > 1 && steps[0]?.step === steps[1]?.step)
+    throw new InvalidInputError("--state", `${dir} holds several states at step ${steps[0]?.step}: name one`);
+  return (steps[0] as { dir: string }).dir;
+}
+
+/** The brain (directory or disk) already there; refused unless forced, since import would replace it. */
+async function existingBrain(
+  brainDir: string,
+  diskFile: string,
+  force: boolean,
+  user: string,
+): Promise<string[]> {
+  const present: string[] = [];
+  for (const path of [brainDir, diskFile]) if ((await kindAt(path)) !== undefined) present.push(path);
+  if (present.length > 0 && !force)
+    throw new IronclawError(
+      "brain_exists",
+      `${user} already has a brain (${present.join(", ")}); pass --force to move it aside and import anyway`,
+    );
+  return present;
+}
+
+/** Forced: the old brain is moved aside once the new one is restored, never deleted. */
+async function moveAside(paths: string[]): Promise<string | undefined> {
+  if (paths.length === 0) return undefined;
+  const suffix = `.before-import-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+  for (const path of paths) await rename(path, `${path}${suffix}`);
+  return paths.map((p) => `${p}${suffix}`).join(", ");
+}
