@@ -5,7 +5,7 @@ import { type BrainFileChange, BrainHistory, type HistoryEntry } from "./brain-h
 /** What the warden knows after a brain changed: whose, why, and what it was told about the change. */
 export interface BrainChange {
   userId: string;
-  /** "turn <id>", "file op write memory.md", "compaction", "memory edit in the UI", "soul change approved". */
+  /** "turn <id>", "job <id>", "memory edit in the UI: write memory.md", "soul change approved". */
   cause: string;
   /** The files that changed and their new bytes (null: removed), when the change came through the warden. */
   changes?: readonly BrainFileChange[];
@@ -19,7 +19,7 @@ export type BrainChangeOutcome =
   | { ok: true; entry: HistoryEntry | undefined; skipped?: string }
   | { ok: false; error: string };
 
-/** Called by the warden after each change of a brain. */
+/** Called by the warden after each change of a brain; the turn need not wait for it. */
 export interface BrainChangeSink {
   brainChanged(change: BrainChange): Promise<BrainChangeOutcome>;
 }
@@ -28,45 +28,91 @@ export interface BrainChangeSink {
  * The sink that records each change in the user's BrainHistory. A brain the host can read as a directory
  * (the bwrap and process backends without images) is read whole, so the node is the brain as it is, whatever
  * the warden was told; a brain the host cannot read (a disk image a cell has mounted) is recorded from the
- * changes the warden passes, when it passes them with a database hash.
+ * changes the warden passes, when it passes them with a database hash. Changes of one user that arrive while
+ * one is being recorded wait as one: however fast turns end, a user has at most one record running and one
+ * waiting.
  */
 export function createBrainHistorySink(options: {
   home: string;
   /** The user's brain directory on the host, or undefined when it is not one (an image, another host). */
   brainDirOf: (userId: string) => string | undefined;
 }): BrainChangeSink {
-  return {
-    async brainChanged(change) {
-      try {
-        const history = BrainHistory.open(options.home, change.userId);
-        const dir = options.brainDirOf(change.userId);
-        if (dir !== undefined && lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-          const db = change.dbSnapshotSha256 ?? hashBrainDatabase(dir);
-          const entry = await history.record({
-            cause: change.cause,
-            brainDir: dir,
-            dbSnapshotSha256: db,
-            at: change.at,
-          });
-          return { ok: true, entry };
-        }
-        if (change.changes === undefined || change.dbSnapshotSha256 === undefined)
-          return {
-            ok: true,
-            entry: undefined,
-            skipped:
-              "the brain is not a directory on this host and the change came without its files and database hash",
-          };
-        const entry = await history.record({
-          cause: change.cause,
-          changes: change.changes,
-          dbSnapshotSha256: change.dbSnapshotSha256,
-          at: change.at,
-        });
-        return { ok: true, entry };
-      } catch (error) {
-        return { ok: false, error: (error as Error).message };
+  // A user is in the map while a record of theirs runs; `waiting` is what arrived meanwhile.
+  const users = new Map<string, { waiting?: Waiting }>();
+
+  const recordOne = async (change: BrainChange): Promise<BrainChangeOutcome> => {
+    try {
+      const history = BrainHistory.open(options.home, change.userId);
+      const dir = options.brainDirOf(change.userId);
+      const { cause, at } = change;
+      if (dir !== undefined && lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+        const db = change.dbSnapshotSha256 ?? (await hashBrainDatabase(dir));
+        return { ok: true, entry: await history.record({ cause, brainDir: dir, dbSnapshotSha256: db, at }) };
       }
+      if (change.changes === undefined || change.dbSnapshotSha256 === undefined)
+        return {
+          ok: true,
+          entry: undefined,
+          skipped: "the brain is not a directory here and came without its files and database hash",
+        };
+      const { changes, dbSnapshotSha256 } = change;
+      return { ok: true, entry: await history.record({ cause, changes, dbSnapshotSha256, at }) };
+    } catch (error) {
+      return { ok: false, error: (error as Error).message };
+    }
+  };
+
+  return {
+    brainChanged(change) {
+      const state = users.get(change.userId);
+      if (!state) {
+        users.set(change.userId, {});
+        return recordOne(change).finally(() => next(change.userId));
+      }
+      state.waiting = merge(state.waiting, change);
+      return state.waiting.outcome;
     },
   };
+
+  function next(userId: string): void {
+    const state = users.get(userId);
+    const waiting = state?.waiting;
+    if (!state || !waiting) {
+      users.delete(userId);
+      return;
+    }
+    state.waiting = undefined;
+    void recordOne(waiting.change)
+      .then(waiting.settle)
+      .finally(() => next(userId));
+  }
+}
+
+interface Waiting {
+  change: BrainChange;
+  outcome: Promise<BrainChangeOutcome>;
+  settle: (outcome: BrainChangeOutcome) => void;
+}
+
+/** Changes waiting together: causes joined, file changes in order, the latest database hash and time. */
+function merge(waiting: Waiting | undefined, change: BrainChange): Waiting {
+  if (!waiting) {
+    let settle: (outcome: BrainChangeOutcome) => void = () => {};
+    const outcome = new Promise<BrainChangeOutcome>((resolve) => {
+      settle = resolve;
+    });
+    return { change, outcome, settle };
+  }
+  const before = waiting.change;
+  const changes = before.changes && change.changes ? [...before.changes, ...change.changes] : undefined;
+  const db = change.dbSnapshotSha256 ?? before.dbSnapshotSha256;
+  const at = change.at ?? before.at;
+  waiting.change = {
+    userId: change.userId,
+    cause: `${before.cause}; ${change.cause}`,
+    ...(changes ? { changes } : {}),
+    ...(db ? { dbSnapshotSha256: db } : {}),
+    ...(at ? { at } : {}),
+  };
+  return waiting;
 }

@@ -91,7 +91,9 @@ Markdown files are restored; the brain database is left as it is (its index foll
     const history = openHistory(io, options.user);
     const nodeId = history.resolveNode(args.node);
     const brainDir = await stoppedBrainDir(io, options.user);
-    const entry = await history.restore(nodeId, brainDir, { dbSnapshotSha256: hashBrainDatabase(brainDir) });
+    const entry = await history.restore(nodeId, brainDir, {
+      dbSnapshotSha256: await hashBrainDatabase(brainDir),
+    });
     if (options.json) println(io.stdout, JSON.stringify(entry ? entryJson(entry) : null));
     else if (!entry) println(io.stdout, `the brain of ${options.user} already holds node ${nodeId}'s files`);
     else
