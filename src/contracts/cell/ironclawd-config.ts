@@ -535,7 +535,8 @@ const commandSchema = z
         description:
           "How often the sentinel, a process of its own beside the warden, audits the duty officer: CRITICAL " +
           "escalation and a restart when it has not patrolled for two patrol periods or ticks while overdue " +
-          "orders pile up; when absent 60, 0 turns it off (POST /api/audit still audits).",
+          "orders pile up; when absent 60, 0 turns it off (POST /api/audit still audits). At least twice " +
+          "patrol_seconds, so a dead duty officer is found within two audit periods.",
         examples: [60],
       }),
     stall_seconds: aNumber()
@@ -579,6 +580,19 @@ const commandSchema = z
         description: "The model the CO plans and synthesizes with; when absent, [new_brains] model.",
         examples: ["llama3.1"],
       }),
+  })
+  .superRefine((c, ctx) => {
+    // The sentinel calls the duty officer dead after two patrol periods of silence and looks once per audit
+    // period, so it finds a death within two audit periods only while an audit period is two patrols or more.
+    const patrol = c.patrol_seconds ?? 30;
+    const audit = c.audit_seconds ?? 60;
+    if (patrol > 0 && audit > 0 && audit < 2 * patrol)
+      ctx.addIssue({
+        code: "custom",
+        path: [c.audit_seconds === undefined ? "patrol_seconds" : "audit_seconds"],
+        message: `audit_seconds (${audit}) must be at least twice patrol_seconds (${patrol}), so a duty officer that died is found within two audit periods`,
+        input: c,
+      });
   })
   .prefault({})
   .describe("Command: objectives planned into orders, each worked in its own git worktree.");
