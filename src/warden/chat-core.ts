@@ -1,3 +1,4 @@
+import type { BrainChangeSink, BrainFileChange } from "../attest/index.js";
 import type { CellHandle } from "../cells/index.js";
 import type { TurnFailure } from "../contracts/index.js";
 import { Emitter, type Logger, NotFoundError } from "../core/index.js";
@@ -26,6 +27,8 @@ export interface ChatCoreOptions {
   audit?: (entry: AuditEntry) => void;
   /** Longest a turn may run before the warden gives up on it. */
   turnTimeoutMs?: number;
+  /** Where each change of a brain is recorded as a node of its history (provenance); none when absent. */
+  brainChanges?: BrainChangeSink;
 }
 
 const zero = { input_tokens: 0, output_tokens: 0 };
@@ -55,6 +58,23 @@ export class ChatCore implements ChatService {
       // A job may have rewritten a prompt file as much as a turn can.
       const cell = options.cells.running(userId);
       if (cell) void options.soul.scan(userId, cell, "agent").catch(() => undefined);
+      this.brainChanged(userId, `job ${status.job_id} ${status.status}`);
+    });
+  }
+
+  /**
+   * A user's brain may have changed (a turn, a job, an edit through the warden): its history records the new
+   * state in the background, so nothing the user waits for waits on it; a failure is logged, never thrown.
+   */
+  brainChanged(userId: string, cause: string, changes?: readonly BrainFileChange[]): void {
+    const sink = this.options.brainChanges;
+    if (!sink) return;
+    void sink.brainChanged({ userId, cause, ...(changes ? { changes } : {}) }).then((outcome) => {
+      if (!outcome.ok)
+        this.options.logger.warn(
+          { user: userId, cause, reason: outcome.error },
+          "the brain history could not record a change",
+        );
     });
   }
 
@@ -222,6 +242,8 @@ export class ChatCore implements ChatService {
                 "the prompt files could not be checked after the turn",
               ),
             );
+          // After the soul scan, which may have put an approved prompt file back.
+          this.brainChanged(input.userId, reply.turn_id ? `turn ${reply.turn_id}` : `turn in ${sessionId}`);
           const error = reply.error ? explainTurnError(reply.error, reply.failure) : undefined;
           const failure = error ? (reply.failure ? turnFailureOf(reply.failure) : "agent_error") : undefined;
           conversations.append(

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
+import { createBrainHistorySink } from "../attest/index.js";
 import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir } from "../cells/index.js";
 import { CommandService, type CommandServiceOptions } from "../command/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
@@ -128,7 +129,20 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     : undefined;
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
-  const chat = new ChatCore({ cells, conversations, soul, logger, audit: (entry) => audit.record(entry) });
+  // Brains the host holds as directories (bwrap and process cells) are read whole after each change.
+  const brains = usersDir(config, options.home);
+  const brainChanges = createBrainHistorySink({
+    home: options.home,
+    brainDirOf: (userId) => `${brains}/${userId}/brain`,
+  });
+  const chat = new ChatCore({
+    cells,
+    conversations,
+    soul,
+    logger,
+    audit: (entry) => audit.record(entry),
+    brainChanges,
+  });
   // The agent's command tool reaches the command this warden hosts, checked by the desk as the cell's user.
   if (command)
     cells.serveCommands(
@@ -243,6 +257,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       await escalationRelay?.stop();
       await router.close().catch(() => undefined);
       await cells.stopAll();
+      await brainChanges.settle();
       // With the cells gone every turn has ended; a connection still open after a short grace (a client that
       // never finishes sending its request) is closed rather than waited for, so a stop takes seconds, not the
       // minute of the server's header timeout.

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -46,6 +46,18 @@ describe("the brain history sink", () => {
     expect(log.length).toBeGreaterThanOrEqual(1);
     expect(log.length).toBeLessThanOrEqual(2);
     expect(log[0]?.node.workspace.artifact_hash).toBe(treeHash(readBrainTree(brainOf("ada"))));
+  });
+
+  it("settle waits for every change handed in, the ones waiting behind a running record too", async () => {
+    const sink = sinkFor();
+    void sink.brainChanged({ userId: "ada", cause: "turn 1" });
+    writeFileSync(join(brainOf("ada"), "memory.md"), "two\n");
+    void sink.brainChanged({ userId: "ada", cause: "turn 2" });
+    await sink.settle();
+    const history = BrainHistory.open(home, "ada");
+    const head = history.nodes.get(history.head() as string);
+    expect(head.workspace.artifact_hash).toBe(treeHash(readBrainTree(brainOf("ada"))));
+    expect(existsSync(join(history.dir, "lock"))).toBe(false);
   });
 
   it("a brain that is not a directory here is recorded from the reported changes, or skipped without them", async () => {

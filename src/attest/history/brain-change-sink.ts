@@ -22,6 +22,8 @@ export type BrainChangeOutcome =
 /** Called by the warden after each change of a brain; the turn need not wait for it. */
 export interface BrainChangeSink {
   brainChanged(change: BrainChange): Promise<BrainChangeOutcome>;
+  /** Resolves once every change handed in so far is recorded: a stopping warden leaves no record half-written. */
+  settle(): Promise<void>;
 }
 
 /**
@@ -39,6 +41,12 @@ export function createBrainHistorySink(options: {
 }): BrainChangeSink {
   // A user is in the map while a record of theirs runs; `waiting` is what arrived meanwhile.
   const users = new Map<string, { waiting?: Waiting }>();
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise));
+    return promise;
+  };
 
   const recordOne = async (change: BrainChange): Promise<BrainChangeOutcome> => {
     try {
@@ -67,10 +75,14 @@ export function createBrainHistorySink(options: {
       const state = users.get(change.userId);
       if (!state) {
         users.set(change.userId, {});
-        return recordOne(change).finally(() => next(change.userId));
+        return track(recordOne(change).finally(() => next(change.userId)));
       }
       state.waiting = merge(state.waiting, change);
       return state.waiting.outcome;
+    },
+    async settle() {
+      // A record that ends may start the one waiting behind it: wait until none is left.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 
@@ -82,9 +94,11 @@ export function createBrainHistorySink(options: {
       return;
     }
     state.waiting = undefined;
-    void recordOne(waiting.change)
-      .then(waiting.settle)
-      .finally(() => next(userId));
+    void track(
+      recordOne(waiting.change)
+        .then(waiting.settle)
+        .finally(() => next(userId)),
+    );
   }
 }
 

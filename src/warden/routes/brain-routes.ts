@@ -20,7 +20,7 @@ import { checkJobsToml, JOBS_FILE } from "./cron-file.js";
  * brain itself). A person's edits of prompt files (soul.md, identity.md, instructions/) become what the soul guard
  * compares the agent's changes with.
  */
-export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit">) {
+export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit" | "chat">) {
   return [
     defineRoute({
       method: "GET",
@@ -76,6 +76,9 @@ export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit">) {
           action: "brain.write",
           detail: { path: body.path, bytes: Buffer.byteLength(body.content) },
         });
+        ctx.chat.brainChanged(auth.userId, `memory edit in the UI: write ${body.path}`, [
+          { path: body.path, content: body.content },
+        ]);
         return { path: body.path, written: true };
       },
     }),
@@ -106,6 +109,9 @@ export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit">) {
           action: "brain.delete",
           detail: { path: query.path },
         });
+        ctx.chat.brainChanged(auth.userId, `memory edit in the UI: delete ${query.path}`, [
+          { path: query.path, content: null },
+        ]);
         return { path: query.path, deleted: true };
       },
     }),
