@@ -133,6 +133,19 @@ describe("state bundles", () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  it("a bundle folder whose locator is missing or not JSON is refused naming the file", async () => {
+    const dir = join(root, "no-locator");
+    mkdirSync(dir);
+    writeFileSync(join(dir, BUNDLE_FILE), encryptBundle(Buffer.alloc(1024), key));
+    await expect(unpackState(dir, key, join(dir, "t"))).rejects.toThrow(
+      /^bundle_locator_next\.json: is missing from the bundle folder/,
+    );
+    writeFileSync(join(dir, LOCATOR_FILE), "{not json");
+    await expect(unpackState(dir, key, join(dir, "t"))).rejects.toThrow(
+      /^bundle_locator_next\.json: is not JSON/,
+    );
+  });
+
   it("restores only into an empty directory", async () => {
     await packTo(brain, out, key);
     const target = join(root, "occupied");

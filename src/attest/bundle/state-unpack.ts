@@ -34,7 +34,7 @@ export interface UnpackedState {
 export async function unpackState(bundleDir: string, key: Buffer, targetDir: string): Promise<UnpackedState> {
   const locator = parseContract(
     bundleLocatorContract,
-    JSON.parse(await readFile(join(bundleDir, LOCATOR_FILE), "utf8")),
+    await readJsonFile(join(bundleDir, LOCATOR_FILE), LOCATOR_FILE),
   );
   const sealed = await readFile(join(bundleDir, BUNDLE_FILE));
   const actual = `sha256:${sha256Hex(sealed)}`;
@@ -77,7 +77,7 @@ function splitBundle(entries: TarEntry[]) {
   const [first, ...rest] = entries;
   if (first?.path !== MANIFEST_ENTRY || first.type !== "file")
     throw new InvalidInputError("bundle entry manifest.json", "must be the bundle's first entry");
-  const parsed = bundleManifestSchema.safeParse(JSON.parse(first.data.toString("utf8")));
+  const parsed = bundleManifestSchema.safeParse(parseJson(first.data.toString("utf8"), MANIFEST_ENTRY));
   if (!parsed.success)
     throw new InvalidInputError("manifest.json", parsed.error.issues[0]?.message ?? "is invalid");
   if (!canonicalBytes(parsed.data).equals(first.data))
@@ -106,4 +106,23 @@ async function prepareEmptyTarget(dir: string): Promise<void> {
       `${dir} is not empty; a bundle is restored only into an empty directory`,
     );
   await mkdir(dir, { recursive: true, mode: 0o700 });
+}
+
+/** A JSON file of the bundle folder; missing or malformed, refused naming it. */
+export async function readJsonFile(file: string, shown: string): Promise<unknown> {
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new InvalidInputError(
+      shown,
+      error.code === "ENOENT" ? "is missing from the bundle folder" : error.message,
+    );
+  });
+  return parseJson(text, shown);
+}
+
+function parseJson(text: string, shown: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidInputError(shown, `is not JSON: ${(cause as Error).message}`, { cause });
+  }
 }

@@ -86,9 +86,11 @@ async function findBundle(dir: string, state: string | undefined): Promise<strin
   const names = await readdir(root).catch(() => [] as string[]);
   const steps: Array<{ dir: string; step: number }> = [];
   for (const name of names) {
-    const locator = bundleLocatorSchema.safeParse(
-      JSON.parse(await readFile(join(root, name, LOCATOR_FILE), "utf8").catch(() => "null")),
-    );
+    // A folder that is not a bundle (no locator, not JSON) is passed over, not an error.
+    const json = await readFile(join(root, name, LOCATOR_FILE), "utf8")
+      .then((text) => JSON.parse(text) as unknown)
+      .catch(() => null);
+    const locator = bundleLocatorSchema.safeParse(json);
     if (locator.success) steps.push({ dir: join(root, name), step: locator.data.ratchet_step ?? -1 });
   }
   if (steps.length === 0)
