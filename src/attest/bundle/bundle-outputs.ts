@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   bundleLocatorContract,
   nextTokensContract,
@@ -43,7 +43,7 @@ export interface SealInput {
  */
 export async function sealState(input: SealInput): Promise<SealedState> {
   const { packed, wrap } = input;
-  const dir = join(packed.file, "..");
+  const dir = dirname(packed.file);
   const base = input.locatorBase ?? `artifact://bundles/${packed.stateId}`;
   const at = { stateId: packed.stateId, step: packed.ratchetStep };
   const nextKey = ratchetKey(input.key, at);
