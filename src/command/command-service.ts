@@ -169,6 +169,8 @@ export class CommandService {
       await this.oversight.dutyOfficer.stop();
       await this.runs.close();
       await this.workers?.stop();
+      // Gate cells still stopping after their answers, and the scratch checkouts they had.
+      await this.integrator?.settled();
       await this.queue.close();
       await this.store.close();
     })();

@@ -39,6 +39,11 @@ export interface GateRunner {
 export interface GateOutcome {
   results: GateCommandResult[];
   skipped: ReadonlyArray<{ path: string; reason: string }>;
+  /**
+   * Resolves once the gate's cell has exited (never rejects): the tree it had must not be removed before, and
+   * the caller need not wait for it to use the results. Absent: nothing is left running.
+   */
+  released?: Promise<void>;
 }
 
 /** The cell a gate runs in: one of the order's user's command cells. */
@@ -74,7 +79,7 @@ export const GATE_DIR = "work";
 /**
  * Gates in a cell (ARCHITECTURE.md "Command": acceptance commands and gates run in a cell): the order's code
  * is untrusted, so a test that reads the host's files or calls out finds neither there. One cell per gate run,
- * released whatever happens.
+ * released whatever happens: after a failure before the run returns, after an answer alongside what follows.
  */
 export class CellGateRunner implements GateRunner {
   constructor(private readonly options: GateCellsOptions) {}
@@ -107,9 +112,12 @@ export class CellGateRunner implements GateRunner {
       const parsed = gateReplySchema.safeParse(safeJson(reply.text));
       if (!parsed.success)
         throw new Error(`the gate cell's answer is not a gate result: ${reply.text.slice(0, 200)}`);
-      return { results: parsed.data.results, skipped };
-    } finally {
+      // Stopping the cell is left to go on while integration merges: the answer is in, and it is all the host reads.
+      const released = cells.release(cell).catch(() => undefined);
+      return { results: parsed.data.results, skipped, released };
+    } catch (error) {
       await cells.release(cell);
+      throw error;
     }
   }
 }

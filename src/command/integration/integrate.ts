@@ -52,6 +52,8 @@ export class Integrator {
   private readonly garrisonId: string;
   /** Per theater repository, the end of the line of merges waiting to be gated and promoted (see inLine). */
   private readonly lines = new Map<string, Promise<void>>();
+  /** Gate cells still stopping and their scratch checkouts still going (see settled). */
+  private readonly cleanups = new Set<Promise<void>>();
   constructor(private readonly options: IntegratorOptions) {
     this.garrisonId = options.garrisonId ?? "local";
   }
@@ -169,10 +171,11 @@ export class Integrator {
           commandTimeoutMs: this.options.commandTimeoutMs ?? 600_000,
         });
       } catch (error) {
-        return failed([], { reason: `the gate could not run: ${(error as Error).message}`, stage: "gate" });
-      } finally {
         await prepared.remove();
+        return failed([], { reason: `the gate could not run: ${(error as Error).message}`, stage: "gate" });
       }
+      // The scratch checkout goes once the gate's cell has exited, off the order's path: nothing reads it again.
+      this.afterward((outcome.released ?? Promise.resolve()).then(() => prepared.remove()));
       const { results } = outcome;
       const gates: Gate[] = [{ name: "merge", passed: true }, ...treeGate(outcome), ...results.map(gateOf)];
       const failure = results.find((r) => r.exit !== 0 || r.timed_out);
@@ -201,6 +204,16 @@ export class Integrator {
    * promoted and are made again; several runs finishing at once used up every attempt that way and failed orders
    * whose gates had passed. In line, main moves only under another process's merge.
    */
+  /** Resolves once every gate cell this integrator started has exited and its scratch checkout is removed. */
+  async settled(): Promise<void> {
+    while (this.cleanups.size > 0) await Promise.all([...this.cleanups]);
+  }
+
+  private afterward(work: Promise<void>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.cleanups.delete(tracked));
+    this.cleanups.add(tracked);
+  }
+
   private inLine<T>(repo: string, work: () => Promise<T>): Promise<T> {
     const previous = this.lines.get(repo) ?? Promise.resolve();
     const result = previous.then(work);
