@@ -1,8 +1,10 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { COMMAND_JOURNEYS } from "./test/command/journeys.js";
 
 // The default suite: unit tests beside their files and integration tests under test/.
-// Slow suites (Postgres, microvm boots, chaos) and the browser journeys have their own configs and npm scripts.
+// Slow suites (Postgres, microvm boots, chaos, command's process journeys) and the browser journeys have their
+// own configs and npm scripts.
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
@@ -14,7 +16,14 @@ export default defineConfig({
     // Two files at a time on two cores, where vitest's default leaves one core to itself: most files spend their
     // time waiting on processes (cells, the CLI, servers), not computing, so one worker left a core idle.
     maxWorkers: Math.max(2, availableParallelism()),
-    exclude: ["test/slow/**", "test/chaos/**", "test/ui/browser/**", "ui/**", "node_modules/**"],
+    exclude: [
+      "test/slow/**",
+      "test/chaos/**",
+      "test/ui/browser/**",
+      ...COMMAND_JOURNEYS,
+      "ui/**",
+      "node_modules/**",
+    ],
     // `npm run coverage`: the default suite with V8's line coverage of src/ (into coverage/), summed per folder by
     // scripts/coverage-by-folder.ts. Off in `npm test`, which it slows.
     coverage: {
