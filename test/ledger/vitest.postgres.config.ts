@@ -1,8 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// The ledger suite and the command queue's and workers' journeys against PostgreSQL. Command's chaos run on
-// PostgreSQL (test/chaos) stays outside it until an integration cut off mid-merge is resumed. `npm run
+// The ledger suite, the command queue's and workers' journeys and command's chaos run against PostgreSQL. `npm run
 // test:postgres` starts a throwaway cluster (scripts/postgres-test-cluster.sh), which exports
 // IRONCLAW_TEST_POSTGRES_URL, then runs this config.
 export default defineConfig({
@@ -12,6 +11,7 @@ export default defineConfig({
       "test/ledger/**/*.test.ts",
       "test/command/queue-postgres.test.ts",
       "test/command/workers-postgres.test.ts",
+      "test/chaos/command-chaos-postgres.test.ts",
     ],
     env: { IRONCLAW_LEDGER_TEST_STORE: "postgres" },
     testTimeout: 60_000,
