@@ -63,6 +63,16 @@ describe("ironclaw brain log|show|diff|restore", () => {
     } finally {
       rmSync(join(userDir, "brain.lock"));
     }
+    // A directory brain has no lock: a running warden on this home may start the user's cell at any message.
+    const address = join(home, "warden.address.json");
+    writeFileSync(address, JSON.stringify({ url: "http://127.0.0.1:1", pid: process.pid, started_at: "" }));
+    try {
+      const refused = await brainCli("restore", nodes[0]?.node.node_id as string);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/a warden is running .*stop it first/);
+    } finally {
+      rmSync(address);
+    }
   });
 
   it("restore through the real binary writes the old files back as a new node", async () => {

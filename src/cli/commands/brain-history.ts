@@ -1,8 +1,9 @@
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { BrainHistory, type HistoryEntry, hashBrainDatabase } from "../../attest/index.js";
-import { brainLockHolder, loadHostConfig, usersDir } from "../../cells/index.js";
+import { brainLockHolder, listKeptCells, loadHostConfig, usersDir } from "../../cells/index.js";
 import { ConflictError, IronclawError, ironclawHome } from "../../core/index.js";
+import { runningWardenUrl } from "../../warden/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, jsonOption } from "../command-spec.js";
 
@@ -109,7 +110,11 @@ function openHistory(io: CliIo, userId: string): BrainHistory {
   return BrainHistory.open(ironclawHome(io.env), userId);
 }
 
-/** The user's brain directory, refused while a cell holds it or when it is a disk image the host cannot write. */
+/**
+ * The user's brain directory, refused while a cell may write it: a cell holds its lock (brain disks), a cell
+ * `ironclaw cell` keeps runs for the user, or a warden runs on this home (it starts the user's cell on their next
+ * message, and a directory brain has no lock). Refused too when it is a disk image the host cannot write.
+ */
 async function stoppedBrainDir(io: CliIo, userId: string): Promise<string> {
   const home = ironclawHome(io.env);
   const userDir = join(usersDir(loadHostConfig(home), home), userId);
@@ -118,6 +123,16 @@ async function stoppedBrainDir(io: CliIo, userId: string): Promise<string> {
   if (holder !== undefined)
     throw new ConflictError(
       `the brain of ${userId} is in use by a running cell (pid ${holder}, ${lock}): stop it first, then restore`,
+    );
+  const kept = (await listKeptCells(join(home, "run", "cells"))).find((cell) => cell.user === userId);
+  if (kept)
+    throw new ConflictError(
+      `the brain of ${userId} is in use by a running cell (pid ${kept.pid}): stop it first (ironclaw cell stop --user ${userId}), then restore`,
+    );
+  const warden = runningWardenUrl(home);
+  if (warden)
+    throw new ConflictError(
+      `a warden is running on ${home} (${warden}) and may start ${userId}'s cell at any message: stop it first, then restore`,
     );
   const brainDir = join(userDir, "brain");
   if (!lstatSync(brainDir, { throwIfNoEntry: false })?.isDirectory()) {
