@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePublicKeyPem } from "../../src/attest/index.js";
 import { bundleLocatorSchema, nextTokensSchema, resultJsonSchema } from "../../src/contracts/index.js";
 import { sha256Hex } from "../../src/core/index.js";
 import { initBrain } from "../../src/memory/index.js";
@@ -129,6 +130,21 @@ describe("ironclaw attest export and brain import", { timeout: 180_000 }, () => 
     );
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/bundle_sha256 check failed/);
+  });
+
+  it("the evidence folder carries the host's public key; a folder of another host or a taken --key-out gets nothing", async () => {
+    const pem = readFileSync(join(evidence, "public-key.pem"), "utf8");
+    expect(parsePublicKeyPem(pem).asymmetricKeyType).toBe("ed25519");
+    const foreign = await runIronclawInProcess(["attest", "export", "alice", evidence], on(homeB));
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toMatch(/public-key\.pem is another host's public key/);
+    const taken = await runIronclawInProcess(
+      ["attest", "export", "alice", evidence, "--key-out", join(root, "k0")],
+      on(homeA),
+    );
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/--key-out: .*k0 exists/);
+    expect(readdirSync(join(evidence, "bundles"))).toHaveLength(2);
   });
 
   it("a brain disk is refused with what is not supported, not packed as a file", async () => {

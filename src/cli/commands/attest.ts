@@ -1,7 +1,13 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { exportBrainState, formatStateKey } from "../../attest/index.js";
+import {
+  exportBrainState,
+  formatStateKey,
+  loadOrCreateHostKey,
+  PUBLIC_KEY_FILE,
+} from "../../attest/index.js";
 import { listKeptCells } from "../../cells/index.js";
+import { InvalidInputError, IronclawError } from "../../core/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 import { directoryBrain, userBrainPlace } from "../user-brain.js";
@@ -18,8 +24,8 @@ encrypted bytes written. Each export is the next step of the user's key ratchet 
 \`ironclaw brain import\`.
 Brains of bwrap and process cells (users/<user>/brain/) are exported; a brain disk (users/<user>/brain.ext4, of
 microVM cells and of bwrap cells under a root warden) is not supported yet. Stop the user's cell first: a running
-agent may be writing its database. Certificates, nodes and the host's public key join the folder as the warden
-certifies turns and orders.`,
+agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem, for
+\`ironclaw verify\`.`,
   positionals: [
     { name: "user", required: true, description: "whose brain" },
     { name: "dir", required: true, description: "the evidence folder (created if missing)" },
@@ -38,10 +44,22 @@ certifies turns and orders.`,
     const brainDir = await directoryBrain(place, args.user);
     await warnIfRunning(io, place.home, args.user);
     const evidenceDir = resolve(io.cwd, args.dir);
-    const done = await exportBrainState({ home: place.home, user: args.user, brainDir, evidenceDir });
-    const key = formatStateKey(done.key);
+    // First: a folder that holds another host's key gets no bundle of this one.
+    await writePublicKey(evidenceDir, loadOrCreateHostKey(place.home).publicKeyPem);
     const keyOut = options["key-out"] === undefined ? undefined : resolve(io.cwd, options["key-out"]);
-    if (keyOut) await writeFile(keyOut, `${key}\n`, { mode: 0o600, flag: "wx" });
+    // Opened before the export: a key file that cannot be written must not leave a bundle no one can open.
+    const keyFile = keyOut === undefined ? undefined : await openNewKeyFile(keyOut);
+    let done: Awaited<ReturnType<typeof exportBrainState>>;
+    try {
+      done = await exportBrainState({ home: place.home, user: args.user, brainDir, evidenceDir });
+      await keyFile?.writeFile(`${formatStateKey(done.key)}\n`);
+    } catch (error) {
+      if (keyOut !== undefined) await rm(keyOut, { force: true });
+      throw error;
+    } finally {
+      await keyFile?.close();
+    }
+    const key = formatStateKey(done.key);
     const { packed } = done;
     if (options.json) {
       const summary = {
@@ -74,6 +92,26 @@ certifies turns and orders.`,
     return 0;
   },
 });
+
+async function openNewKeyFile(file: string) {
+  return open(file, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+    throw new InvalidInputError("--key-out", `${file} exists; a state key is written only to a new file`);
+  });
+}
+
+/** The host's public key beside the bundles, as `ironclaw verify` reads it; a folder of another host is refused. */
+async function writePublicKey(evidenceDir: string, pem: string): Promise<void> {
+  const file = join(evidenceDir, PUBLIC_KEY_FILE);
+  await mkdir(evidenceDir, { recursive: true });
+  const existing = await readFile(file, "utf8").catch(() => undefined);
+  if (existing === undefined) await writeFile(file, pem, { mode: 0o644 });
+  else if (existing !== pem)
+    throw new IronclawError(
+      "evidence_foreign",
+      `${file} is another host's public key: export into a folder of its own`,
+    );
+}
 
 /** A cell kept by `ironclaw cell start` may be writing the brain while it is read. */
 async function warnIfRunning(io: CliIo, home: string, user: string): Promise<void> {
