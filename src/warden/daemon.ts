@@ -134,6 +134,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const brainChanges = createBrainHistorySink({
     home: options.home,
     brainDirOf: (userId) => `${brains}/${userId}/brain`,
+    // Past the end of the turn that made the change; a person's next message is seconds away.
+    delayMs: 250,
   });
   const chat = new ChatCore({
     cells,

@@ -1,4 +1,5 @@
 import { lstatSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { hashBrainDatabase } from "./brain-database.js";
 import { type BrainFileChange, BrainHistory, type HistoryEntry } from "./brain-history.js";
 
@@ -30,16 +31,19 @@ export interface BrainChangeSink {
  * The sink that records each change in the user's BrainHistory. A brain the host can read as a directory
  * (the bwrap and process backends without images) is read whole, so the node is the brain as it is, whatever
  * the warden was told; a brain the host cannot read (a disk image a cell has mounted) is recorded from the
- * changes the warden passes, when it passes them with a database hash. Changes of one user that arrive while
- * one is being recorded wait as one: however fast turns end, a user has at most one record running and one
- * waiting.
+ * changes the warden passes, when it passes them with a database hash. A record starts `delayMs` after the
+ * change that asked for it, so the end of the turn that made the change (its last events, the cell's stream
+ * closing) is not held up by reading the brain and running git; changes of one user that arrive meanwhile, or
+ * while one is being recorded, wait as one: a user has at most one record running and one waiting.
  */
 export function createBrainHistorySink(options: {
   home: string;
   /** The user's brain directory on the host, or undefined when it is not one (an image, another host). */
   brainDirOf: (userId: string) => string | undefined;
+  /** How long after a change its record starts (default 0: on the next turn of the event loop). */
+  delayMs?: number;
 }): BrainChangeSink {
-  // A user is in the map while a record of theirs runs; `waiting` is what arrived meanwhile.
+  // A user is in the map while a record of theirs is due or runs; `waiting` is what it will record next.
   const users = new Map<string, { waiting?: Waiting }>();
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(promise: Promise<T>): Promise<T> => {
@@ -74,8 +78,10 @@ export function createBrainHistorySink(options: {
     brainChanged(change) {
       const state = users.get(change.userId);
       if (!state) {
-        users.set(change.userId, {});
-        return track(recordOne(change).finally(() => next(change.userId)));
+        const waiting = merge(undefined, change);
+        users.set(change.userId, { waiting });
+        void track(sleep(options.delayMs ?? 0).then(() => next(change.userId)));
+        return waiting.outcome;
       }
       state.waiting = merge(state.waiting, change);
       return state.waiting.outcome;
