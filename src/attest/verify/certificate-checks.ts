@@ -1,26 +1,16 @@
-import { verify as verifySignature } from "node:crypto";
-import { type Certificate, certificateSchema, isJsonObject, normalizeSha256 } from "../../contracts/index.js";
-import { issuesFromZod } from "../../core/index.js";
-import { proofLocator } from "../sign/issue.js";
-import { digestOf, nodeContentSha256, proofSchema, publicInputsOf, signedMessage } from "../sign/proof.js";
-import { keyIdOf, parsePublicKeyPem } from "../sign/public-key.js";
-import { type EvidenceFile, parseJson } from "./evidence.js";
-import { type CheckName, type CheckResult, fail, notRun, pass } from "./report.js";
-
-/** One certificate and what the folder holds for it. */
-export interface CertificateEvidence {
-  jobId: string;
-  certificate: EvidenceFile;
-  proof?: EvidenceFile | undefined;
-  publicKey?: EvidenceFile | undefined;
-  /** The node whose `attestation.proof_ref` names this job's proof. */
-  node?: EvidenceFile | undefined;
-  /** In an evidence folder missing evidence fails; for a lone certificate the check could not run. */
-  missing: "fail" | "not_run";
-  at: Date;
-}
-
-type Parsed<T> = { value: T } | { error: string; file: string; field?: string };
+import { type Certificate, normalizeSha256 } from "../../contracts/index.js";
+import { digestOf } from "../sign/proof.js";
+import {
+  absent,
+  type CertificateEvidence,
+  field,
+  type Parsed,
+  readCertificate,
+  readObject,
+} from "./certificate-evidence.js";
+import { parseJson } from "./evidence.js";
+import { checkProof } from "./proof-check.js";
+import { type CheckResult, fail, pass } from "./report.js";
 
 /** The four checks of seed 002 §5, in its order. */
 export function checkCertificate(ev: CertificateEvidence): CheckResult[] {
@@ -32,128 +22,6 @@ export function checkCertificate(ev: CertificateEvidence): CheckResult[] {
     checkArtifactHash(ev, node),
     checkModeFields(ev, certificate),
   ];
-}
-
-function absent(ev: CertificateEvidence, check: CheckName, reason: string): CheckResult {
-  return ev.missing === "fail" ? fail(check, reason) : notRun(check, reason);
-}
-
-function readCertificate(file: EvidenceFile): Parsed<Certificate> {
-  const json = parseJson(file);
-  if ("error" in json) return { error: json.error, file: file.file };
-  const parsed = certificateSchema.safeParse(json.value);
-  if (parsed.success) return { value: parsed.data };
-  const [first] = issuesFromZod(parsed.error);
-  return { error: `${file.file}: ${first?.path}: ${first?.message}`, file: file.file, field: first?.path };
-}
-
-function readObject(file: EvidenceFile): Parsed<Record<string, unknown>> {
-  const json = parseJson(file);
-  if ("error" in json) return { error: json.error, file: file.file };
-  if (!isJsonObject(json.value))
-    return { error: `${file.file} is not a JSON object`, file: file.file, field: "$" };
-  return { value: json.value };
-}
-
-function field(object: unknown, ...path: string[]): unknown {
-  let at = object;
-  for (const key of path) at = isJsonObject(at) ? at[key] : undefined;
-  return at;
-}
-
-/** §5.1: the signature holds for the host's key, over this certificate's digest and its own public inputs. */
-function checkProof(
-  ev: CertificateEvidence,
-  certificate: Parsed<Certificate>,
-  node: Parsed<Record<string, unknown>> | undefined,
-): CheckResult {
-  const proofName = `proofs/${ev.jobId}.json`;
-  if (ev.proof === undefined) return absent(ev, "proof", `no proof: ${proofName} is missing`);
-  if (ev.publicKey === undefined) return absent(ev, "proof", "no public key: public-key.pem is missing");
-  const at = { file: ev.proof.file };
-  const json = parseJson(ev.proof);
-  if ("error" in json) return fail("proof", json.error, at);
-  const parsed = proofSchema.safeParse(json.value);
-  if (!parsed.success) {
-    const [first] = issuesFromZod(parsed.error);
-    return fail("proof", `${ev.proof.file}: ${first?.path}: ${first?.message}`, {
-      ...at,
-      field: first?.path,
-    });
-  }
-  const proof = parsed.data;
-  let publicKey: ReturnType<typeof parsePublicKeyPem>;
-  try {
-    publicKey = parsePublicKeyPem(ev.publicKey.bytes.toString("utf8"), ev.publicKey.file);
-  } catch (error) {
-    return fail("proof", (error as Error).message, { file: ev.publicKey.file });
-  }
-  if (proof.key_id !== keyIdOf(publicKey))
-    return fail("proof", `${ev.proof.file}: $.key_id names another key than public-key.pem`, {
-      ...at,
-      field: "$.key_id",
-    });
-  const message = signedMessage(proof.certificate_sha256, proof.public_inputs);
-  if (!verifySignature(null, message, publicKey, Buffer.from(proof.signature, "base64")))
-    return fail(
-      "proof",
-      `${ev.proof.file}: $.signature does not verify for public-key.pem over its certificate digest and public inputs`,
-      { ...at, field: "$.signature" },
-    );
-  const actual = digestOf(ev.certificate.bytes);
-  if (proof.certificate_sha256 !== actual)
-    return fail(
-      "proof",
-      `${ev.proof.file}: $.certificate_sha256 is ${proof.certificate_sha256}, but ${ev.certificate.file} hashes to ${actual}`,
-      { ...at, field: "$.certificate_sha256" },
-    );
-  if ("error" in certificate)
-    return fail("proof", `cannot compare public inputs: ${certificate.error}`, {
-      file: certificate.file,
-      field: certificate.field,
-    });
-  const expected = publicInputsOf(certificate.value, proof.public_inputs.node_sha256);
-  for (const [key, value] of Object.entries(expected)) {
-    if (key === "node_sha256") continue;
-    const signed = (proof.public_inputs as Record<string, unknown>)[key];
-    if (signed !== value)
-      return fail(
-        "proof",
-        `${ev.proof.file}: $.public_inputs.${key} is ${JSON.stringify(signed)}, the certificate says ${JSON.stringify(value)}`,
-        { ...at, field: `$.public_inputs.${key}` },
-      );
-  }
-  return checkNodeBinding(ev, proof.public_inputs.node_sha256, node, proofName);
-}
-
-/** The signed node content and the node's pointer back to this proof, when a node is at hand. */
-function checkNodeBinding(
-  ev: CertificateEvidence,
-  signedNode: string | undefined,
-  node: Parsed<Record<string, unknown>> | undefined,
-  proofName: string,
-): CheckResult {
-  if (node === undefined || ev.node === undefined)
-    return pass("proof", `signature valid for the host key; public inputs match ${ev.certificate.file}`);
-  if ("error" in node) return fail("proof", node.error, { file: node.file });
-  const ref = field(node.value, "attestation", "proof_ref");
-  if (ref !== proofLocator(ev.jobId))
-    return fail(
-      "proof",
-      `${ev.node.file}: $.attestation.proof_ref is ${JSON.stringify(ref)}, not ${proofLocator(ev.jobId)}`,
-      { file: ev.node.file, field: "$.attestation.proof_ref" },
-    );
-  if (signedNode !== undefined && nodeContentSha256(node.value) !== signedNode)
-    return fail(
-      "proof",
-      `${ev.node.file} differs from the node content ${proofName} signed ($.public_inputs.node_sha256)`,
-      { file: ev.node.file },
-    );
-  const what = signedNode === undefined ? "" : ` and the content of ${ev.node.file}`;
-  return pass(
-    "proof",
-    `signature valid for the host key over ${ev.certificate.file}${what}; public inputs match`,
-  );
 }
 
 /** §5.2: the commit the node requires is the one the certificate and its proof pin. */
