@@ -26,6 +26,7 @@ export type BrainTree = Map<string, Buffer>;
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 const MAX_TREE_BYTES = 512 * 1024 * 1024;
 const MAX_DEPTH = 64;
+const MAX_FILES = 50_000;
 
 export class BrainTreeError extends IronclawError {
   override readonly name = "BrainTreeError";
@@ -61,6 +62,8 @@ export function readBrainTree(root: string): BrainTree {
         } else if (entry.isFile() && isHistoryPath(path)) {
           const content = readRegular(dir, entry.name, path);
           if (content === undefined) continue;
+          if (found.length >= MAX_FILES)
+            throw new BrainTreeError(`the markdown tree has more than ${MAX_FILES} files`);
           total += content.length;
           if (total > MAX_TREE_BYTES)
             throw new BrainTreeError(`the markdown tree passes ${MAX_TREE_BYTES} bytes`);
