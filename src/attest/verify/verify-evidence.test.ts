@@ -153,6 +153,25 @@ describe("verifyEvidence on the node chain", () => {
   });
 });
 
+describe("verifyEvidence on what is not evidence", () => {
+  it("does not call an empty folder verified", () => {
+    const report = verifyEvidence(mkdtempSync(join(tmpdir(), "ironclaw-empty-")));
+    expect(report).toMatchObject({ ok: false, certificates: [] });
+  });
+
+  it("fails the chain for a node stored under another node's name", () => {
+    const f = writeEvidenceFolder(1);
+    const a = "0d1e2f3a-4b5c-4d6e-9f7a-8b9c0d1e2f3a";
+    writeFileSync(
+      join(f.dir, "nodes", `${a}.json`),
+      canonicalBytes(unattestedNode(f.nodeIds[0] as string, null, a, 0)),
+    );
+    expect(verifyEvidence(f.dir, { at: f.now }).chain).toContainEqual(
+      expect.objectContaining({ status: "fail", field: "$.node_id", file: `nodes/${a}.json` }),
+    );
+  });
+});
+
 describe("verifyEvidence on one certificate", () => {
   it("checks a certificate inside an evidence folder against its proof, key and node", () => {
     const f = writeEvidenceFolder(1);
