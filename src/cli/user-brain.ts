@@ -1,8 +1,9 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { loadHostConfig, usersDir } from "../cells/index.js";
+import { listKeptCells, loadHostConfig, usersDir } from "../cells/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { InvalidInputError, IronclawError, ironclawHome } from "../core/index.js";
+import { runningWardenUrl } from "../warden/index.js";
 import type { CliIo } from "./command.js";
 
 const USER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -53,4 +54,16 @@ export async function directoryBrain(place: UserBrainPlace, user: string): Promi
       `the brain of ${user} is a disk image (${place.diskFile}, used by microVM cells and by bwrap cells under a root warden): exporting a brain disk is not supported yet`,
     );
   throw new IronclawError("brain_missing", `${user} has no brain under ${place.userDir}: nothing to export`);
+}
+
+/**
+ * Who may be writing the user's brain now: a cell kept by `ironclaw cell start`, or a warden on this home (it
+ * starts the user's cell at their next message). Undefined when neither runs.
+ */
+export async function brainWriter(home: string, user: string): Promise<string | undefined> {
+  const cells = await listKeptCells(join(home, "run", "cells"));
+  if (cells.some((c) => c.user === user))
+    return `the cell of ${user} is running (ironclaw cell stop --user ${user})`;
+  const warden = runningWardenUrl(home);
+  return warden === undefined ? undefined : `a warden runs on this home (${warden})`;
 }

@@ -109,11 +109,18 @@ describe("ironclaw attest export and brain import", { timeout: 180_000 }, () => 
     db.close();
   });
 
-  it("refuses to replace an existing brain unless --force, which moves it aside", async () => {
+  it("refuses to replace an existing brain unless --force, and while a warden runs on the home; --force moves it aside", async () => {
     const args = ["brain", "import", second.bundle_dir, "--user", "alice", "--key-file", join(root, "k1")];
     const refused = await runIronclawInProcess(args, on(homeB));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/alice already has a brain .*pass --force/);
+    // A warden on the home (this process stands in as its live pid) may start the cell on the brain at any message.
+    const address = join(homeB, "warden.address.json");
+    writeFileSync(address, JSON.stringify({ url: "http://127.0.0.1:1", pid: process.pid, started_at: "x" }));
+    const inUse = await runIronclawInProcess([...args, "--force"], on(homeB));
+    rmSync(address);
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toMatch(/a warden runs on this home .*stop it before replacing the brain of alice/);
     const forced = await runIronclawInProcess([...args, "--force"], on(homeB));
     expect(forced.code).toBe(0);
     expect(forced.stdout).toMatch(/moved the previous brain to .*brain\.before-import-/);

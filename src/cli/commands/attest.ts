@@ -6,11 +6,10 @@ import {
   loadOrCreateHostKey,
   PUBLIC_KEY_FILE,
 } from "../../attest/index.js";
-import { listKeptCells } from "../../cells/index.js";
 import { InvalidInputError, IronclawError } from "../../core/index.js";
-import { type CliIo, println } from "../command.js";
+import { println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
-import { directoryBrain, userBrainPlace } from "../user-brain.js";
+import { brainWriter, directoryBrain, userBrainPlace } from "../user-brain.js";
 
 const exportState = defineCommand({
   name: "export",
@@ -42,7 +41,8 @@ agent may be writing its database. The host's Ed25519 public key is written as <
   async run({ options, args }, io) {
     const place = userBrainPlace(io, args.user);
     const brainDir = await directoryBrain(place, args.user);
-    await warnIfRunning(io, place.home, args.user);
+    const writer = await brainWriter(place.home, args.user);
+    if (writer) println(io.stderr, `warning: ${writer}; a brain being written may be caught mid-change`);
     const evidenceDir = resolve(io.cwd, args.dir);
     // First: a folder that holds another host's key gets no bundle of this one.
     await writePublicKey(evidenceDir, loadOrCreateHostKey(place.home).publicKeyPem);
@@ -110,16 +110,6 @@ async function writePublicKey(evidenceDir: string, pem: string): Promise<void> {
     throw new IronclawError(
       "evidence_foreign",
       `${file} is another host's public key: export into a folder of its own`,
-    );
-}
-
-/** A cell kept by `ironclaw cell start` may be writing the brain while it is read. */
-async function warnIfRunning(io: CliIo, home: string, user: string): Promise<void> {
-  const cells = await listKeptCells(join(home, "run", "cells"));
-  if (cells.some((c) => c.user === user))
-    println(
-      io.stderr,
-      `warning: the cell of ${user} is running; stop it (ironclaw cell stop --user ${user}) for a consistent database`,
     );
 }
 

@@ -7,7 +7,7 @@ import { bundleLocatorSchema } from "../../contracts/index.js";
 import { InvalidInputError, IronclawError } from "../../core/index.js";
 import { println } from "../command.js";
 import { defineCommand } from "../command-spec.js";
-import { kindAt, userBrainPlace } from "../user-brain.js";
+import { brainWriter, kindAt, type UserBrainPlace, userBrainPlace } from "../user-brain.js";
 
 export const importBrain = defineCommand({
   name: "import",
@@ -41,7 +41,7 @@ of the user's key ratchet on this host. An existing brain is kept unless --force
     const place = userBrainPlace(io, options.user);
     const bundleDir = await findBundle(resolve(io.cwd, args.dir), options.state);
     const key = parseStateKey(await readFile(resolve(io.cwd, options["key-file"]), "utf8"), "--key-file");
-    const present = await existingBrain(place.brainDir, place.diskFile, options.force, options.user);
+    const present = await existingBrain(place, options.user, options.force);
     await mkdir(place.userDir, { recursive: true, mode: 0o700 });
     // Restored beside the brain and renamed into place: an import that fails half way leaves no half brain.
     const staging = `${place.brainDir}.import-${randomBytes(4).toString("hex")}`;
@@ -105,19 +105,19 @@ async function findBundle(dir: string, state: string | undefined): Promise<strin
 }
 
 /** The brain (directory or disk) already there; refused unless forced, since import would replace it. */
-async function existingBrain(
-  brainDir: string,
-  diskFile: string,
-  force: boolean,
-  user: string,
-): Promise<string[]> {
+async function existingBrain(place: UserBrainPlace, user: string, force: boolean): Promise<string[]> {
   const present: string[] = [];
-  for (const path of [brainDir, diskFile]) if ((await kindAt(path)) !== undefined) present.push(path);
+  for (const path of [place.brainDir, place.diskFile])
+    if ((await kindAt(path)) !== undefined) present.push(path);
   if (present.length > 0 && !force)
     throw new IronclawError(
       "brain_exists",
       `${user} already has a brain (${present.join(", ")}); pass --force to move it aside and import anyway`,
     );
+  // A running cell would go on writing the brain it holds, moved aside or not.
+  const writer = present.length > 0 ? await brainWriter(place.home, user) : undefined;
+  if (writer)
+    throw new IronclawError("brain_in_use", `${writer}: stop it before replacing the brain of ${user}`);
   return present;
 }
 
