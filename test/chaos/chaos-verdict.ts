@@ -44,7 +44,10 @@ export async function brokenRules(store: EventStore, repo: string, runIds: strin
           : order?.status !== "CANCELLED" || !reasonOf("ORDER_CANCELLED")
       )
         broken.push(
-          `${name} ended ${order?.status} (integration ${order?.integration_state}): neither integrated nor over with a reason`,
+          `${name} ended ${order?.status} (integration ${order?.integration_state}): neither integrated nor over with a reason` +
+            (order?.integration_state === "FAILED"
+              ? `; integration failed: ${reasonOf("INTEGRATION_FAILED")}`
+              : ""),
         );
       const completed = events.findIndex((e) => e.type === "ORDER_COMPLETED");
       const later =
