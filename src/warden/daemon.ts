@@ -155,9 +155,11 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
         logger,
       }),
     );
-  cells.onForgotten((userId, notice) =>
-    forgetInConversations(userId, notice, { conversations, audit, logger }),
-  );
+  cells.onForgotten((userId, notice) => {
+    forgetInConversations(userId, notice, { conversations, audit, logger });
+    // A forget asked outside a turn (the memory inspector) changes the brain too.
+    chat.brainChanged(userId, "memory forgotten");
+  });
   const isAdmin = (userId: string) => users.get(userId)?.admin === true;
   const escalations = command
     ? new EscalationBook({
