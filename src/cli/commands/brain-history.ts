@@ -83,7 +83,8 @@ export const restoreCommand = defineCommand({
   name: "restore",
   summary: "write a node's files back into the brain, as a new node (history is never rewritten)",
   description: `The user's cell must be stopped: a running cell's brain is never written behind its back.
-Markdown files are restored; the brain database is left as it is (its index follows the files).`,
+Markdown files are restored; the brain database is left as it is: \`ironclaw memory index --brain <dir>\` brings
+its index up to the restored files.`,
   positionals: [
     { name: "node", required: true, description: "the node to restore, or its first 8+ characters" },
   ],
