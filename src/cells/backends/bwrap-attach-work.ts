@@ -6,14 +6,15 @@ import type { Owner } from "./bwrap-host.js";
 import { identifySource, stagedPath } from "./bwrap-stage.js";
 
 /*
- * Why attach rather than copy. Command's cells work on an order's worktree; sending it through the protocol a
- * file per operation, in and back out, was most of an order's overhead. A cell started with a work slot (see
- * bwrap-stage.ts: a shared mount point bound at /mnt/brain/work) gets the worktree bound onto that slot from
- * inside its stage namespace, as a blank cell gets its brain. The worktree's `.git` file, which names the
- * repository's git directory, is covered by /dev/null: the cell reads nothing there, what it writes there is
- * gone, and a mount point can be neither removed nor renamed, so it cannot point the host's git somewhere it
- * controls. (A read-only remount would not help: mount flags stay in the namespace that set them.) Its files are handed to the cell's uid first
- * (`chown -R -h` changes links themselves and follows none); the host takes them back once the cell is gone.
+ * Why attach rather than copy. Command's cells work on a tree of the host's (an order's copy of its worktree, a
+ * gate's merged checkout); sending it through the protocol a file per operation, in and back out, was most of an
+ * order's overhead. A cell started with a work slot (see bwrap-stage.ts: a shared mount point bound at
+ * /mnt/brain/work) gets the folder bound onto that slot from inside its stage namespace, as a blank cell gets its
+ * brain. A worktree's `.git` file, which names the repository's git directory, is covered by /dev/null: the cell
+ * reads nothing there, what it writes there is gone, and a mount point can be neither removed nor renamed, so it
+ * cannot point the host's git somewhere it controls. (A read-only remount would not help: mount flags stay in the
+ * namespace that set them.) The files are handed to the cell's uid first (`chown -R -h` changes links themselves
+ * and follows none).
  */
 const ATTACH_WORK_SCRIPT = `set -eu
 chown -R -h "$3" "$1"
@@ -22,8 +23,8 @@ mount -n --bind "$1" "$2"
 
 /**
  * Binds `hostDir` onto the work slot of the running cell whose first process is `pid`, with its `.git` masked
- * when it has one (a worktree's is a file; a folder there is refused). Throws CellStartError when it cannot, or when what got mounted is not
- * the directory that was opened.
+ * when it has one (a worktree's is a file; a folder there is refused). Throws CellStartError when it cannot, or
+ * when what got mounted is not the directory that was opened.
  */
 export async function attachWorkDir(pid: number, hostDir: string, owner: Owner): Promise<void> {
   const slot = stagedPath("work");

@@ -1,6 +1,4 @@
 import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bwrapGateRunner,
@@ -22,19 +20,22 @@ afterAll(async () => {
   await theater.close();
 });
 
-const scratchCheckouts = async () =>
-  (await readdir(tmpdir())).filter((name) => name.startsWith("ironclaw-integrate-")).length;
-
 describe.skipIf(!bwrapUsable || !asRoot)("a gate with the merged tree attached", () => {
   it("runs over the merge with .git masked; what the gate writes stays out of main and the scratch is gone", async () => {
+    const { runner } = bwrapGateRunner(theater.home, { attach: true });
+    let scratch = "";
     const integrator = new Integrator({
       store: theater.store,
       theaters: theater.theaters,
-      gates: bwrapGateRunner(theater.home, { attach: true }).runner,
+      gates: {
+        run: (request) => {
+          scratch = request.treeDir;
+          return runner.run(request);
+        },
+      },
       dependenciesIntegrated: () => true,
       commandTimeoutMs: 60_000,
     });
-    const scratchBefore = await scratchCheckouts();
     // Attached, the worktree's .git is there but is /dev/null: a character device that reads as nothing.
     const sees =
       'test "$(cat notes/a.txt)" = a && test -c .git && test -z "$(cat .git)" && test -d .ironclaw';
@@ -61,7 +62,9 @@ describe.skipIf(!bwrapUsable || !asRoot)("a gate with the merged tree attached",
     expect((await hostGit(theater.repo, ["show", `${merged}:notes/a.txt`])).stdout).toBe("a\n");
     const files = (await hostGit(theater.repo, ["ls-tree", "-r", "--name-only", merged])).stdout;
     expect(files).not.toContain("etc-link");
-    expect(await scratchCheckouts()).toBe(scratchBefore);
+    await integrator.settled();
+    expect(scratch).not.toBe("");
+    expect(existsSync(scratch)).toBe(false);
     expect(existsSync(`${theater.repo}/etc-link`)).toBe(false);
   }, 120_000);
 });

@@ -21,7 +21,7 @@ export interface OrderTurn {
   spendRefusal?: string;
 }
 
-/** The cell has attached the worktree itself: nothing was copied in. */
+/** Nothing went in through the protocol: the cell had a local copy of the worktree attached. */
 const NOTHING_COPIED: TransferReport = { files: [], bytes: 0, skipped: [], removed: [] };
 
 /** How many of the refusals of a cell's changes the failure names; the rest are counted. */
