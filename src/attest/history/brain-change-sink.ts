@@ -1,7 +1,13 @@
 import { lstatSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { hashBrainDatabase } from "./brain-database.js";
-import { type BrainFileChange, BrainHistory, type HistoryEntry } from "./brain-history.js";
+import {
+  type BrainFileChange,
+  BrainHistory,
+  type HistoryEntry,
+  type RedactOutcome,
+} from "./brain-history.js";
+import type { HistoryRewrite } from "./history-rewrite.js";
 
 /** What the warden knows after a brain changed: whose, why, and what it was told about the change. */
 export interface BrainChange {
@@ -23,6 +29,12 @@ export type BrainChangeOutcome =
 /** Called by the warden after each change of a brain; the turn need not wait for it. */
 export interface BrainChangeSink {
   brainChanged(change: BrainChange): Promise<BrainChangeOutcome>;
+  /** The brain forgot something: every state its history holds loses it too (BrainHistory.redact). */
+  brainForgot(
+    userId: string,
+    rewrite: HistoryRewrite,
+    cause: string,
+  ): Promise<{ ok: true; outcome: RedactOutcome } | { ok: false; error: string }>;
   /** Resolves once every change handed in so far is recorded: a stopping warden leaves no record half-written. */
   settle(): Promise<void>;
 }
@@ -85,6 +97,17 @@ export function createBrainHistorySink(options: {
       }
       state.waiting = merge(state.waiting, change);
       return state.waiting.outcome;
+    },
+    brainForgot(userId, rewrite, cause) {
+      // Runs now, not after the delay: the words should leave the history as soon as they left the brain. A
+      // record running meanwhile waits on the history's lock, whichever comes first.
+      const redaction = Promise.resolve()
+        .then(() => BrainHistory.open(options.home, userId).redact(rewrite, cause))
+        .then(
+          (outcome) => ({ ok: true as const, outcome }),
+          (error: unknown) => ({ ok: false as const, error: (error as Error).message }),
+        );
+      return track(redaction);
     },
     async settle() {
       // A record that ends may start the one waiting behind it: wait until none is left.

@@ -15,6 +15,8 @@ import { type HistoryRepo, historyGit, historyGitText } from "./history-git.js";
 import { withHistoryLock } from "./history-lock.js";
 import { newNode, snapshotDigest } from "./history-node.js";
 import { diffCommits, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
+import { addRedaction, type Redactions, readRedactions } from "./history-redactions.js";
+import { type HistoryRewrite, rewriteCommits } from "./history-rewrite.js";
 import { NodeStore } from "./node-store.js";
 
 /** One changed file as the warden knows it: its new bytes, or null when it was removed. */
@@ -41,6 +43,14 @@ export interface HistoryEntry {
   commit: string;
   cause: string;
   at: string;
+  /** A forget has since removed text from this node's tree: its artifact_hash no longer matches the tree. */
+  redacted: boolean;
+}
+
+/** What one redaction of the history did: how many commits were made again, how many lost text. */
+export interface RedactOutcome {
+  commitsRewritten: number;
+  commitsRedacted: number;
 }
 
 const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -56,6 +66,7 @@ export class BrainHistory {
   private readonly repo: HistoryRepo;
   private readonly headFile: string;
   private readonly lockFile: string;
+  private readonly redactionsFile: string;
 
   private constructor(
     readonly userId: string,
@@ -65,6 +76,7 @@ export class BrainHistory {
     this.nodes = new NodeStore(join(dir, "nodes"));
     this.headFile = join(dir, "head");
     this.lockFile = join(dir, "lock");
+    this.redactionsFile = join(dir, "redactions.json");
   }
 
   /** The history of `userId` under `home` (IRONCLAW_HOME), made on first use. */
@@ -116,10 +128,11 @@ export class BrainHistory {
   async log(): Promise<HistoryEntry[]> {
     if (this.head() === undefined) return [];
     const commits = await readCommitLog(this.repo);
+    const redactions = readRedactions(this.redactionsFile);
     const entries: HistoryEntry[] = [];
     for (let id = this.head(); id !== undefined; ) {
       const node = this.nodes.get(id);
-      entries.push(this.entryOf(node, commits));
+      entries.push(this.entryOf(node, commits, redactions));
       id = node.parent_node_id ?? undefined;
     }
     return entries;
@@ -128,19 +141,21 @@ export class BrainHistory {
   /** One node with its commit, cause, time and the files of its tree. */
   async show(nodeId: string): Promise<HistoryEntry & { files: string[] }> {
     const node = this.nodes.get(nodeId);
-    const entry = this.entryOf(node, await readCommitLog(this.repo));
+    const entry = this.entryOf(node, await readCommitLog(this.repo), readRedactions(this.redactionsFile));
     const files = [...(await readTreeAt(this.repo, entry.commit)).keys()];
     return { ...entry, files };
   }
 
   /** What changed from node `a` to node `b`: files added, changed and removed, and git's unified diff. */
   async diff(a: string, b: string): Promise<TreeDiff> {
-    return diffCommits(this.repo, this.commitOf(this.nodes.get(a)), this.commitOf(this.nodes.get(b)));
+    const redactions = readRedactions(this.redactionsFile);
+    const from = this.commitOf(this.nodes.get(a), redactions);
+    return diffCommits(this.repo, from, this.commitOf(this.nodes.get(b), redactions));
   }
 
   /** The markdown tree a node pinned. */
   async treeOf(nodeId: string): Promise<BrainTree> {
-    return readTreeAt(this.repo, this.commitOf(this.nodes.get(nodeId)));
+    return readTreeAt(this.repo, this.commitOf(this.nodes.get(nodeId), readRedactions(this.redactionsFile)));
   }
 
   /**
@@ -163,6 +178,28 @@ export class BrainHistory {
         await this.commitState(now, db, `before restore of ${nodeId}`, at);
       writeBrainTree(brainDir, tree);
       return this.commitState(tree, db, `restore of ${nodeId}`, at);
+    });
+  }
+
+  /**
+   * Removes text from every state the history holds, as a forget removes it from the brain: each commit whose
+   * markdown `rewrite` changes is made again (and every commit after it), HEAD moves to the new head, the old
+   * objects are pruned so no git object keeps the words, and the mirror follows. Nodes stay as they were made;
+   * redactions.json beside them says where their commits went and which trees lost text.
+   */
+  async redact(rewrite: HistoryRewrite, cause: string, at: Date = new Date()): Promise<RedactOutcome> {
+    const line = causeLine(cause);
+    return withHistoryLock(this.lockFile, async () => {
+      if (this.head() === undefined || !existsSync(join(this.repo.gitDir, "HEAD")))
+        return { commitsRewritten: 0, commitsRedacted: 0 };
+      const rewritten = await rewriteCommits(this.repo, rewrite);
+      if (rewritten.moved.size === 0) return { commitsRewritten: 0, commitsRedacted: 0 };
+      writeBrainTree(this.repo.workTree, await readTreeAt(this.repo, "HEAD"));
+      // The mapping is written before the old commits go: a node never names a commit that is not there.
+      addRedaction(this.redactionsFile, rewritten, { at: at.toISOString(), cause: line });
+      await historyGit(this.repo, ["reflog", "expire", "--expire=now", "--all"]);
+      await historyGit(this.repo, ["gc", "-q", "--prune=now"]);
+      return { commitsRewritten: rewritten.moved.size, commitsRedacted: rewritten.redacted.size };
     });
   }
 
@@ -226,19 +263,26 @@ export class BrainHistory {
     const temp = `${this.headFile}.${process.pid}.tmp`;
     writeFileSync(temp, `${nodeId}\n`, { mode: 0o600 });
     renameSync(temp, this.headFile);
-    return { node, commit, cause, at: new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString() };
+    const time = new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString();
+    return { node, commit, cause, at: time, redacted: false };
   }
 
-  private commitOf(node: BranchNode): string {
-    const commit = node.attestation.commit_sha_required;
-    if (!commit) throw new NotFoundError("commit of node", node.node_id);
-    return commit;
+  /** The commit that holds a node's tree now: the one it pinned, or where a redaction moved that one. */
+  private commitOf(node: BranchNode, redactions: Redactions): string {
+    const pinned = node.attestation.commit_sha_required;
+    if (!pinned) throw new NotFoundError("commit of node", node.node_id);
+    return redactions.commits[pinned] ?? pinned;
   }
 
-  private entryOf(node: BranchNode, commits: Map<string, { cause: string; at: string }>): HistoryEntry {
-    const commit = this.commitOf(node);
+  private entryOf(
+    node: BranchNode,
+    commits: Map<string, { cause: string; at: string }>,
+    redactions: Redactions,
+  ): HistoryEntry {
+    const commit = this.commitOf(node, redactions);
     const info = commits.get(commit);
-    return { node, commit, cause: info?.cause ?? "", at: info?.at ?? "" };
+    const redacted = redactions.redacted.includes(node.attestation.commit_sha_required ?? "");
+    return { node, commit, cause: info?.cause ?? "", at: info?.at ?? "", redacted };
   }
 }
 

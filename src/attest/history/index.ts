@@ -10,6 +10,7 @@ export {
   BrainHistory,
   type HistoryEntry,
   type RecordInput,
+  type RedactOutcome,
 } from "./brain-history.js";
 export {
   type BrainTree,
@@ -21,4 +22,6 @@ export {
 } from "./brain-tree.js";
 export { HistoryGitError } from "./history-git.js";
 export type { TreeDiff } from "./history-read.js";
+export type { RedactionRecord, Redactions } from "./history-redactions.js";
+export type { HistoryRewrite } from "./history-rewrite.js";
 export { NodeStore } from "./node-store.js";
