@@ -1,7 +1,9 @@
+import { redactText } from "../agent/index.js";
 import type { BrainChangeSink, BrainFileChange } from "../attest/index.js";
 import type { CellHandle } from "../cells/index.js";
-import type { TurnFailure } from "../contracts/index.js";
+import type { MemoryForgotten, TurnFailure } from "../contracts/index.js";
 import { Emitter, type Logger, NotFoundError } from "../core/index.js";
+import { scopeMatcher } from "../memory/index.js";
 import type { ProviderFailure } from "../providers/index.js";
 import type { AuditEntry } from "./audit-store.js";
 import { findBudgetRefusal } from "./budget/index.js";
@@ -76,6 +78,27 @@ export class ChatCore implements ChatService {
           "the brain history could not record a change",
         );
     });
+  }
+
+  /**
+   * A user's brain forgot something: every state its history holds loses the words too, by the same rule the
+   * conversation record follows (each paragraph or list item that says them becomes `[forgotten]`), and the
+   * brain as it now is becomes a node. A failure is logged, never thrown.
+   */
+  brainForgot(userId: string, notice: MemoryForgotten): void {
+    const sink = this.options.brainChanges;
+    if (!sink) return;
+    const matches = scopeMatcher(notice.scope);
+    void sink
+      .brainForgot(userId, (_path, markdown) => redactText(markdown, matches), "memory forgotten")
+      .then((result) => {
+        if (!result.ok)
+          this.options.logger.error(
+            { user: userId, reason: result.error },
+            "forgotten text could not be removed from the brain history",
+          );
+      });
+    this.brainChanged(userId, "memory forgotten");
   }
 
   /** A host entry naming the user in its detail, so that the user's own audit view does not show it. */

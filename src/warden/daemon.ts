@@ -157,8 +157,9 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     );
   cells.onForgotten((userId, notice) => {
     forgetInConversations(userId, notice, { conversations, audit, logger });
-    // A forget asked outside a turn (the memory inspector) changes the brain too.
-    chat.brainChanged(userId, "memory forgotten");
+    // The brain's history loses the words from every state it holds, and records the brain as it now is (a
+    // forget asked outside a turn, from the memory inspector, changes the brain too).
+    chat.brainForgot(userId, notice);
   });
   const isAdmin = (userId: string) => users.get(userId)?.admin === true;
   const escalations = command

@@ -148,10 +148,12 @@ async function stoppedBrainDir(io: CliIo, userId: string): Promise<string> {
   return brainDir;
 }
 
+/** A node whose tree a forget has since redacted says so: its artifact_hash no longer matches that tree. */
 function entryLine(e: HistoryEntry): string {
-  return `${e.node.node_id}  step ${e.node.state_db.ratchet_step}  ${e.at}  ${e.commit.slice(0, 12)}  ${e.cause}`;
+  const line = `${e.node.node_id}  step ${e.node.state_db.ratchet_step}  ${e.at}  ${e.commit.slice(0, 12)}  ${e.cause}`;
+  return e.redacted ? `${line}  (redacted)` : line;
 }
 
 function entryJson(e: HistoryEntry) {
-  return { node: e.node, commit: e.commit, cause: e.cause, at: e.at };
+  return { node: e.node, commit: e.commit, cause: e.cause, at: e.at, redacted: e.redacted };
 }
