@@ -16,7 +16,7 @@ import { withHistoryLock } from "./history-lock.js";
 import { newNode, snapshotDigest } from "./history-node.js";
 import { diffCommits, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
 import { addRedaction, type Redactions, readRedactions } from "./history-redactions.js";
-import { type HistoryRewrite, rewriteCommits } from "./history-rewrite.js";
+import { type HistoryRewrite, moveHead, rewriteCommits } from "./history-rewrite.js";
 import { NodeStore } from "./node-store.js";
 
 /** One changed file as the warden knows it: its new bytes, or null when it was removed. */
@@ -193,10 +193,17 @@ export class BrainHistory {
       if (this.head() === undefined || !existsSync(join(this.repo.gitDir, "HEAD")))
         return { commitsRewritten: 0, commitsRedacted: 0 };
       const rewritten = await rewriteCommits(this.repo, rewrite);
-      if (rewritten.moved.size === 0) return { commitsRewritten: 0, commitsRedacted: 0 };
-      writeBrainTree(this.repo.workTree, await readTreeAt(this.repo, "HEAD"));
-      // The mapping is written before the old commits go: a node never names a commit that is not there.
-      addRedaction(this.redactionsFile, rewritten, { at: at.toISOString(), cause: line });
+      // A history redacted before is pruned again even when nothing moved now: a prune cut short then (a
+      // stopped warden, a full disk) must not leave the old objects for good.
+      if (rewritten.moved.size === 0 && !existsSync(this.redactionsFile))
+        return { commitsRewritten: 0, commitsRedacted: 0 };
+      if (rewritten.moved.size > 0) {
+        // Where each commit went is written before HEAD moves: were the move cut short, the next redaction
+        // finds the old commits again and maps them anew, and no node ever names a pruned commit.
+        addRedaction(this.redactionsFile, rewritten, { at: at.toISOString(), cause: line });
+        await moveHead(this.repo, rewritten.head);
+        writeBrainTree(this.repo.workTree, await readTreeAt(this.repo, "HEAD"));
+      }
       await historyGit(this.repo, ["reflog", "expire", "--expire=now", "--all"]);
       await historyGit(this.repo, ["gc", "-q", "--prune=now"]);
       return { commitsRewritten: rewritten.moved.size, commitsRedacted: rewritten.redacted.size };

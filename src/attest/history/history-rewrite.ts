@@ -10,13 +10,15 @@ export interface RewrittenCommits {
   moved: Map<string, string>;
   /** The old shas of the commits whose own tree lost text. */
   redacted: Set<string>;
+  /** HEAD before, and the commit it is to move to (the same when nothing moved). */
+  head: { from: string; to: string };
 }
 
 /**
  * Rewrites every commit reachable from HEAD, oldest first, with each text file put through `rewrite`: a commit
  * whose files and parents are unchanged keeps its sha; any other is made again (same message, same dates) on
- * its rewritten parents, and HEAD moves to the new head. The old objects stay until the caller prunes them.
- * The repository's index is used as scratch space and left matching the new HEAD.
+ * its rewritten parents. Nothing is moved or pruned here: the caller records where the commits went, then
+ * moves HEAD (`moveHead`) and prunes. The repository's index is used as scratch space.
  */
 export async function rewriteCommits(repo: HistoryRepo, rewrite: HistoryRewrite): Promise<RewrittenCommits> {
   const moved = new Map<string, string>();
@@ -36,9 +38,13 @@ export async function rewriteCommits(repo: HistoryRepo, rewrite: HistoryRewrite)
     moved.set(commit, newHead);
     if (edits.length > 0) redacted.add(commit);
   }
-  if (moved.size > 0) await historyGit(repo, ["update-ref", "HEAD", newHead, oldHead]);
-  if (oldHead !== "") await historyGit(repo, ["read-tree", "HEAD"]);
-  return { moved, redacted };
+  return { moved, redacted, head: { from: oldHead, to: newHead } };
+}
+
+/** Points HEAD at the rewritten head (only if it is still where the rewrite started) and the index with it. */
+export async function moveHead(repo: HistoryRepo, head: { from: string; to: string }): Promise<void> {
+  await historyGit(repo, ["update-ref", "HEAD", head.to, head.from]);
+  await historyGit(repo, ["read-tree", "HEAD"]);
 }
 
 interface Edit {
