@@ -1,7 +1,8 @@
 import { constants } from "node:fs";
-import { lstat, mkdir, open } from "node:fs/promises";
+import { lstat, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CellStartError } from "../cell.js";
+import { runProgram } from "../program-runner.js";
 
 /*
  * Why a stage. A root warden runs each bwrap cell as an unprivileged host uid, and bwrap resolves every bind
@@ -104,7 +105,9 @@ export async function stageCommand(
   return {
     file: "unshare",
     args: [
-      ...["--mount", "--propagation", "private", "--", "/bin/sh", "-c", STAGE_SCRIPT, "ironclaw-stage"],
+      // slave, not private: a folder mounted under SCRATCH_ROOT after this cell started (a capped tmpfs for an
+      // order's tree) must show in its stage, to be attached; nothing mounted here goes back to the host.
+      ...["--mount", "--propagation", "slave", "--", "/bin/sh", "-c", STAGE_SCRIPT, "ironclaw-stage"],
       ...[String(owner.uid), String(owner.gid), ...cgroupProcs, "--"],
       ...[...binds, "--", inner.file, ...inner.args],
     ],
@@ -156,6 +159,7 @@ export async function identifySource(source: StageSource): Promise<string> {
  * a link there and have root mount over its target (in the cell's namespace, but still).
  */
 async function prepareStage(names: StageName[]): Promise<void> {
+  if (names.includes("work")) await prepareScratchRoot();
   for (const dir of [STAGE_ROOT, ...names.map(stagedPath)]) {
     await mkdir(dir, { recursive: true, mode: 0o755 });
     const info = await lstat(dir);
@@ -164,5 +168,34 @@ async function prepareStage(names: StageName[]): Promise<void> {
         `${dir} must be a directory owned by root and writable only by root: remove it and start again`,
       );
     }
+  }
+}
+
+/**
+ * Where the scratch folders attached to cells are mounted (command's bounded-scratch.ts): a shared mount of its
+ * own, made so before any cell with a work slot starts, so that a tmpfs mounted under it later reaches the stage
+ * namespace of a cell already running (a warm one), whose copy of it is a slave.
+ */
+export const SCRATCH_ROOT = "/run/ironclaw-scratch";
+
+/** Creates SCRATCH_ROOT (root's alone) and makes it a shared mount point, once. */
+export async function prepareScratchRoot(): Promise<void> {
+  await mkdir(SCRATCH_ROOT, { recursive: true, mode: 0o700 });
+  const info = await lstat(SCRATCH_ROOT);
+  if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o077) !== 0)
+    throw new CellStartError(
+      `${SCRATCH_ROOT} must be a directory of root's alone: remove it and start again`,
+    );
+  const mounted = (await readFile("/proc/self/mountinfo", "utf8"))
+    .split("\n")
+    .filter((line) => line.split(" ")[4] === SCRATCH_ROOT)
+    .at(-1);
+  if (mounted?.includes(" shared:")) return;
+  for (const args of [
+    ...(mounted ? [] : [["--bind", SCRATCH_ROOT, SCRATCH_ROOT]]),
+    ["--make-shared", SCRATCH_ROOT],
+  ]) {
+    const run = await runProgram("mount", args);
+    if (!run.ok) throw new CellStartError(`could not prepare ${SCRATCH_ROOT}: ${run.stderr.trim()}`);
   }
 }

@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import { chmod, lstat, mkdtemp, readdir, readlink, rm, symlink, unlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, lstat, readdir, readlink, rm, symlink, unlink } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { boundedScratch, footprintOf, runTool } from "./bounded-scratch.js";
 import { isGitName, readHostFile, removeHostFile, writeHostFile } from "./host-tree.js";
 import { DEFAULT_TRANSFER_LIMITS, type TransferLimits, type TransferReport } from "./tree-transfer.js";
 
@@ -13,6 +12,10 @@ export interface AttachedTreeCheck {
   refusals: string[];
 }
 
+/** Over the caps: room for a few folders and for the take-back's walk to see that a cap was passed. */
+const SCRATCH_SLACK_BYTES = 8 * 1024 * 1024;
+const SCRATCH_SLACK_INODES = 1_000;
+
 type Entry = { kind: "file"; size: number; executable: boolean } | { kind: "link"; target: string };
 
 /**
@@ -23,12 +26,18 @@ type Entry = { kind: "file"; size: number; executable: boolean } | { kind: "link
  */
 export async function scratchCopyOf(
   worktree: string,
+  limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
 ): Promise<{ tree: string; remove: () => Promise<void> }> {
-  const scratch = await mkdtemp(join(tmpdir(), "ironclaw-order-tree-"));
-  const tree = join(scratch, "work");
-  const remove = () => rm(scratch, { recursive: true, force: true });
+  // Room for the worktree as it is and for what the order may add (the caps the take-back holds it to), no more.
+  const now = await footprintOf(worktree, isGitName);
+  const scratch = await boundedScratch("ironclaw-order-tree-", {
+    bytes: now.bytes + limits.maxBytes + SCRATCH_SLACK_BYTES,
+    inodes: now.inodes + limits.maxFiles + SCRATCH_SLACK_INODES,
+  });
+  const tree = join(scratch.dir, "work");
+  const remove = () => scratch.remove();
   try {
-    await run("cp", ["-a", "--no-dereference", "--reflink=auto", "--", worktree, tree]);
+    await runTool("cp", ["-a", "--no-dereference", "--reflink=auto", "--", worktree, tree]);
     await rm(join(tree, ".git"), { recursive: true, force: true });
   } catch (error) {
     await remove();
@@ -152,18 +161,4 @@ function leavesTree(path: string, target: string): boolean {
   if (posix.isAbsolute(target)) return true;
   const resolved = posix.normalize(posix.join(posix.dirname(path), target));
   return resolved === ".." || resolved.startsWith("../") || resolved.split("/").some(isGitName);
-}
-
-function run(file: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${file} failed: ${stderr.trim()}`)),
-    );
-  });
 }

@@ -1,6 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { boundedScratch, type ScratchCap } from "../cells/bounded-scratch.js";
 import { hostGit } from "../git/host-git.js";
 import { recordsMovedCommit } from "./order-records.js";
 
@@ -36,18 +35,23 @@ export async function prepareMerge(
   branch: string,
   orderId: string,
 ): Promise<PreparedMerge> {
-  const scratch = await mkdtemp(join(tmpdir(), "ironclaw-integrate-"));
-  const tree = join(scratch, "tree");
+  const tip = await resolveCommit(repo, `refs/heads/${branch}`);
+  if (tip === undefined) throw new Error(`the order branch ${branch} is gone`);
+  // The gate's cell writes into this checkout: room for both sides of the merge and what the gate makes, no more.
+  const sides = await committedFootprint(repo, [base, tip]);
+  const scratch = await boundedScratch("ironclaw-integrate-", {
+    bytes: sides.bytes + GATE_WRITE_BYTES,
+    inodes: sides.inodes + GATE_WRITE_INODES,
+  });
+  const tree = join(scratch.dir, "tree");
   const remove = async () => {
     await hostGit(repo, ["worktree", "remove", "--force", tree], { allowFailure: true });
-    await rm(scratch, { recursive: true, force: true });
+    await scratch.remove();
     await hostGit(repo, ["worktree", "prune"], { allowFailure: true });
   };
   try {
     await hostGit(repo, ["worktree", "add", "--detach", tree, base]);
     const message = `Integrate order ${orderId} (${branch})`;
-    const tip = await resolveCommit(repo, `refs/heads/${branch}`);
-    if (tip === undefined) throw new Error(`the order branch ${branch} is gone`);
     const product = await recordsMovedCommit(repo, tip, base, orderId);
     const merged = await hostGit(tree, ["merge", "--no-ff", "--no-edit", "-m", message, product], {
       allowFailure: true,
@@ -70,6 +74,26 @@ export async function prepareMerge(
     await remove();
     throw error;
   }
+}
+
+/** What a gate's commands may write in the merged checkout beyond the two sides' files (build output, caches). */
+const GATE_WRITE_BYTES = 256 * 1024 * 1024;
+const GATE_WRITE_INODES = 20_000;
+
+/** The files of each commit with their sizes, summed as a tmpfs holds them (pages, one inode per entry). */
+async function committedFootprint(repo: string, revs: string[]): Promise<ScratchCap> {
+  let bytes = 0;
+  let inodes = 0;
+  for (const rev of revs) {
+    const listed = await hostGit(repo, ["ls-tree", "-r", "-t", "-l", "-z", "--full-tree", rev]);
+    for (const line of listed.stdout.split("\0")) {
+      if (line === "") continue;
+      const size = Number(line.split(/\s+/)[3]);
+      inodes += 1;
+      bytes += Number.isFinite(size) ? Math.ceil(size / 4096) * 4096 + 4096 : 4096;
+    }
+  }
+  return { bytes, inodes };
 }
 
 /**
