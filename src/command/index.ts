@@ -1,4 +1,6 @@
 export {
+  type BoundedScratch,
+  boundedScratch,
   type CommandCellSpec,
   type CommandCells,
   type CopyOutOptions,

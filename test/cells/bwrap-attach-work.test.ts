@@ -8,7 +8,7 @@ import {
   createBwrapBackend,
   sourceRuntime,
 } from "../../src/cells/index.js";
-import { hostGit } from "../../src/command/index.js";
+import { boundedScratch, hostGit } from "../../src/command/index.js";
 import { shellIn } from "./cell-shell.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
@@ -98,6 +98,35 @@ describe.skipIf(!asRoot || unavailable !== undefined)("a worktree attached to a 
     expect(plain.attachWork).toBeUndefined();
     const cell = started[0] as CellHandle;
     await expect(cell.attachWork?.(worktree)).rejects.toThrow(/attached already/);
+  }, 90_000);
+
+  it("attaches a capped scratch folder mounted after the cell started, and the cell cannot write past its cap", async () => {
+    // A warm cell: started before the scratch tmpfs exists, as a pooled command cell is.
+    const cell = await start("capped-user", true);
+    const scratch = await boundedScratch("ironclaw-attach-cap-", { bytes: 1024 * 1024, inodes: 200 });
+    try {
+      expect(scratch.bounded).toBe(true);
+      const tree = join(scratch.dir, "work");
+      await mkdir(tree);
+      await writeFile(join(tree, "seen.txt"), "from the host\n");
+      await cell.attachWork?.(tree);
+      const out = await shellIn(
+        cell,
+        [
+          "cd /mnt/brain/work && cat seen.txt",
+          "head -c 4194304 /dev/zero > big 2>/dev/null && echo wrote-all || echo refused",
+          "echo kept=$(wc -c < big)",
+        ].join("; "),
+      );
+      expect(out.stdout).toContain("from the host\nrefused\n");
+      const kept = Number(/kept=(\d+)/.exec(out.stdout)?.[1]);
+      expect(kept).toBeLessThanOrEqual(1024 * 1024);
+      // What the cell wrote is on the scratch tmpfs, which the host reads after.
+      expect((await lstat(join(tree, "big"))).size).toBe(kept);
+    } finally {
+      await cell.stop();
+      await scratch.remove();
+    }
   }, 90_000);
 
   it("refuses to attach a folder whose .git is a folder (a repository, not a worktree)", async () => {
