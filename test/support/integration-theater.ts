@@ -3,7 +3,14 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
-import { CellGateRunner, copyTreeIn, type GateCellSpec, hostGit } from "../../src/command/index.js";
+import {
+  CellGateRunner,
+  copyTreeIn,
+  type GateCellSpec,
+  type GateRequest,
+  type GateRunner,
+  hostGit,
+} from "../../src/command/index.js";
 import type { LedgerEventInput } from "../../src/contracts/index.js";
 import { SqliteEventStore } from "../../src/ledger/index.js";
 
@@ -180,3 +187,20 @@ export function bwrapGateRunner(
   });
   return { runner, started: () => count };
 }
+
+/** A gate's answer in which every command passed: for tests of what integration does around a passing gate. */
+export function passingGate(request: GateRequest) {
+  return {
+    results: request.commands.map((command) => ({
+      command,
+      exit: 0,
+      stdout_tail: "",
+      stderr_tail: "",
+      timed_out: false,
+    })),
+    skipped: [],
+  };
+}
+
+/** Gates that pass every command without a cell. */
+export const passingGates: GateRunner = { run: async (request) => passingGate(request) };

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IntegrationTheater } from "../../../test/support/integration-theater.js";
+import { IntegrationTheater, passingGate } from "../../../test/support/integration-theater.js";
 import type { GateRequest, GateRunner } from "./gate-runner.js";
 import { Integrator } from "./integrate.js";
 import { IntegrationRefusedError } from "./integration-refusal.js";
@@ -10,16 +10,7 @@ import { IntegrationRefusedError } from "./integration-refusal.js";
 // is gated by, and that a refused or recovered order never reaches the gate.
 let theater: IntegrationTheater;
 let gated: GateRequest[];
-const passing = (request: GateRequest) => ({
-  results: request.commands.map((command) => ({
-    command,
-    exit: 0,
-    stdout_tail: "",
-    stderr_tail: "",
-    timed_out: false,
-  })),
-  skipped: [],
-});
+const passing = passingGate;
 const recordingGates: GateRunner = {
   run: async (request) => {
     gated.push(request);

@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { IntegrationTheater } from "../../../test/support/integration-theater.js";
+import { IntegrationTheater, passingGates } from "../../../test/support/integration-theater.js";
 import { ManualClock } from "../../../test/support/manual-clock.js";
 import { currentOwner } from "../../core/index.js";
 import { hostGit } from "../git/host-git.js";
-import type { GateRunner } from "../integration/gate-runner.js";
 import { Integrator } from "../integration/integrate.js";
 import { ActiveOrders } from "./active-orders.js";
 import { Observer } from "./observer.js";
@@ -38,19 +37,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await theater.close();
 });
-
-const passingGates: GateRunner = {
-  run: async (request) => ({
-    results: request.commands.map((command) => ({
-      command,
-      exit: 0,
-      stdout_tail: "",
-      stderr_tail: "",
-      timed_out: false,
-    })),
-    skipped: [],
-  }),
-};
 
 function integrator(): Integrator {
   return new Integrator({

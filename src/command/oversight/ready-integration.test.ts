@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { IntegrationTheater } from "../../../test/support/integration-theater.js";
+import { IntegrationTheater, passingGates } from "../../../test/support/integration-theater.js";
 import { ManualClock } from "../../../test/support/manual-clock.js";
-import type { GateRunner } from "../integration/gate-runner.js";
 import { Integrator } from "../integration/integrate.js";
 import { ActiveOrders } from "./active-orders.js";
 import { Observer } from "./observer.js";
@@ -14,19 +13,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await theater.close();
 });
-
-const passingGates: GateRunner = {
-  run: async (request) => ({
-    results: request.commands.map((command) => ({
-      command,
-      exit: 0,
-      stdout_tail: "",
-      stderr_tail: "",
-      timed_out: false,
-    })),
-    skipped: [],
-  }),
-};
 
 it("an order the observer declared INTEGRATION_READY is still integrated, once", async () => {
   const record = {
