@@ -1,10 +1,16 @@
 import { redactText } from "../agent/index.js";
-import type { BrainChangeSink, BrainFileChange } from "../attest/index.js";
+import type {
+  BrainChangeOutcome,
+  BrainChangeSink,
+  BrainFileChange,
+  CertifiedRequest,
+} from "../attest/index.js";
 import type { CellHandle } from "../cells/index.js";
 import type { MemoryForgotten, TurnFailure } from "../contracts/index.js";
 import { Emitter, type Logger, NotFoundError } from "../core/index.js";
 import { scopeMatcher } from "../memory/index.js";
 import type { ProviderFailure } from "../providers/index.js";
+import type { TurnCertifying } from "./attest/index.js";
 import type { AuditEntry } from "./audit-store.js";
 import { findBudgetRefusal } from "./budget/index.js";
 import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
@@ -31,6 +37,8 @@ export interface ChatCoreOptions {
   turnTimeoutMs?: number;
   /** Where each change of a brain is recorded as a node of its history (provenance); none when absent. */
   brainChanges?: BrainChangeSink;
+  /** Certifies each finished turn (request, reply, the brain state it left), off the turn's path; none when absent. */
+  certifier?: TurnCertifying;
 }
 
 const zero = { input_tokens: 0, output_tokens: 0 };
@@ -69,15 +77,31 @@ export class ChatCore implements ChatService {
    * state in the background, so nothing the user waits for waits on it; a failure is logged, never thrown.
    */
   brainChanged(userId: string, cause: string, changes?: readonly BrainFileChange[]): void {
+    void this.recordBrainChange(userId, cause, changes);
+  }
+
+  /** The record's outcome, for a turn's certificate to pin the state it left; undefined without a history. */
+  private recordBrainChange(
+    userId: string,
+    cause: string,
+    changes?: readonly BrainFileChange[],
+  ): Promise<BrainChangeOutcome> | undefined {
     const sink = this.options.brainChanges;
-    if (!sink) return;
-    void sink.brainChanged({ userId, cause, ...(changes ? { changes } : {}) }).then((outcome) => {
+    if (!sink) return undefined;
+    const recorded = sink.brainChanged({ userId, cause, ...(changes ? { changes } : {}) });
+    void recorded.then((outcome) => {
       if (!outcome.ok)
         this.options.logger.warn(
           { user: userId, cause, reason: outcome.error },
           "the brain history could not record a change",
         );
     });
+    return recorded;
+  }
+
+  /** Resolves once every turn handed to the certifier so far is certified (or its failure logged). */
+  settleCertificates(): Promise<void> {
+    return this.options.certifier?.settle() ?? Promise.resolve();
   }
 
   /**
@@ -266,7 +290,19 @@ export class ChatCore implements ChatService {
               ),
             );
           // After the soul scan, which may have put an approved prompt file back.
-          this.brainChanged(input.userId, reply.turn_id ? `turn ${reply.turn_id}` : `turn in ${sessionId}`);
+          const cause = reply.turn_id ? `turn ${reply.turn_id}` : `turn in ${sessionId}`;
+          const recorded = this.recordBrainChange(input.userId, cause);
+          // Handed over before `done` (a consumer may stop reading there); the certifier starts only after the
+          // turn's state is recorded, which is past the end of the turn.
+          this.options.certifier?.certify({
+            userId: input.userId,
+            sessionId,
+            request: certifiedRequest(input),
+            response: reply.text,
+            startedAt: new Date(started),
+            finishedAt: new Date(),
+            recorded,
+          });
           const error = reply.error ? explainTurnError(reply.error, reply.failure) : undefined;
           const failure = error ? (reply.failure ? turnFailureOf(reply.failure) : "agent_error") : undefined;
           conversations.append(
@@ -317,6 +353,21 @@ export class ChatCore implements ChatService {
       input.signal?.removeEventListener("abort", cancel);
     }
   }
+}
+
+/**
+ * What a turn asked, as the warden knows it: the messages it sent and the agent profile. The model and the tools
+ * are chosen inside the cell from the brain's configuration, which the warden does not read on a turn's path:
+ * the request says so rather than guessing.
+ */
+function certifiedRequest(input: ChatTurnInput): CertifiedRequest {
+  return {
+    messages: [...(input.history ?? []), { role: "user", content: input.text }],
+    profile: input.agent ?? null,
+    model: "brain-configured",
+    tool_policy: "brain-configured",
+    channel: input.channel,
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { CommandService, type CommandServiceOptions } from "../command/index.js"
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger, type Logger } from "../core/index.js";
 import type { ProviderTuning } from "../providers/index.js";
+import { runningWorkflowRef, TurnCertifier } from "./attest/index.js";
 import { AuditStore } from "./audit-store.js";
 import { ModelBudget, relayBudgetAlerts } from "./budget/index.js";
 import { ChannelRouter } from "./channels/channel.js";
@@ -144,6 +145,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     logger,
     audit: (entry) => audit.record(entry),
     brainChanges,
+    // Each turn certified with the host key, which never leaves this process.
+    certifier: new TurnCertifier({ home: options.home, logger, workflowRef: runningWorkflowRef() }),
   });
   // The agent's command tool reaches the command this warden hosts, checked by the desk as the cell's user.
   if (command)
@@ -263,6 +266,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       await router.close().catch(() => undefined);
       await cells.stopAll();
       await brainChanges.settle();
+      // After the records: a certificate pins the state its turn's record made.
+      await chat.settleCertificates();
       // With the cells gone every turn has ended; a connection still open after a short grace (a client that
       // never finishes sending its request) is closed rather than waited for, so a stop takes seconds, not the
       // minute of the server's header timeout.

@@ -1,0 +1,92 @@
+import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { type IssuedCertificate, PUBLIC_KEY_FILE } from "../../attest/index.js";
+import type { BranchNode } from "../../contracts/index.js";
+import { canonicalBytes, IronclawError } from "../../core/index.js";
+
+/**
+ * A user's certified turns on the host, as an evidence folder `ironclaw verify` reads whole:
+ *   IRONCLAW_HOME/attest/evidence/<user>/{public-key.pem, certificates/, proofs/, responses/, nodes/}
+ * plus `turns.jsonl`, one line per certificate ({job_id, session_id, timestamp}), which verify ignores and the
+ * API lists from without opening every certificate.
+ */
+export const EVIDENCE_DIR = "evidence";
+export const TURN_INDEX_FILE = "turns.jsonl";
+export const EVIDENCE_PARTS = ["certificates", "proofs", "responses", "nodes"] as const;
+
+export function evidenceDirOf(home: string, userId: string): string {
+  return join(resolve(home), "attest", EVIDENCE_DIR, userId);
+}
+
+export interface CertifiedTurnEntry {
+  job_id: string;
+  session_id: string;
+  timestamp: string;
+}
+
+export interface StoredTurn {
+  dir: string;
+  entry: CertifiedTurnEntry;
+  issued: IssuedCertificate;
+  response: string;
+  /** The history's node of an id: the attested node's ancestors the folder lacks are copied from it. */
+  nodeOf?: (nodeId: string) => BranchNode;
+  publicKeyPem: string;
+}
+
+/**
+ * Writes one certified turn. The node goes to `nodes/<node_id>.json`, or to `nodes/<node_id>.<job_id>.json` when
+ * another certificate already attests that state (a turn that changed nothing, or two turns recorded as one):
+ * verify reads both as versions of one node whose linkage must agree.
+ */
+export async function storeCertifiedTurn(turn: StoredTurn): Promise<void> {
+  const { dir, issued } = turn;
+  const jobId = issued.certificate.job_id;
+  for (const part of EVIDENCE_PARTS) await mkdir(join(dir, part), { recursive: true, mode: 0o700 });
+  await writePublicKey(dir, turn.publicKeyPem);
+  const nodes = new Set(await readdir(join(dir, "nodes")));
+  if (issued.node && issued.nodeBytes) {
+    // Verify requires every parent in the folder: states no certificate attests (a job's, an edit's) come as
+    // the history holds them, up to the first one the folder already has.
+    for (let id = issued.node.parent_node_id; id !== null && turn.nodeOf && !nodes.has(`${id}.json`); ) {
+      const parent = turn.nodeOf(id);
+      await writeFile(join(dir, "nodes", `${id}.json`), canonicalBytes(parent));
+      id = parent.parent_node_id;
+    }
+    const id = issued.node.node_id;
+    const name = nodes.has(`${id}.json`) ? `${id}.${jobId}.json` : `${id}.json`;
+    await writeFile(join(dir, "nodes", name), issued.nodeBytes);
+  }
+  await writeFile(join(dir, "responses", `${jobId}.txt`), turn.response);
+  await writeFile(join(dir, "proofs", `${jobId}.json`), issued.proofBytes);
+  // The certificate last: a listed certificate always has its proof, response and node beside it.
+  await writeFile(join(dir, "certificates", `${jobId}.json`), issued.bytes);
+  await appendFile(join(dir, TURN_INDEX_FILE), `${JSON.stringify(turn.entry)}\n`);
+}
+
+/** The user's certified turns, newest first. */
+export async function listCertifiedTurns(dir: string): Promise<CertifiedTurnEntry[]> {
+  const text = await readFile(join(dir, TURN_INDEX_FILE), "utf8").catch(() => "");
+  const entries: CertifiedTurnEntry[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      entries.push(JSON.parse(line) as CertifiedTurnEntry);
+    } catch {
+      // A line cut short by a crash mid-append names no certificate.
+    }
+  }
+  return entries.reverse();
+}
+
+/** The key a folder's certificates were signed with; a folder of another key is refused, never mixed. */
+async function writePublicKey(dir: string, pem: string): Promise<void> {
+  const file = join(dir, PUBLIC_KEY_FILE);
+  const existing = await readFile(file, "utf8").catch(() => undefined);
+  if (existing === undefined) await writeFile(file, pem, { mode: 0o644 });
+  else if (existing !== pem)
+    throw new IronclawError(
+      "evidence_foreign",
+      `${file} holds another host key: this host's certificates cannot join that folder`,
+    );
+}
