@@ -3,6 +3,7 @@ import { registerTelegramRoutes } from "../channels/telegram-routes.js";
 import type { WardenRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 import { adminRoutes } from "./admin-routes.js";
+import { attestRoutes } from "./attest-routes.js";
 import { authRoutes } from "./auth-routes.js";
 import { brainRoutes } from "./brain-routes.js";
 import { budgetRoutes } from "./budget-routes.js";
@@ -47,6 +48,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...sentinelRoutes(ctx),
     ...escalationRoutes(ctx),
     ...vaultRoutes(ctx),
+    ...attestRoutes(ctx),
     ...adminRoutes(ctx),
   ];
 }
