@@ -1,3 +1,4 @@
+export { copyCertifiedTurns, evidenceDirOf } from "./attest/index.js";
 export { AuditStore, migrateAuditTables } from "./audit-store.js";
 export {
   alertViews,

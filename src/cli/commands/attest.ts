@@ -7,6 +7,7 @@ import {
   PUBLIC_KEY_FILE,
 } from "../../attest/index.js";
 import { InvalidInputError, IronclawError } from "../../core/index.js";
+import { copyCertifiedTurns, evidenceDirOf } from "../../warden/index.js";
 import { println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 import { brainWriter, directoryBrain, userBrainPlace } from "../user-brain.js";
@@ -23,8 +24,9 @@ encrypted bytes written. Each export is the next step of the user's key ratchet 
 \`ironclaw brain import\`.
 Brains of bwrap and process cells (users/<user>/brain/) are exported; a brain disk (users/<user>/brain.ext4, of
 microVM cells and of bwrap cells under a root warden) is not supported yet. Stop the user's cell first: a running
-agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem, for
-\`ironclaw verify\`.`,
+agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem, and the
+certificates of the user's chat turns so far (certificates/, proofs/, responses/, nodes/ of
+$IRONCLAW_HOME/attest/evidence/<user>/) are copied beside the bundle, for \`ironclaw verify <dir>\`.`,
   positionals: [
     { name: "user", required: true, description: "whose brain" },
     { name: "dir", required: true, description: "the evidence folder (created if missing)" },
@@ -59,6 +61,7 @@ agent may be writing its database. The host's Ed25519 public key is written as <
     } finally {
       await keyFile?.close();
     }
+    const certified = await copyCertifiedTurns(evidenceDirOf(place.home, args.user), evidenceDir);
     const key = formatStateKey(done.key);
     const { packed } = done;
     if (options.json) {
@@ -71,6 +74,7 @@ agent may be writing its database. The host's Ed25519 public key is written as <
         manifest_sha256: packed.manifestSha256,
         size_bytes: packed.sizeBytes,
         skipped: packed.skipped,
+        certificates: certified,
       };
       println(io.stdout, JSON.stringify(keyOut ? { ...summary, key_file: keyOut } : { ...summary, key }));
       return 0;
@@ -86,6 +90,10 @@ agent may be writing its database. The host's Ed25519 public key is written as <
     println(io.stdout, `  bundle_sha256   ${packed.bundleSha256}`);
     println(io.stdout, `  manifest_sha256 ${packed.manifestSha256}`);
     for (const s of packed.skipped) println(io.stdout, `  left out        ${s.path} (${s.reason})`);
+    println(
+      io.stdout,
+      `  certificates    ${certified} certified chat turn${certified === 1 ? "" : "s"} copied`,
+    );
     if (keyOut) println(io.stdout, `state key written to ${keyOut}`);
     else
       println(io.stdout, `state key: ${key}\nkeep it: it opens this bundle, and it is shown only this once`);

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type IssuedCertificate, PUBLIC_KEY_FILE } from "../../attest/index.js";
 import type { BranchNode } from "../../contracts/index.js";
@@ -47,12 +47,16 @@ export async function storeCertifiedTurn(turn: StoredTurn): Promise<void> {
   const nodes = new Set(await readdir(join(dir, "nodes")));
   if (issued.node && issued.nodeBytes) {
     // Verify requires every parent in the folder: states no certificate attests (a job's, an edit's) come as
-    // the history holds them, up to the first one the folder already has.
+    // the history holds them, up to the first one the folder already has, oldest written first so that a
+    // folder read meanwhile never holds a node without its parent.
+    const missing: BranchNode[] = [];
     for (let id = issued.node.parent_node_id; id !== null && turn.nodeOf && !nodes.has(`${id}.json`); ) {
       const parent = turn.nodeOf(id);
-      await writeFile(join(dir, "nodes", `${id}.json`), canonicalBytes(parent));
+      missing.unshift(parent);
       id = parent.parent_node_id;
     }
+    for (const parent of missing)
+      await writeFile(join(dir, "nodes", `${parent.node_id}.json`), canonicalBytes(parent));
     const id = issued.node.node_id;
     const name = nodes.has(`${id}.json`) ? `${id}.${jobId}.json` : `${id}.json`;
     await writeFile(join(dir, "nodes", name), issued.nodeBytes);
@@ -62,6 +66,33 @@ export async function storeCertifiedTurn(turn: StoredTurn): Promise<void> {
   // The certificate last: a listed certificate always has its proof, response and node beside it.
   await writeFile(join(dir, "certificates", `${jobId}.json`), issued.bytes);
   await appendFile(join(dir, TURN_INDEX_FILE), `${JSON.stringify(turn.entry)}\n`);
+}
+
+/**
+ * Copies a user's certified turns into another evidence folder (an export): the certificates there are now, and
+ * only the proofs, responses and nodes that belong with them, so a turn being certified meanwhile is left out
+ * whole rather than half. Returns how many certificates were copied.
+ */
+export async function copyCertifiedTurns(from: string, to: string): Promise<number> {
+  const names = async (part: string) => readdir(join(from, part)).catch(() => [] as string[]);
+  const jobs = (await names("certificates")).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5));
+  if (jobs.length === 0) return 0;
+  const copied = new Set(jobs);
+  for (const part of EVIDENCE_PARTS) await mkdir(join(to, part), { recursive: true });
+  for (const job of jobs) {
+    await copyFile(join(from, "responses", `${job}.txt`), join(to, "responses", `${job}.txt`));
+    await copyFile(join(from, "proofs", `${job}.json`), join(to, "proofs", `${job}.json`));
+  }
+  for (const name of await names("nodes")) {
+    const bytes = await readFile(join(from, "nodes", name));
+    const proof = (JSON.parse(bytes.toString("utf8")) as BranchNode).attestation.proof_ref;
+    const job = proof === null ? undefined : /\/proofs\/([^/]+)\.json$/.exec(proof)?.[1];
+    if (job === undefined || copied.has(job)) await writeFile(join(to, "nodes", name), bytes);
+  }
+  // The certificates last, as the warden writes them: each one lands beside its proof, response and node.
+  for (const job of jobs)
+    await copyFile(join(from, "certificates", `${job}.json`), join(to, "certificates", `${job}.json`));
+  return jobs.length;
 }
 
 /** The user's certified turns, newest first. */

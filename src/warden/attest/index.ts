@@ -1,6 +1,7 @@
 /** Provenance in the warden: each chat turn certified and signed on the host, kept per user as evidence. */
 export {
   type CertifiedTurnEntry,
+  copyCertifiedTurns,
   EVIDENCE_PARTS,
   evidenceDirOf,
   listCertifiedTurns,
