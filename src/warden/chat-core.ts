@@ -10,7 +10,7 @@ import type { MemoryForgotten, TurnFailure } from "../contracts/index.js";
 import { Emitter, type Logger, NotFoundError } from "../core/index.js";
 import { scopeMatcher } from "../memory/index.js";
 import type { ProviderFailure } from "../providers/index.js";
-import type { TurnCertifying } from "./attest/index.js";
+import { type TurnCertifying, TurnModels } from "./attest/index.js";
 import type { AuditEntry } from "./audit-store.js";
 import { findBudgetRefusal } from "./budget/index.js";
 import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
@@ -53,6 +53,7 @@ export class ChatCore implements ChatService {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly notices = new Emitter<[JobNotice]>();
   private readonly posts = new Emitter<[ConversationPost]>();
+  private readonly turnModels = new TurnModels();
 
   constructor(private readonly options: ChatCoreOptions) {
     options.cells.onJobStatus((userId, status) => {
@@ -97,6 +98,11 @@ export class ChatCore implements ChatService {
         );
     });
     return recorded;
+  }
+
+  /** A model call a cell made through the warden's proxy: a turn's certificate names the models it called. */
+  noteModelCall(call: { userId: string; provider: string; model: string }): void {
+    this.turnModels.note(call);
   }
 
   /** Resolves once every turn handed to the certifier so far is certified (or its failure logged). */
@@ -231,6 +237,7 @@ export class ChatCore implements ChatService {
       return;
     }
     const started = Date.now();
+    const modelsCalled = this.turnModels.begin(input.userId);
     let sentId: number | undefined;
     const cancel = () => {
       if (sentId !== undefined) cell.send({ type: "Cancel", target: sentId });
@@ -297,7 +304,7 @@ export class ChatCore implements ChatService {
           this.options.certifier?.certify({
             userId: input.userId,
             sessionId,
-            request: certifiedRequest(input),
+            request: certifiedRequest(input, modelsCalled()),
             response: reply.text,
             startedAt: new Date(started),
             finishedAt: new Date(),
@@ -351,20 +358,21 @@ export class ChatCore implements ChatService {
       }
     } finally {
       input.signal?.removeEventListener("abort", cancel);
+      modelsCalled();
     }
   }
 }
 
 /**
- * What a turn asked, as the warden knows it: the messages it sent and the agent profile. The model and the tools
- * are chosen inside the cell from the brain's configuration, which the warden does not read on a turn's path:
- * the request says so rather than guessing.
+ * What a turn asked, as the warden knows it: the messages it sent, the agent profile, and the models its cell
+ * called through the proxy ("provider/model", comma-joined; "none"). The tools are chosen inside the cell from
+ * the brain's configuration, which the warden does not read on a turn's path: the request says so.
  */
-function certifiedRequest(input: ChatTurnInput): CertifiedRequest {
+function certifiedRequest(input: ChatTurnInput, model: string): CertifiedRequest {
   return {
     messages: [...(input.history ?? []), { role: "user", content: input.text }],
     profile: input.agent ?? null,
-    model: "brain-configured",
+    model,
     tool_policy: "brain-configured",
     channel: input.channel,
   };

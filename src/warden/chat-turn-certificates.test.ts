@@ -87,7 +87,7 @@ describe("certified chat turns", () => {
       hashCanonical({
         messages: [{ role: "user", content: "likes tea" }],
         profile: null,
-        model: "brain-configured",
+        model: "none",
         tool_policy: "brain-configured",
         channel: "api",
       }),

@@ -109,6 +109,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     audit: (entry) => audit.record(entry),
     logger,
     budget,
+    // Called during turns only, once `chat` below exists: a turn's certificate names the models it called.
+    onModelCall: (call) => chat.noteModelCall(call),
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
   });
   // Command's ledger and queue sit beside host.db; a ledger that cannot open stops the start like host.db would.

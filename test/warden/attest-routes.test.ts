@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashCanonical } from "../../src/core/index.js";
 import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -48,11 +49,25 @@ describe("/api/attest", () => {
     expect(own.status).toBe(200);
     const shown = (
       (await own.json()) as {
-        data: { certificate: { job_id: string }; proof: { key_id: string }; verify: { ok: boolean } };
+        data: {
+          certificate: { job_id: string; request_hash: string };
+          proof: { key_id: string };
+          verify: { ok: boolean };
+        };
       }
     ).data;
     expect(shown.certificate.job_id).toBe(jobId);
     expect(shown.verify.ok).toBe(true);
+    // The request as the warden knew it, with the model its proxy saw the cell call.
+    expect(shown.certificate.request_hash).toBe(
+      hashCanonical({
+        messages: [{ role: "user", content: "hello there" }],
+        profile: null,
+        model: "local/test-model",
+        tool_policy: "brain-configured",
+        channel: "api",
+      }),
+    );
     const key = ((await (await ada("GET", "/api/attest/public-key")).json()) as { data: { key_id: string } })
       .data;
     expect(shown.proof.key_id).toBe(key.key_id);

@@ -8,4 +8,5 @@ export {
   TURN_INDEX_FILE,
 } from "./evidence-store.js";
 export { type CertifiedTurn, TurnCertifier, type TurnCertifying } from "./turn-certifier.js";
+export { TurnModels } from "./turn-models.js";
 export { runningWorkflowRef } from "./workflow-ref.js";
