@@ -111,4 +111,52 @@ describe("certified chat turns", () => {
       .map((c) => c.check);
     expect(failed).toEqual(expect.arrayContaining(["proof", "artifact_hash"]));
   });
+
+  it("a turn that changes nothing attests the state it found; a certificate that cannot be written spares the turn", async () => {
+    const started = await startScriptedUnits(() => ({
+      async *onUserMessage(message) {
+        if (message.text !== "just chat") writeFileSync(join(brainOf("ada"), "memory.md"), "- likes tea\n");
+        yield { kind: "final", text: "ok", usage: { input_tokens: 1, output_tokens: 1 } };
+      },
+    }));
+    const u = started.units;
+    units = u;
+    const brainOf = (userId: string) => join(u.home, "users", userId, "brain");
+    const logger = createLogger("test", { level: "silent" });
+    const brainChanges = createBrainHistorySink({ home: u.home, brainDirOf: brainOf });
+    const certifier = new TurnCertifier({ home: u.home, logger, workflowRef: WORKFLOW_REF });
+    const chat = new ChatCore({
+      cells: u.cells,
+      conversations: u.conversations,
+      soul: u.soul,
+      logger,
+      brainChanges,
+      certifier,
+    });
+    const turn = async (text: string) => {
+      let done: { text: string } | undefined;
+      for await (const event of chat.turn({ channel: "api", userId: "ada", text }))
+        if (event.type === "done") done = event;
+      await brainChanges.settle();
+      await certifier.settle();
+      return done;
+    };
+    await turn("likes tea");
+    await turn("just chat");
+    const dir = evidenceDirOf(u.home, "ada");
+    const nodes = readdirSync(join(dir, "nodes"));
+    // One state, attested twice: the second certificate's node is a later version of the same node.
+    expect(nodes).toHaveLength(2);
+    const [first, second] = [...nodes].sort((a, b) => a.length - b.length);
+    expect(second?.startsWith(first?.replace(/\.json$/, ".") ?? "-")).toBe(true);
+    expect(verifyEvidence(dir).ok).toBe(true);
+
+    // Another host's key in the folder: this host's certificate is refused, the turn still answers.
+    writeFileSync(
+      join(dir, "public-key.pem"),
+      "-----BEGIN PUBLIC KEY-----\nnot ours\n-----END PUBLIC KEY-----\n",
+    );
+    expect(await turn("just chat")).toMatchObject({ text: "ok" });
+    expect(await listCertifiedTurns(dir)).toHaveLength(2);
+  });
 });
