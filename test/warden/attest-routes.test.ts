@@ -11,11 +11,13 @@ import { api, startWardenHarness, type WardenHarness } from "../support/warden-h
 let h: WardenHarness;
 let ada: ReturnType<typeof api>;
 let bob: ReturnType<typeof api>;
+let boss: ReturnType<typeof api>;
 
 beforeAll(async () => {
   h = await startWardenHarness({ backend: createFakeCellBackend() });
   ada = api(h.url, await h.addUser("ada"));
   bob = api(h.url, await h.addUser("bob"));
+  boss = api(h.url, (await h.warden.context.users.add("boss", { admin: true })).token);
 }, 60_000);
 afterAll(async () => {
   await h?.close();
@@ -79,6 +81,10 @@ describe("/api/attest", () => {
     // A user cannot name another user's folder: ?user= is an admin's.
     const asAda = await bob("GET", `/api/attest/certificates/${jobId}?user=ada`);
     expect(asAda.status).toBe(404);
+
+    // An admin reads anyone's by naming them.
+    expect((await boss("GET", `/api/attest/certificates/${jobId}?user=ada`)).status).toBe(200);
+    expect((await boss("GET", `/api/attest/certificates/${jobId}`)).status).toBe(404);
 
     const bad = await ada("GET", "/api/attest/certificates/not-a-job");
     expect(bad.status).toBe(400);
