@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { boundedScratch, type ScratchCap } from "../cells/bounded-scratch.js";
+import { boundedScratch, type ScratchCap } from "../cells/index.js";
 import { hostGit } from "../git/host-git.js";
 import { recordsMovedCommit } from "./order-records.js";
 
