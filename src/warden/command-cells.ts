@@ -1,4 +1,4 @@
-import { mkdir, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type CellBackend, type CellHandle, describeCellExit, userCellSpec } from "../cells/index.js";
 import type { CommandCellSpec, CommandCells } from "../command/index.js";
@@ -44,10 +44,12 @@ export class WardenCommandCells implements CommandCells {
 
   async start(spec: CommandCellSpec): Promise<CellHandle> {
     const { backend, config } = this.options;
-    const dir = join(this.options.scratchDir, `${spec.purpose}-${spec.orderId}`);
-    // A scratch brain left by a warden that died mid-order holds nothing anyone needs.
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true, mode: 0o755 });
+    // A folder of its own per start, never per order: two attempts of one order can run at once (a reissued
+    // order's next attempt while the one it replaced is still being stopped), and the one stopped last must not
+    // delete, nor the one started last empty, the brain the other is working in.
+    await mkdir(this.options.scratchDir, { recursive: true, mode: 0o755 });
+    const dir = await mkdtemp(join(this.options.scratchDir, `${spec.purpose}-${spec.orderId}-`));
+    await chmod(dir, 0o755);
     const { provider, model, embedding_provider, embedding_model } = config.new_brains;
     const chosenModel = spec.model ?? model;
     let cell: CellHandle;
