@@ -67,13 +67,14 @@ describe("a forget the brain reports", () => {
     chat.brainForgot("ada", notice({ query: "vault code" }));
     await brainChanges.settle();
     expect(objects()).not.toContain("swordfish");
-    expect(objects()).toContain("9931");
+    expect(objects()).toContain("PIN is 9931");
     writeFileSync(join(brain, "memory", "notes.md"), "# Notes\n\nMet Bob.\n");
     chat.brainForgot("ada", notice({ passages: ["Bob's PIN is 9931."] }));
     await brainChanges.settle();
 
     const everything = `${objects()}${execFileSync("git", ["--git-dir", join(history.dir, "git"), "log", "-p", "--all"])}`;
-    expect(everything).not.toMatch(/swordfish|4711|9931/);
+    // Whole phrases, since a bare number can turn up inside any object's hex id.
+    expect(everything).not.toMatch(/swordfish|code is 4711|PIN is 9931/);
     const log = await history.log();
     expect(log.map((e) => [e.cause, e.redacted])).toEqual([
       ["memory forgotten", false],
