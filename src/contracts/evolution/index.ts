@@ -1,4 +1,5 @@
 import type { Contract } from "../registry.js";
+import { evolutionEventRecordContract, projectedFeedbackRecordContract } from "./evolution-records.js";
 import { operatorSessionContract } from "./operator-session.js";
 import {
   runtimeEventBatchContract,
@@ -14,6 +15,18 @@ export {
   type EventIdentity,
   toEnvelopes,
 } from "./event-completion.js";
+export {
+  type DirectFeedbackRecord,
+  directFeedbackRecordSchema,
+  type EvolutionEventRecord,
+  evolutionEventRecordContract,
+  evolutionEventRecordSchema,
+  type ProjectedFeedbackRecord,
+  projectedFeedbackRecordContract,
+  projectedFeedbackRecordSchema,
+  type RoutedSessionRecord,
+  routedSessionRecordSchema,
+} from "./evolution-records.js";
 export {
   CHECKPOINT_STATUSES,
   type CheckpointStatus,
@@ -64,4 +77,6 @@ export const evolutionContracts: Contract[] = [
   runtimeEventBatchContract,
   runtimeEventPayloadContract,
   operatorSessionContract,
+  projectedFeedbackRecordContract,
+  evolutionEventRecordContract,
 ];

@@ -1,0 +1,12 @@
+export { derivedUuid } from "./derived-id.js";
+export type { DirectFeedbackInput, DirectRecordInput, RoutedSessionInput } from "./direct-records.js";
+export { EvolutionStore, type IngestOptions, type Recovery } from "./evolution-store.js";
+export type { IngestedEnvelope, IngestResult, Submitter } from "./ingest-plan.js";
+export { buildInspectReport, type InspectEntry, type InspectReport } from "./inspect-report.js";
+export { defaultStateDir, receivedPayloadPath, STATE_FILES } from "./state-files.js";
+export {
+  projectFeedback,
+  projectionRecordId,
+  type ReceivedFrom,
+  type StoredEnvelope,
+} from "./stored-records.js";
