@@ -21,7 +21,19 @@ export function absent(ev: CertificateEvidence, check: CheckName, reason: string
   return ev.missing === "fail" ? fail(check, reason) : notRun(check, reason);
 }
 
+/** A certificate is checked against the contract once, though its checks and its bundles' each read it. */
+const readCertificates = new WeakMap<EvidenceFile, Parsed<Certificate>>();
+
 export function readCertificate(file: EvidenceFile): Parsed<Certificate> {
+  let read = readCertificates.get(file);
+  if (read === undefined) {
+    read = validCertificate(file);
+    readCertificates.set(file, read);
+  }
+  return read;
+}
+
+function validCertificate(file: EvidenceFile): Parsed<Certificate> {
   const json = parseJson(file);
   if ("error" in json) return { error: json.error, file: file.file };
   const parsed = certificateSchema.safeParse(json.value);

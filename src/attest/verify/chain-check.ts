@@ -90,9 +90,12 @@ function findCycles(versions: ReadonlyMap<string, NodeVersion[]>): CheckResult[]
   const cleared = new Set<string>();
   for (const start of versions.keys()) {
     const path: string[] = [];
+    // A set beside the path: a folder's history is one long chain, and a lookup in the path itself made
+    // walking it quadratic.
+    const onPath = new Set<string>();
     let at: string | null = start;
     while (at !== null && !cleared.has(at) && versions.has(at)) {
-      if (path.includes(at)) {
+      if (onPath.has(at)) {
         const file = versions.get(at)?.[0]?.file;
         failures.push(
           fail(
@@ -104,6 +107,7 @@ function findCycles(versions: ReadonlyMap<string, NodeVersion[]>): CheckResult[]
         break;
       }
       path.push(at);
+      onPath.add(at);
       at = versions.get(at)?.[0]?.node.parent_node_id ?? null;
     }
     for (const id of path) cleared.add(id);

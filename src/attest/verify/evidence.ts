@@ -87,11 +87,20 @@ function directories(dir: string): string[] {
     .sort();
 }
 
-/** A JSON file's value, or why it is not JSON. */
-export function parseJson(file: EvidenceFile): { value: unknown } | { error: string } {
-  try {
-    return { value: JSON.parse(file.bytes.toString("utf8")) };
-  } catch (cause) {
-    return { error: `${file.file} is not valid JSON: ${(cause as Error).message}` };
+type JsonRead = { value: unknown } | { error: string };
+/** Each file is parsed once however many checks read it: a node is read by the chain and by its certificate. */
+const parsedFiles = new WeakMap<EvidenceFile, JsonRead>();
+
+/** A JSON file's value, or why it is not JSON. Checks only read the value: it is shared between them. */
+export function parseJson(file: EvidenceFile): JsonRead {
+  let read = parsedFiles.get(file);
+  if (read === undefined) {
+    try {
+      read = { value: JSON.parse(file.bytes.toString("utf8")) };
+    } catch (cause) {
+      read = { error: `${file.file} is not valid JSON: ${(cause as Error).message}` };
+    }
+    parsedFiles.set(file, read);
   }
+  return read;
 }

@@ -1,11 +1,11 @@
-import { verify as verifySignature } from "node:crypto";
+import { type KeyObject, verify as verifySignature } from "node:crypto";
 import type { Certificate } from "../../contracts/index.js";
 import { issuesFromZod } from "../../core/index.js";
 import { proofLocator } from "../sign/issue.js";
 import { digestOf, nodeContentSha256, proofSchema, publicInputsOf, signedMessage } from "../sign/proof.js";
 import { keyIdOf, parsePublicKeyPem } from "../sign/public-key.js";
 import { absent, type CertificateEvidence, field, type Parsed } from "./certificate-evidence.js";
-import { parseJson } from "./evidence.js";
+import { type EvidenceFile, parseJson } from "./evidence.js";
 import { type CheckResult, fail, pass } from "./report.js";
 
 /** §5.1: the signature holds for the host's key, over this certificate's digest and its own public inputs. */
@@ -29,13 +29,10 @@ export function checkProof(
     });
   }
   const proof = parsed.data;
-  let publicKey: ReturnType<typeof parsePublicKeyPem>;
-  try {
-    publicKey = parsePublicKeyPem(ev.publicKey.bytes.toString("utf8"), ev.publicKey.file);
-  } catch (error) {
-    return fail("proof", (error as Error).message, { file: ev.publicKey.file });
-  }
-  if (proof.key_id !== keyIdOf(publicKey))
+  const host = hostKeyOf(ev.publicKey);
+  if ("error" in host) return fail("proof", host.error, { file: ev.publicKey.file });
+  const { publicKey, keyId } = host;
+  if (proof.key_id !== keyId)
     return fail("proof", `${ev.proof.file}: $.key_id names another key than public-key.pem`, {
       ...at,
       field: "$.key_id",
@@ -71,6 +68,24 @@ export function checkProof(
       );
   }
   return checkNodeBinding(ev, proof.public_inputs.node_sha256, node, proofName);
+}
+
+type HostKeyRead = { publicKey: KeyObject; keyId: string } | { error: string };
+/** The folder's key is parsed and named once, not once per certificate: that was most of a folder's verify. */
+const hostKeys = new WeakMap<EvidenceFile, HostKeyRead>();
+
+function hostKeyOf(file: EvidenceFile): HostKeyRead {
+  let read = hostKeys.get(file);
+  if (read === undefined) {
+    try {
+      const publicKey = parsePublicKeyPem(file.bytes.toString("utf8"), file.file);
+      read = { publicKey, keyId: keyIdOf(publicKey) };
+    } catch (error) {
+      read = { error: (error as Error).message };
+    }
+    hostKeys.set(file, read);
+  }
+  return read;
 }
 
 /** The signed node content and the node's pointer back to this proof, when a node is at hand. */

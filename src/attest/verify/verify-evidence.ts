@@ -1,9 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { certificateSchema, isJsonObject } from "../../contracts/index.js";
+import { isJsonObject } from "../../contracts/index.js";
 import { InvalidInputError } from "../../core/index.js";
 import { checkBundles } from "./bundle-check.js";
 import { checkCertificate } from "./certificate-checks.js";
+import { readCertificate } from "./certificate-evidence.js";
 import { checkChain } from "./chain-check.js";
 import { type Evidence, type EvidenceFile, loadEvidence, parseJson } from "./evidence.js";
 import { allPass, type CertificateReport, type CheckResult, fail, type VerifyReport } from "./report.js";
@@ -67,9 +68,8 @@ function verifyOne(
     missing: "fail",
     at,
   });
-  const parsed = parseJson(certificate);
-  const valid = "value" in parsed ? certificateSchema.safeParse(parsed.value) : undefined;
-  if (valid?.success) checks.push(...checkBundles(valid.data, certificate.file, evidence.bundles));
+  const valid = readCertificate(certificate);
+  if ("value" in valid) checks.push(...checkBundles(valid.value, certificate.file, evidence.bundles));
   return { file: certificate.file, job_id: jobId, checks };
 }
 
