@@ -6,8 +6,8 @@ import { completeDirectRecord, type DirectRecordInput } from "./direct-records.j
 import { type IngestResult, planIngest, type Submitter } from "./ingest-plan.js";
 import { buildInspectReport, type InspectReport } from "./inspect-report.js";
 import { appendLines } from "./jsonl-file.js";
-import { type Intake, readPayload } from "./payload-intake.js";
-import { receivedPayloadPath, STATE_FILES } from "./state-files.js";
+import { readPayload } from "./payload-intake.js";
+import { STATE_FILES } from "./state-files.js";
 import { withWriterLock } from "./state-lock.js";
 import { StoreState } from "./store-state.js";
 import { projectFeedback, type StoredEnvelope } from "./stored-records.js";
@@ -28,10 +28,10 @@ export interface Recovery {
 
 /**
  * The evolution state directory of seed 004: raw envelopes, projected feedback and direct records as append-only
- * JSONL, and each received payload byte-exact under received/. Every write holds the directory's writer lock and
- * first reads what other writers appended and repairs what a crashed one left, so the warden and the CLI may
- * share a directory. Order of writes in an ingest: the payload's bytes, the envelope lines, then their
- * projections, each fsynced — a crash between two leaves raw evidence that the next writer projects.
+ * JSONL. Every write holds the directory's writer lock and first reads what other writers appended and repairs
+ * what a crashed one left, so the warden and the CLI may share a directory. An ingest writes the envelope lines
+ * (the first carrying the whole payload's exact text), fsyncs, then their projections, fsyncs: a crash between
+ * the two leaves raw evidence that the next writer projects, never a projection without its envelope.
  */
 export class EvolutionStore {
   private readonly state: StoreState;
@@ -43,8 +43,8 @@ export class EvolutionStore {
 
   /** Opens (creating if needed) a state directory and recovers what a crash left in it. */
   static open(stateDir: string): EvolutionStore {
-    mkdirSync(join(stateDir, STATE_FILES.received), { recursive: true });
     mkdirSync(join(stateDir, STATE_FILES.reports), { recursive: true });
+    createDurably(stateDir, [STATE_FILES.envelopes, STATE_FILES.projected, STATE_FILES.events]);
     const store = new EvolutionStore(stateDir);
     store.recovery = store.locked(() => store.repair());
     return store;
@@ -62,7 +62,6 @@ export class EvolutionStore {
       this.repair();
       const plan = planIngest(intake, this.state, options.submitter);
       if (plan.fresh.length === 0) return plan.result;
-      this.keepPayload(intake, bytes);
       appendLines(
         this.file("envelopes"),
         plan.fresh.map((line) => canonicalJson(line)),
@@ -118,6 +117,14 @@ export class EvolutionStore {
     return path;
   }
 
+  /** The exact bytes of a payload that stored at least one envelope, by the sha256 of those bytes. */
+  receivedPayload(sha256: string): Buffer | undefined {
+    const line = this.envelopes().find(
+      ({ received }) => received.payload_sha256 === sha256 && received.payload_text !== null,
+    );
+    return line?.received.payload_text == null ? undefined : Buffer.from(line.received.payload_text, "utf8");
+  }
+
   /** The user a session belongs to (null: the host's), or undefined for a session never seen. */
   sessionOwner(sessionId: string): string | null | undefined {
     this.state.catchUp(false);
@@ -148,11 +155,22 @@ export class EvolutionStore {
     );
     this.state.catchUp(false);
   }
+}
 
-  /** The payload's exact bytes, content-addressed, durable before any line that names them is written. */
-  private keepPayload(intake: Intake, bytes: Buffer): void {
-    const path = receivedPayloadPath(this.stateDir, intake.sha256);
-    if (!existsSync(path)) writeDurably(path, bytes);
+/** Creates the empty files that are missing, and makes their names durable before any line is appended. */
+function createDurably(dir: string, names: readonly string[]): void {
+  const missing = names.filter((name) => !existsSync(join(dir, name)));
+  if (missing.length === 0) return;
+  for (const name of missing) closeSync(openSync(join(dir, name), "a"));
+  syncDirectory(dir);
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -168,10 +186,5 @@ function writeDurably(path: string, bytes: Buffer): void {
     closeSync(fd);
   }
   renameSync(temporary, path);
-  const dir = openSync(dirname(path), "r");
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
+  syncDirectory(dirname(path));
 }

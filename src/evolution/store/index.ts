@@ -3,7 +3,7 @@ export type { DirectFeedbackInput, DirectRecordInput, RoutedSessionInput } from 
 export { EvolutionStore, type IngestOptions, type Recovery } from "./evolution-store.js";
 export type { IngestedEnvelope, IngestResult, Submitter } from "./ingest-plan.js";
 export { buildInspectReport, type InspectEntry, type InspectReport } from "./inspect-report.js";
-export { defaultStateDir, receivedPayloadPath, STATE_FILES } from "./state-files.js";
+export { defaultStateDir, STATE_FILES } from "./state-files.js";
 export {
   projectFeedback,
   projectionRecordId,

@@ -80,6 +80,7 @@ export function planIngest(
       raw,
       received: {
         payload_sha256: intake.sha256,
+        payload_text: fresh.length === 0 ? intake.text : null,
         payload_form: intake.form,
         payload_index: index,
         received_at: intake.receivedAt,

@@ -21,6 +21,8 @@ export interface IntakeEnvelope {
 
 export interface Intake {
   sha256: string;
+  /** The payload decoded, exactly: its UTF-8 encoding is the received bytes. */
+  text: string;
   form: RuntimeEventPayloadForm;
   /** When it arrived: the time of every value completion generated, and of its projections. */
   receivedAt: string;
@@ -64,6 +66,7 @@ export function readPayload(bytes: Buffer, receivedAt: Date): Intake {
   const raws = rawEnvelopes(value, form);
   return {
     sha256,
+    text,
     form,
     receivedAt: receivedAt.toISOString(),
     envelopes: completed.map((envelope, index) => ({ index, raw: raws[index] ?? {}, envelope })),

@@ -7,9 +7,15 @@ import {
 } from "../../contracts/index.js";
 import { derivedUuid } from "./derived-id.js";
 
-/** How an envelope reached the store: which payload (kept byte-exact under received/), where in it, when, by whom. */
+/** How an envelope reached the store: which payload, where in it, when, by whom. */
 export interface ReceivedFrom {
+  /** The sha256 of the payload's bytes exactly as received. */
   payload_sha256: string;
+  /**
+   * The whole payload's text exactly as received, on the first line the payload stored (null on the others).
+   * Payloads are refused unless they are UTF-8, so the text's UTF-8 encoding is the received bytes, byte for byte.
+   */
+  payload_text: string | null;
   payload_form: RuntimeEventPayloadForm;
   payload_index: number;
   received_at: string;
