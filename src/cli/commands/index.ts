@@ -7,6 +7,7 @@ import { cellCommand } from "./cell.js";
 import { commandCommand } from "./command-serve.js";
 import { cronCommand } from "./cron.js";
 import { doctorCommand } from "./doctor.js";
+import { evolutionCommand } from "./evolution.js";
 import { imageCommand } from "./image.js";
 import { learnCommand } from "./learn.js";
 import { ledgerCommand } from "./ledger.js";
@@ -39,6 +40,7 @@ export const commands: readonly CommandNode[] = [
   runCommand,
   orderCommand,
   learnCommand,
+  evolutionCommand,
   workerCommand,
   sentinelCommand,
   commandCommand,
