@@ -299,20 +299,9 @@ export class ChatCore implements ChatService {
           // After the soul scan, which may have put an approved prompt file back.
           const cause = reply.turn_id ? `turn ${reply.turn_id}` : `turn in ${sessionId}`;
           const recorded = this.recordBrainChange(input.userId, cause);
-          // Handed over before `done` (a consumer may stop reading there); the certifier starts only after the
-          // turn's state is recorded, which is past the end of the turn.
-          this.options.certifier?.certify({
-            userId: input.userId,
-            sessionId,
-            request: certifiedRequest(input, modelsCalled()),
-            response: reply.text,
-            startedAt: new Date(started),
-            finishedAt: new Date(),
-            recorded,
-          });
           const error = reply.error ? explainTurnError(reply.error, reply.failure) : undefined;
           const failure = error ? (reply.failure ? turnFailureOf(reply.failure) : "agent_error") : undefined;
-          conversations.append(
+          const stored = conversations.append(
             sessionId,
             error ? "error" : "assistant",
             error ? `${reply.text}${reply.text ? "\n\n" : ""}${error}` : reply.text,
@@ -323,6 +312,19 @@ export class ChatCore implements ChatService {
               ...(failure ? { failure } : {}),
             },
           );
+          // Handed over before `done` (a consumer may stop reading there); the certifier starts only after the
+          // turn's state is recorded, which is past the end of the turn.
+          this.options.certifier?.certify({
+            userId: input.userId,
+            sessionId,
+            messageSeq: stored.seq,
+            ...(reply.turn_id ? { turnId: reply.turn_id } : {}),
+            request: certifiedRequest(input, modelsCalled()),
+            response: reply.text,
+            startedAt: new Date(started),
+            finishedAt: new Date(),
+            recorded,
+          });
           yield {
             type: "done",
             text: reply.text,

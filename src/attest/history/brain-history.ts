@@ -14,7 +14,7 @@ import {
 import { type HistoryRepo, historyGit, historyGitText } from "./history-git.js";
 import { withHistoryLock } from "./history-lock.js";
 import { newNode, snapshotDigest } from "./history-node.js";
-import { diffCommits, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
+import { diffCommits, readChangedPaths, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
 import { addRedaction, type Redactions, readRedactions } from "./history-redactions.js";
 import { type HistoryRewrite, moveHead, rewriteCommits } from "./history-rewrite.js";
 import { NodeStore } from "./node-store.js";
@@ -136,6 +136,12 @@ export class BrainHistory {
       id = node.parent_node_id ?? undefined;
     }
     return entries;
+  }
+
+  /** The paths each entry's commit changed against its parent's, by commit (HistoryEntry.commit). */
+  async changedPaths(): Promise<Map<string, string[]>> {
+    if (this.head() === undefined) return new Map();
+    return readChangedPaths(this.repo);
   }
 
   /** One node with its commit, cause, time and the files of its tree. */

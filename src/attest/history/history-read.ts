@@ -22,6 +22,27 @@ export async function readCommitLog(repo: HistoryRepo): Promise<Map<string, { ca
   return commits;
 }
 
+/**
+ * The paths each commit of the history changed against its parent (a first commit: every path it added), by
+ * sha, from one `git log`: a listing of many nodes does not pay one diff per node.
+ */
+export async function readChangedPaths(repo: HistoryRepo): Promise<Map<string, string[]>> {
+  const out = (
+    await historyGit(repo, ["log", "--no-renames", "--name-only", "-z", "--format=%x1e%H", "HEAD"])
+  ).toString("utf8");
+  const changed = new Map<string, string[]>();
+  // Each record: the sha, NUL, then (after a newline) the paths, each ended by NUL; a path may hold a newline.
+  for (const record of out.split("\x1e")) {
+    const [sha = "", rest = ""] = record.split(/\0\n?(.*)/s);
+    if (sha !== "")
+      changed.set(
+        sha,
+        rest.split("\0").filter((path) => path !== ""),
+      );
+  }
+  return changed;
+}
+
 /** The files of a commit's tree and their bytes: one ls-tree and one cat-file, whatever the tree's size. */
 export async function readTreeAt(repo: HistoryRepo, commit: string): Promise<BrainTree> {
   const listing = (await historyGit(repo, ["ls-tree", "-r", "-z", commit])).toString("utf8");

@@ -24,4 +24,5 @@ export { HistoryGitError } from "./history-git.js";
 export type { TreeDiff } from "./history-read.js";
 export type { RedactionRecord, Redactions } from "./history-redactions.js";
 export type { HistoryRewrite } from "./history-rewrite.js";
+export { historyEntryJson, restorableBrainDir } from "./history-view.js";
 export { NodeStore } from "./node-store.js";

@@ -1,8 +1,13 @@
-import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { BrainHistory, type HistoryEntry, hashBrainDatabase } from "../../attest/index.js";
+import {
+  BrainHistory,
+  type HistoryEntry,
+  hashBrainDatabase,
+  historyEntryJson,
+  restorableBrainDir,
+} from "../../attest/index.js";
 import { brainLockHolder, listKeptCells, loadHostConfig, usersDir } from "../../cells/index.js";
-import { ConflictError, IronclawError, ironclawHome } from "../../core/index.js";
+import { ConflictError, ironclawHome } from "../../core/index.js";
 import { runningWardenUrl } from "../../warden/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, jsonOption } from "../command-spec.js";
@@ -26,7 +31,7 @@ export const logCommand = defineCommand({
   options: [USER, jsonOption("the nodes with their commit, cause and time")],
   async run({ options }, io) {
     const entries = await openHistory(io, options.user).log();
-    if (options.json) println(io.stdout, JSON.stringify(entries.map(entryJson)));
+    if (options.json) println(io.stdout, JSON.stringify(entries.map(historyEntryJson)));
     else if (entries.length === 0) println(io.stdout, `no history yet for ${options.user}`);
     else for (const e of entries) println(io.stdout, entryLine(e));
     return 0;
@@ -42,7 +47,7 @@ export const showCommand = defineCommand({
     const history = openHistory(io, options.user);
     const shown = await history.show(history.resolveNode(args.node));
     if (options.json) {
-      println(io.stdout, JSON.stringify({ ...entryJson(shown), files: shown.files }));
+      println(io.stdout, JSON.stringify({ ...historyEntryJson(shown), files: shown.files }));
       return 0;
     }
     println(io.stdout, entryLine(shown));
@@ -96,7 +101,7 @@ its index up to the restored files.`,
     const entry = await history.restore(nodeId, brainDir, {
       dbSnapshotSha256: await hashBrainDatabase(brainDir),
     });
-    if (options.json) println(io.stdout, JSON.stringify(entry ? entryJson(entry) : null));
+    if (options.json) println(io.stdout, JSON.stringify(entry ? historyEntryJson(entry) : null));
     else if (!entry) println(io.stdout, `the brain of ${options.user} already holds node ${nodeId}'s files`);
     else
       println(
@@ -135,25 +140,11 @@ async function stoppedBrainDir(io: CliIo, userId: string): Promise<string> {
     throw new ConflictError(
       `a warden is running on ${home} (${warden}) and may start ${userId}'s cell at any message: stop it first, then restore`,
     );
-  const brainDir = join(userDir, "brain");
-  if (!lstatSync(brainDir, { throwIfNoEntry: false })?.isDirectory()) {
-    const image = lstatSync(join(userDir, "brain.ext4"), { throwIfNoEntry: false });
-    throw new IronclawError(
-      "not_found",
-      image
-        ? `the brain of ${userId} is a disk image (${join(userDir, "brain.ext4")}): restore writes directory brains only`
-        : `no brain directory for ${userId} at ${brainDir}`,
-    );
-  }
-  return brainDir;
+  return restorableBrainDir(userDir, userId);
 }
 
 /** A node whose tree a forget has since redacted says so: its artifact_hash no longer matches that tree. */
 function entryLine(e: HistoryEntry): string {
   const line = `${e.node.node_id}  step ${e.node.state_db.ratchet_step}  ${e.at}  ${e.commit.slice(0, 12)}  ${e.cause}`;
   return e.redacted ? `${line}  (redacted)` : line;
-}
-
-function entryJson(e: HistoryEntry) {
-  return { node: e.node, commit: e.commit, cause: e.cause, at: e.at, redacted: e.redacted };
 }

@@ -1,4 +1,5 @@
 export * from "./api.js";
+export * from "./attest-api.js";
 export * from "./budget-api.js";
 export * from "./escalation-api.js";
 export * from "./ui-api.js";

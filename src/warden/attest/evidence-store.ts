@@ -7,8 +7,8 @@ import { canonicalBytes, IronclawError } from "../../core/index.js";
 /**
  * A user's certified turns on the host, as an evidence folder `ironclaw verify` reads whole:
  *   IRONCLAW_HOME/attest/evidence/<user>/{public-key.pem, certificates/, proofs/, responses/, nodes/}
- * plus `turns.jsonl`, one line per certificate ({job_id, session_id, timestamp}), which verify ignores and the
- * API lists from without opening every certificate.
+ * plus `turns.jsonl`, one line per certificate ({job_id, session_id, timestamp, seq, turn_id, node_id}), which
+ * verify ignores and the API lists from without opening every certificate.
  */
 export const EVIDENCE_DIR = "evidence";
 export const TURN_INDEX_FILE = "turns.jsonl";
@@ -22,6 +22,12 @@ export interface CertifiedTurnEntry {
   job_id: string;
   session_id: string;
   timestamp: string;
+  /** The conversation entry of the turn's reply: the message the chat shows the certificate on. */
+  seq?: number;
+  /** The agent's id of the turn, when it gave one. */
+  turn_id?: string;
+  /** The brain state the turn left, when the history recorded one. */
+  node_id?: string | null;
 }
 
 export interface StoredTurn {

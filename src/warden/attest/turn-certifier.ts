@@ -17,6 +17,9 @@ import { evidenceDirOf, storeCertifiedTurn } from "./evidence-store.js";
 export interface CertifiedTurn {
   userId: string;
   sessionId: string;
+  /** The conversation entry the reply was stored as, and the agent's turn id: what the chat maps a message by. */
+  messageSeq?: number;
+  turnId?: string;
   request: CertifiedRequest;
   /** The reply text the user was sent. */
   response: string;
@@ -98,7 +101,14 @@ export class TurnCertifier implements TurnCertifying {
     );
     await storeCertifiedTurn({
       dir: evidenceDirOf(this.options.home, turn.userId),
-      entry: { job_id: jobId, session_id: turn.sessionId, timestamp: issued.certificate.timestamp },
+      entry: {
+        job_id: jobId,
+        session_id: turn.sessionId,
+        timestamp: issued.certificate.timestamp,
+        ...(turn.messageSeq !== undefined ? { seq: turn.messageSeq } : {}),
+        ...(turn.turnId ? { turn_id: turn.turnId } : {}),
+        node_id: state?.node.node_id ?? null,
+      },
       issued,
       response: turn.response,
       ...(state ? { nodeOf: state.nodeOf } : {}),

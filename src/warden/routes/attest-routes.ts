@@ -2,30 +2,22 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { loadOrCreateHostKey, verifyEvidence } from "../../attest/index.js";
-import { userNameSchema, uuid } from "../../contracts/index.js";
+import {
+  attestScopeQuerySchema,
+  certificateDetailSchema,
+  certificateListQuerySchema,
+  certifiedTurnListSchema,
+  uuid,
+} from "../../contracts/index.js";
 import { NotFoundError } from "../../core/index.js";
 import { evidenceDirOf, listCertifiedTurns } from "../attest/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { Auth } from "../http/auth.js";
 import type { WardenContext } from "../warden-context.js";
 
-const scopeQuery = z.strictObject({ user: userNameSchema.optional() });
-const listQuery = scopeQuery.extend({
-  offset: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be an integer")
-    .min(0, "must be at least 0")
-    .optional(),
-  limit: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be an integer")
-    .min(1, "must be at least 1")
-    .max(200, "must be at most 200")
-    .optional(),
-});
+const scopeQuery = attestScopeQuerySchema;
+const listQuery = certificateListQuerySchema;
 const jobParams = z.object({ job_id: uuid });
-const turnSchema = z.object({ job_id: z.string(), session_id: z.string(), timestamp: z.string() });
-const checkSchema = z.looseObject({ check: z.string(), status: z.string(), reason: z.string() });
 
 /**
  * The certificates of a user's chat turns (provenance, seed 002): the host's public key to check them with, the
@@ -51,13 +43,14 @@ export function attestRoutes(ctx: Pick<WardenContext, "home">) {
       method: "GET",
       url: "/api/attest/certificates",
       summary:
-        "Certified chat turns, newest first: job id, session id, timestamp (paged by offset and limit)",
+        "Certified chat turns, newest first: job id, session id, timestamp, the reply's conversation entry (seq) and the node it left; ?session= keeps one conversation's (paged by offset and limit)",
       tag: "attest",
       access: "user",
       query: listQuery,
-      response: z.object({ total: z.number(), certificates: z.array(turnSchema) }),
+      response: certifiedTurnListSchema,
       handler: async ({ auth, query }) => {
-        const all = await listCertifiedTurns(evidenceDirOf(ctx.home, whose(auth, query.user)));
+        const turns = await listCertifiedTurns(evidenceDirOf(ctx.home, whose(auth, query.user)));
+        const all = query.session ? turns.filter((t) => t.session_id === query.session) : turns;
         const offset = query.offset ?? 0;
         return { total: all.length, certificates: all.slice(offset, offset + (query.limit ?? 50)) };
       },
@@ -70,11 +63,7 @@ export function attestRoutes(ctx: Pick<WardenContext, "home">) {
       access: "user",
       params: jobParams,
       query: scopeQuery,
-      response: z.object({
-        certificate: z.unknown(),
-        proof: z.unknown(),
-        verify: z.object({ ok: z.boolean(), checks: z.array(checkSchema) }),
-      }),
+      response: certificateDetailSchema,
       handler: async ({ auth, params, query }) => {
         const dir = evidenceDirOf(ctx.home, whose(auth, query.user));
         const file = join(dir, "certificates", `${params.job_id}.json`);

@@ -5,6 +5,7 @@ import type { WardenContext } from "../warden-context.js";
 import { adminRoutes } from "./admin-routes.js";
 import { attestRoutes } from "./attest-routes.js";
 import { authRoutes } from "./auth-routes.js";
+import { brainHistoryRoutes } from "./brain-history-routes.js";
 import { brainRoutes } from "./brain-routes.js";
 import { budgetRoutes } from "./budget-routes.js";
 import { channelRoutes } from "./channel-routes.js";
@@ -12,6 +13,7 @@ import { commandChatRoutes } from "./command-chat-route.js";
 import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
 import { escalationRoutes } from "./escalation-routes.js";
+import { evolutionRoutes } from "./evolution-routes.js";
 import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
@@ -47,8 +49,10 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...oversightRoutes(ctx),
     ...sentinelRoutes(ctx),
     ...escalationRoutes(ctx),
+    ...evolutionRoutes(ctx),
     ...vaultRoutes(ctx),
     ...attestRoutes(ctx),
+    ...brainHistoryRoutes(ctx),
     ...adminRoutes(ctx),
   ];
 }

@@ -1,0 +1,153 @@
+import { join } from "node:path";
+import {
+  BrainHistory,
+  type HistoryEntry,
+  hashBrainDatabase,
+  historyEntryJson,
+  restorableBrainDir,
+} from "../../attest/index.js";
+import { brainLockHolder, usersDir } from "../../cells/index.js";
+import {
+  attestScopeQuerySchema,
+  brainHistoryDiffQuerySchema,
+  brainHistoryDiffSchema,
+  brainHistoryListSchema,
+  brainHistoryNodeParamsSchema,
+  brainHistoryNodeSchema,
+  brainHistoryRestoreBodySchema,
+  brainHistoryRestoreSchema,
+} from "../../contracts/index.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../core/index.js";
+import { defineRoute } from "../http/api-route.js";
+import type { Auth } from "../http/auth.js";
+import type { WardenContext } from "../warden-context.js";
+
+/**
+ * A user's brain history over HTTP (provenance, issue 36), what `ironclaw brain log|show|diff|restore` does on
+ * the host: the states newest first with what each changed, one state, the diff of two, and a restore, which is
+ * a new state with old content. A user sees their own; an admin whoever they name with ?user=.
+ */
+export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | "cells" | "audit">) {
+  const whose = (auth: Auth, user: string | undefined) => (auth.admin && user ? user : auth.userId);
+  const open = (userId: string) => BrainHistory.open(ctx.home, userId);
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/api/brain/history",
+      summary: "The brain's states, newest first: node, commit, cause, time, files changed, redacted or not",
+      tag: "brain",
+      access: "user",
+      query: attestScopeQuerySchema,
+      response: brainHistoryListSchema,
+      async handler({ auth, query }) {
+        const history = open(whose(auth, query.user));
+        const [entries, changed] = await Promise.all([history.log(), history.changedPaths()]);
+        return { entries: entries.map((e) => withFiles(e, changed)) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/brain/history/diff",
+      summary: "What changed from node `from` (default: the parent of `to`) to node `to`, with the patch",
+      tag: "brain",
+      access: "user",
+      query: brainHistoryDiffQuerySchema,
+      response: brainHistoryDiffSchema,
+      async handler({ auth, query }) {
+        const history = open(whose(auth, query.user));
+        const to = nodeIn(history, query.to, "to");
+        const from =
+          query.from !== undefined
+            ? nodeIn(history, query.from, "from")
+            : history.nodes.get(to).parent_node_id;
+        if (from === null) {
+          // The first state: everything it holds was added.
+          const shown = await history.show(to);
+          return { from_node: null, to_node: to, added: shown.files, changed: [], removed: [], patch: "" };
+        }
+        const { added, changed, removed, patch } = await history.diff(from, to);
+        return { from_node: from, to_node: to, added, changed, removed, patch };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/brain/history/:node_id",
+      summary: "One state: its agent_swarm-node-v1 record, commit, cause, time, files changed and every file",
+      tag: "brain",
+      access: "user",
+      params: brainHistoryNodeParamsSchema,
+      query: attestScopeQuerySchema,
+      response: brainHistoryNodeSchema,
+      async handler({ auth, params, query }) {
+        const history = open(whose(auth, query.user));
+        const shown = await history.show(nodeIn(history, params.node_id, "node_id"));
+        const changed = await history.changedPaths();
+        return { ...withFiles(shown, changed), tree: shown.files };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/brain/history/restore",
+      summary:
+        "Write a state's files back into the brain as a new state (history is never rewritten); refused while the user's cell runs",
+      tag: "brain",
+      access: "user",
+      query: attestScopeQuerySchema,
+      body: brainHistoryRestoreBodySchema,
+      response: brainHistoryRestoreSchema,
+      async handler({ auth, query, body }) {
+        const userId = whose(auth, query.user);
+        const history = open(userId);
+        const nodeId = nodeIn(history, body.node_id, "node_id");
+        const brainDir = await stoppedBrainDir(ctx, userId);
+        const entry = await history.restore(nodeId, brainDir, {
+          dbSnapshotSha256: await hashBrainDatabase(brainDir),
+        });
+        ctx.audit.record({
+          userId,
+          actor: `user:${auth.userId}`,
+          action: "brain.restore",
+          detail: { node: nodeId, new_node: entry?.node.node_id ?? null },
+        });
+        return { restored_from: nodeId, entry: entry ? historyEntryJson(entry) : null };
+      },
+    }),
+  ];
+}
+
+/** A node the user's history holds, by id or a unique prefix; errors name the request's field. */
+function nodeIn(history: BrainHistory, ref: string, field: string): string {
+  try {
+    return history.resolveNode(ref);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new NotFoundError(field, ref);
+    if (error instanceof InvalidInputError) throw new InvalidInputError(field, error.rule);
+    throw error;
+  }
+}
+
+function withFiles(entry: HistoryEntry, changed: Map<string, string[]>) {
+  return { ...historyEntryJson(entry), files: changed.get(entry.commit) ?? [] };
+}
+
+/**
+ * The brain directory, refused while something may write it: the user's cell running under this warden (it
+ * writes its brain at any moment; it stops by itself once idle), or any cell holding the brain's lock.
+ */
+async function stoppedBrainDir(
+  ctx: Pick<WardenContext, "home" | "config" | "cells">,
+  userId: string,
+): Promise<string> {
+  const minutes = ctx.config.cells.idle_stop_minutes;
+  if (ctx.cells.running(userId))
+    throw new ConflictError(
+      `the brain is in use: the agent's cell is running and may write it at any moment. Restore once it has stopped: it stops after ${minutes} idle minute${minutes === 1 ? "" : "s"}`,
+    );
+  const userDir = join(usersDir(ctx.config, ctx.home), userId);
+  const holder = await brainLockHolder(join(userDir, "brain.lock"));
+  if (holder !== undefined)
+    throw new ConflictError(
+      `the brain is in use by a running cell (pid ${holder}): stop it first, then restore`,
+    );
+  return restorableBrainDir(userDir, userId);
+}
