@@ -134,21 +134,25 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
   // Brains the host holds as directories (bwrap and process cells) are read whole after each change.
   const brains = usersDir(config, options.home);
-  const brainChanges = createBrainHistorySink({
-    home: options.home,
-    brainDirOf: (userId) => `${brains}/${userId}/brain`,
-    // Past the end of the turn that made the change; a person's next message is seconds away.
-    delayMs: 250,
-  });
+  const brainChanges = config.attest.brain_history
+    ? createBrainHistorySink({
+        home: options.home,
+        brainDirOf: (userId) => `${brains}/${userId}/brain`,
+        // Past the end of the turn that made the change; a person's next message is seconds away.
+        delayMs: 250,
+      })
+    : undefined;
   const chat = new ChatCore({
     cells,
     conversations,
     soul,
     logger,
     audit: (entry) => audit.record(entry),
-    brainChanges,
-    // Each turn certified with the host key, which never leaves this process.
-    certifier: new TurnCertifier({ home: options.home, logger, workflowRef: runningWorkflowRef() }),
+    ...(brainChanges ? { brainChanges } : {}),
+    // Each turn certified with the host key, which never leaves this process; an operator may turn it off.
+    ...(config.attest.certify_turns
+      ? { certifier: new TurnCertifier({ home: options.home, logger, workflowRef: runningWorkflowRef() }) }
+      : {}),
   });
   // The agent's command tool reaches the command this warden hosts, checked by the desk as the cell's user.
   if (command)
@@ -267,7 +271,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       await escalationRelay?.stop();
       await router.close().catch(() => undefined);
       await cells.stopAll();
-      await brainChanges.settle();
+      await brainChanges?.settle();
       // After the records: a certificate pins the state its turn's record made.
       await chat.settleCertificates();
       // With the cells gone every turn has ended; a connection still open after a short grace (a client that

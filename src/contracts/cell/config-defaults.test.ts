@@ -66,6 +66,7 @@ describe("config defaults", () => {
         alert_percent: [50, 80, 100],
       },
       command: { enabled: true, workers: 1, lease_seconds: 60 },
+      attest: { brain_history: true, certify_turns: true },
     });
   });
 

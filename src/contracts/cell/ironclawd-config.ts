@@ -313,6 +313,25 @@ const egressSchema = z
   .prefault({})
   .describe("The browser tool's network: the warden fetches for the cells, under this policy.");
 
+/** Provenance (seed 002): each brain's history and each chat turn's certificate, kept on this host. */
+const attestSchema = z
+  .strictObject({
+    brain_history: aBoolean()
+      .default(true)
+      .describe(
+        "false: a brain's changes are not recorded as states of its history (IRONCLAW_HOME/attest/history/), so " +
+          "brain log, diff and restore show nothing new and a turn's certificate pins no brain state.",
+      ),
+    certify_turns: aBoolean()
+      .default(true)
+      .describe(
+        "false: chat turns are answered without a certificate signed with the host key in the user's evidence " +
+          "folder (IRONCLAW_HOME/attest/evidence/), which ironclaw verify and the certificates API read.",
+      ),
+  })
+  .prefault({})
+  .describe("Provenance: what the warden records of brains and chat turns, off the path of each reply.");
+
 /**
  * Soul guard (seed 003 §11.3): which of the agent's changes to its prompt files (soul.md, identity.md,
  * instructions/*.md, profile persona files), measured against the version a person approved, are held for approval.
@@ -626,6 +645,7 @@ export const ironclawdConfigSchema = z.strictObject({
   pricing: pricingSchema,
   budgets: budgetsSchema,
   command: commandSchema,
+  attest: attestSchema,
 });
 export type IronclawdConfig = z.output<typeof ironclawdConfigSchema>;
 export type IronclawdConfigInput = z.input<typeof ironclawdConfigSchema>;
@@ -639,7 +659,7 @@ export const ironclawdConfigContract = defineContract({
     "idle stop, [storage] home and users directory, [integrations] channel tokens (inline or by environment " +
     "variable), [ui], [providers.<name>] the model providers offered to cells, [egress] the browser's network " +
     'policy, [soul_guard], [auth], [new_brains], [pricing.<provider>."<model>"] model prices in US dollars per ' +
-    "million tokens and [budgets] the rules of spend caps. " +
+    "million tokens, [budgets] the rules of spend caps and [attest] brain history and turn certificates. " +
     "Every key has a default, so an empty file is a valid config.",
   format: "toml",
   schema: ironclawdConfigSchema,
