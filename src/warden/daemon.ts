@@ -7,7 +7,7 @@ import { CommandService, type CommandServiceOptions } from "../command/index.js"
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger, type Logger } from "../core/index.js";
 import type { ProviderTuning } from "../providers/index.js";
-import { runningWorkflowRef, TurnCertifier } from "./attest/index.js";
+import { OrderCertifier, runningWorkflowRef, TurnCertifier } from "./attest/index.js";
 import { AuditStore } from "./audit-store.js";
 import { ModelBudget, relayBudgetAlerts } from "./budget/index.js";
 import { ChannelRouter } from "./channels/channel.js";
@@ -130,6 +130,17 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
         }),
       )
     : undefined;
+  const workflowRef = runningWorkflowRef();
+  // Each order command integrates certified with the host key, following the ledger off the orders' path.
+  const orderCertifier = command
+    ? new OrderCertifier({
+        home: options.home,
+        store: command.store,
+        repoOf: async (theaterId) => (await command.theaters.require(theaterId)).repo_path,
+        logger,
+        workflowRef,
+      })
+    : undefined;
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
   // Brains the host holds as directories (bwrap and process cells) are read whole after each change.
@@ -151,7 +162,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     ...(brainChanges ? { brainChanges } : {}),
     // Each turn certified with the host key, which never leaves this process; an operator may turn it off.
     ...(config.attest.certify_turns
-      ? { certifier: new TurnCertifier({ home: options.home, logger, workflowRef: runningWorkflowRef() }) }
+      ? { certifier: new TurnCertifier({ home: options.home, logger, workflowRef }) }
       : {}),
   });
   // The agent's command tool reaches the command this warden hosts, checked by the desk as the cell's user.
@@ -284,6 +295,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       if (!closedInTime) server.server.closeAllConnections();
       await serverClosed;
       await sentinel?.close();
+      await orderCertifier?.close();
       await command?.close();
       db.close();
     })();
@@ -328,6 +340,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
         })
       : undefined;
   sentinel?.start();
+  // From the ledger's start: orders integrated while no warden was up are certified now.
+  orderCertifier?.start();
   // Runs a stopped warden was carrying go on from where the ledger left them, instead of staying OPEN.
   if (command)
     command.runs.resumeOpen().then(

@@ -5,17 +5,26 @@ import type { BranchNode } from "../../contracts/index.js";
 import { canonicalBytes, IronclawError } from "../../core/index.js";
 
 /**
- * A user's certified turns on the host, as an evidence folder `ironclaw verify` reads whole:
- *   IRONCLAW_HOME/attest/evidence/<user>/{public-key.pem, certificates/, proofs/, responses/, nodes/}
- * plus `turns.jsonl`, one line per certificate ({job_id, session_id, timestamp, seq, turn_id, node_id}), which
- * verify ignores and the API lists from without opening every certificate.
+ * Certificates on the host, as evidence folders `ironclaw verify` reads whole, each
+ * {public-key.pem, certificates/, proofs/, responses/, nodes/} plus an index, one line per certificate, which
+ * verify ignores and the API lists from without opening every certificate:
+ *   IRONCLAW_HOME/attest/evidence/<user>/          a user's chat turns, `turns.jsonl`
+ *                                                  ({job_id, session_id, timestamp, seq, turn_id, node_id})
+ *   IRONCLAW_HOME/attest/evidence/runs/<run_id>/   a command run's integrated orders, `orders.jsonl`
+ *                                                  ({job_id, run_id, order_id, commit_sha, timestamp})
  */
 export const EVIDENCE_DIR = "evidence";
 export const TURN_INDEX_FILE = "turns.jsonl";
+export const ORDER_INDEX_FILE = "orders.jsonl";
 export const EVIDENCE_PARTS = ["certificates", "proofs", "responses", "nodes"] as const;
 
 export function evidenceDirOf(home: string, userId: string): string {
   return join(resolve(home), "attest", EVIDENCE_DIR, userId);
+}
+
+/** A command run's evidence folder: one certificate per order of the run that was integrated. */
+export function runEvidenceDirOf(home: string, runId: string): string {
+  return join(resolve(home), "attest", EVIDENCE_DIR, "runs", runId);
 }
 
 export interface CertifiedTurnEntry {
@@ -30,9 +39,19 @@ export interface CertifiedTurnEntry {
   node_id?: string | null;
 }
 
-export interface StoredTurn {
+export interface CertifiedOrderEntry {
+  job_id: string;
+  run_id: string;
+  order_id: string;
+  /** The merge commit the order's INTEGRATED event names, which the certificate pins. */
+  commit_sha: string;
+  timestamp: string;
+}
+
+export interface StoredCertificate {
   dir: string;
-  entry: CertifiedTurnEntry;
+  /** The folder's index file (TURN_INDEX_FILE, ORDER_INDEX_FILE) and the line this certificate adds to it. */
+  index: { file: string; entry: CertifiedTurnEntry | CertifiedOrderEntry };
   issued: IssuedCertificate;
   response: string;
   /** The history's node of an id: the attested node's ancestors the folder lacks are copied from it. */
@@ -41,38 +60,57 @@ export interface StoredTurn {
 }
 
 /**
- * Writes one certified turn. The node goes to `nodes/<node_id>.json`, or to `nodes/<node_id>.<job_id>.json` when
+ * Writes one certificate. The node goes to `nodes/<node_id>.json`, or to `nodes/<node_id>.<job_id>.json` when
  * another certificate already attests that state (a turn that changed nothing, or two turns recorded as one):
- * verify reads both as versions of one node whose linkage must agree.
+ * verify reads both as versions of one node whose linkage must agree. A node file the same job wrote before (a
+ * certificate cut off by a stop and issued again) is replaced: it pins the certificate that was never listed.
  */
-export async function storeCertifiedTurn(turn: StoredTurn): Promise<void> {
-  const { dir, issued } = turn;
+export async function storeCertificate(stored: StoredCertificate): Promise<void> {
+  const { dir, issued } = stored;
   const jobId = issued.certificate.job_id;
   for (const part of EVIDENCE_PARTS) await mkdir(join(dir, part), { recursive: true, mode: 0o700 });
-  await writePublicKey(dir, turn.publicKeyPem);
+  await writePublicKey(dir, stored.publicKeyPem);
   const nodes = new Set(await readdir(join(dir, "nodes")));
   if (issued.node && issued.nodeBytes) {
     // Verify requires every parent in the folder: states no certificate attests (a job's, an edit's) come as
     // the history holds them, up to the first one the folder already has, oldest written first so that a
     // folder read meanwhile never holds a node without its parent.
     const missing: BranchNode[] = [];
-    for (let id = issued.node.parent_node_id; id !== null && turn.nodeOf && !nodes.has(`${id}.json`); ) {
-      const parent = turn.nodeOf(id);
+    for (let id = issued.node.parent_node_id; id !== null && stored.nodeOf && !nodes.has(`${id}.json`); ) {
+      const parent = stored.nodeOf(id);
       missing.unshift(parent);
       id = parent.parent_node_id;
     }
     for (const parent of missing)
       await writeFile(join(dir, "nodes", `${parent.node_id}.json`), canonicalBytes(parent));
     const id = issued.node.node_id;
-    const name = nodes.has(`${id}.json`) ? `${id}.${jobId}.json` : `${id}.json`;
+    const taken = nodes.has(`${id}.json`) && (await proofJobOf(join(dir, "nodes", `${id}.json`))) !== jobId;
+    const name = taken ? `${id}.${jobId}.json` : `${id}.json`;
     await writeFile(join(dir, "nodes", name), issued.nodeBytes);
   }
-  await writeFile(join(dir, "responses", `${jobId}.txt`), turn.response);
+  await writeFile(join(dir, "responses", `${jobId}.txt`), stored.response);
   await writeFile(join(dir, "proofs", `${jobId}.json`), issued.proofBytes);
   // The certificate last: a listed certificate always has its proof, response and node beside it.
   await writeFile(join(dir, "certificates", `${jobId}.json`), issued.bytes);
-  await appendFile(join(dir, TURN_INDEX_FILE), `${JSON.stringify(turn.entry)}\n`);
+  await appendIndex(dir, stored.index.file, stored.index.entry);
 }
+
+/** Adds a certificate's line to a folder's index. */
+export async function appendIndex(dir: string, file: string, entry: object): Promise<void> {
+  await appendFile(join(dir, file), `${JSON.stringify(entry)}\n`);
+}
+
+/** The job whose proof a node file names (`attestation.proof_ref`), if any. */
+async function proofJobOf(file: string): Promise<string | undefined> {
+  try {
+    const proof = (JSON.parse(await readFile(file, "utf8")) as BranchNode).attestation.proof_ref;
+    return proof === null ? undefined : PROOF_JOB.exec(proof)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+const PROOF_JOB = /\/proofs\/([^/]+)\.json$/;
 
 /**
  * Copies a user's certified turns into another evidence folder (an export): the certificates there are now, and
@@ -92,7 +130,7 @@ export async function copyCertifiedTurns(from: string, to: string): Promise<numb
   for (const name of await names("nodes")) {
     const bytes = await readFile(join(from, "nodes", name));
     const proof = (JSON.parse(bytes.toString("utf8")) as BranchNode).attestation.proof_ref;
-    const job = proof === null ? undefined : /\/proofs\/([^/]+)\.json$/.exec(proof)?.[1];
+    const job = proof === null ? undefined : PROOF_JOB.exec(proof)?.[1];
     if (job === undefined || copied.has(job)) await writeFile(join(to, "nodes", name), bytes);
   }
   // The certificates last, as the warden writes them: each one lands beside its proof, response and node.
@@ -102,13 +140,22 @@ export async function copyCertifiedTurns(from: string, to: string): Promise<numb
 }
 
 /** The user's certified turns, newest first. */
-export async function listCertifiedTurns(dir: string): Promise<CertifiedTurnEntry[]> {
-  const text = await readFile(join(dir, TURN_INDEX_FILE), "utf8").catch(() => "");
-  const entries: CertifiedTurnEntry[] = [];
+export function listCertifiedTurns(dir: string): Promise<CertifiedTurnEntry[]> {
+  return readIndex<CertifiedTurnEntry>(dir, TURN_INDEX_FILE);
+}
+
+/** A run's certified orders, newest first. */
+export function listCertifiedOrders(dir: string): Promise<CertifiedOrderEntry[]> {
+  return readIndex<CertifiedOrderEntry>(dir, ORDER_INDEX_FILE);
+}
+
+async function readIndex<T>(dir: string, file: string): Promise<T[]> {
+  const text = await readFile(join(dir, file), "utf8").catch(() => "");
+  const entries: T[] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
     try {
-      entries.push(JSON.parse(line) as CertifiedTurnEntry);
+      entries.push(JSON.parse(line) as T);
     } catch {
       // A line cut short by a crash mid-append names no certificate.
     }

@@ -11,7 +11,7 @@ import {
 } from "../../attest/index.js";
 import type { BranchNode } from "../../contracts/index.js";
 import type { Logger } from "../../core/index.js";
-import { evidenceDirOf, storeCertifiedTurn } from "./evidence-store.js";
+import { evidenceDirOf, storeCertificate, TURN_INDEX_FILE } from "./evidence-store.js";
 
 /** One finished chat turn as the warden saw it. */
 export interface CertifiedTurn {
@@ -99,15 +99,18 @@ export class TurnCertifier implements TurnCertifying {
       },
       this.key,
     );
-    await storeCertifiedTurn({
+    await storeCertificate({
       dir: evidenceDirOf(this.options.home, turn.userId),
-      entry: {
-        job_id: jobId,
-        session_id: turn.sessionId,
-        timestamp: issued.certificate.timestamp,
-        ...(turn.messageSeq !== undefined ? { seq: turn.messageSeq } : {}),
-        ...(turn.turnId ? { turn_id: turn.turnId } : {}),
-        node_id: state?.node.node_id ?? null,
+      index: {
+        file: TURN_INDEX_FILE,
+        entry: {
+          job_id: jobId,
+          session_id: turn.sessionId,
+          timestamp: issued.certificate.timestamp,
+          ...(turn.messageSeq !== undefined ? { seq: turn.messageSeq } : {}),
+          ...(turn.turnId ? { turn_id: turn.turnId } : {}),
+          node_id: state?.node.node_id ?? null,
+        },
       },
       issued,
       response: turn.response,
