@@ -1,20 +1,20 @@
 import type { IntegrateData } from "../../contracts/index.js";
 import { InvalidInputError, NotFoundError } from "../../core/index.js";
 import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
-import { hostGit } from "../git/host-git.js";
 import { failureDetails, type Gate, gateOf, treeGate } from "./gate-outcome.js";
 import type { GateOutcome, GateRunner } from "./gate-runner.js";
 import { IntegrationLedger } from "./integration-ledger.js";
 import { IntegrationRefusedError, refuseUnlessIntegrable } from "./integration-refusal.js";
 import {
   advanceMain,
+  checkoutForGate,
   findIntegratingCommit,
   isAncestor,
   MAIN_REF,
   prepareMerge,
   resolveCommit,
 } from "./merge-worktree.js";
-import { readAar, readAcceptanceCommands } from "./worktree-files.js";
+import { missingPaths, readAar, readAcceptanceCommands } from "./worktree-files.js";
 
 export interface IntegratorOptions {
   store: EventStore;
@@ -91,17 +91,21 @@ export class Integrator {
     // Work that met only part of its objective (partial) or none is not promoted, whatever the ledger says.
     if (aar.status !== "completed")
       throw new InvalidInputError("aar.json $.status", `must be completed to integrate, not ${aar.status}`);
-    for (const [i, artifact] of aar.artifacts.entries()) {
-      const found = await hostGit(repo, ["cat-file", "-e", `${tip}:${artifact.path}`], {
-        allowFailure: true,
-      });
-      if (found.code !== 0)
-        throw new InvalidInputError(
-          `aar.json $.artifacts[${i}].path`,
-          `${artifact.path} is not in branch ${branch}`,
-        );
-    }
-    const commands = [...(await readAcceptanceCommands(repo, tip, orderId)), ...profile];
+    const [missing, acceptance] = await Promise.all([
+      missingPaths(
+        repo,
+        tip,
+        aar.artifacts.map((a) => a.path),
+      ),
+      readAcceptanceCommands(repo, tip, orderId),
+    ]);
+    const first = missing[0];
+    if (first !== undefined)
+      throw new InvalidInputError(
+        `aar.json $.artifacts[${first}].path`,
+        `${aar.artifacts[first]?.path} is not in branch ${branch}`,
+      );
+    const commands = [...acceptance, ...profile];
     const checked: Gate[] = [
       { name: "aar.json", passed: true },
       { name: "artifacts", passed: true, detail: `${aar.artifacts.length} in ${branch}` },
@@ -147,7 +151,7 @@ export class Integrator {
       if (base === undefined) return failed([], { reason: "the theater's repository has no main branch" });
       if (await isAncestor(repo, tip, base))
         return this.recordExisting(ledger, order, repo, tip, base, false);
-      const prepared = await prepareMerge(repo, base, branch, orderId).catch((error: Error) => error);
+      const prepared = await prepareMerge(repo, base, tip, branch, orderId).catch((error: Error) => error);
       if (prepared instanceof Error)
         return failed([], { reason: `the merge could not be made: ${prepared.message}` });
       if (prepared.kind === "conflict") {
@@ -162,20 +166,10 @@ export class Integrator {
       }
       let outcome: GateOutcome;
       try {
-        outcome = await this.options.gates.run({
-          userId: job.owner,
-          runId: order.run_id,
-          orderId,
-          treeDir: prepared.tree,
-          commands: job.commands,
-          commandTimeoutMs: this.options.commandTimeoutMs ?? 600_000,
-        });
+        outcome = await this.gate(job, prepared.tree);
       } catch (error) {
-        await prepared.remove();
         return failed([], { reason: `the gate could not run: ${(error as Error).message}`, stage: "gate" });
       }
-      // The scratch checkout goes once the gate's cell has exited, off the order's path: nothing reads it again.
-      this.afterward((outcome.released ?? Promise.resolve()).then(() => prepared.remove()));
       const { results } = outcome;
       const gates: Gate[] = [{ name: "merge", passed: true }, ...treeGate(outcome), ...results.map(gateOf)];
       const failure = results.find((r) => r.exit !== 0 || r.timed_out);
@@ -196,6 +190,34 @@ export class Integrator {
       // Main moved while the gates ran: merge again onto it, so nothing that landed meanwhile is lost.
     }
     return failed([], { reason: "main kept moving while the order was merged and gated; try again" });
+  }
+
+  /**
+   * Runs the gate's commands in a cell over the merged tree, checked out for it; with no commands there is nothing
+   * to check out. The checkout goes once the gate's cell has exited, off the order's path: nothing reads it again.
+   */
+  private async gate(
+    job: { order: OrderSnapshot; repo: string; commands: string[]; owner: string },
+    tree: string,
+  ): Promise<GateOutcome> {
+    if (job.commands.length === 0) return { results: [], skipped: [] };
+    const checkout = await checkoutForGate(job.repo, tree);
+    let outcome: GateOutcome;
+    try {
+      outcome = await this.options.gates.run({
+        userId: job.owner,
+        runId: job.order.run_id,
+        orderId: job.order.order_id,
+        treeDir: checkout.dir,
+        commands: job.commands,
+        commandTimeoutMs: this.options.commandTimeoutMs ?? 600_000,
+      });
+    } catch (error) {
+      await checkout.remove();
+      throw error;
+    }
+    this.afterward((outcome.released ?? Promise.resolve()).then(() => checkout.remove()));
+    return outcome;
   }
 
   /**

@@ -1,14 +1,15 @@
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { boundedScratch, type ScratchCap } from "../cells/index.js";
-import { hostGit } from "../git/host-git.js";
+import { GitError, hostGit } from "../git/host-git.js";
 import { recordsMovedCommit } from "./order-records.js";
 
 /** The theater's mainline: the branch integration promotes orders into. */
 export const MAIN_REF = "refs/heads/main";
 
-/** An order branch merged onto one main commit, in a worktree of its own, or the paths that conflicted. */
+/** An order's commit merged onto one main commit (a commit no ref names yet), or the paths that conflicted. */
 export type PreparedMerge =
-  | { kind: "merged"; tree: string; merge: string; base: string; remove(): Promise<void> }
+  | { kind: "merged"; merge: string; tree: string; base: string }
   | { kind: "conflict"; paths: string[]; detail: string; base: string };
 
 /** The commit a ref names (`git rev-parse --verify <ref>^{commit}`), or undefined when there is none. */
@@ -25,73 +26,101 @@ export async function isAncestor(repo: string, ancestor: string, of: string): Pr
 }
 
 /**
- * Merges `branch` onto the main commit `base` in a temporary detached worktree (`--no-ff`: main gets exactly one
- * merge commit per order). The theater's main and the order's worktree are not touched. On a conflict the merge
- * is aborted and the worktree removed; on success the caller removes it with `remove()` once it has gated it.
+ * Merges the order's branch tip `tip` onto the main commit `base` in git's objects alone (`merge-tree
+ * --write-tree`, the same ort merge `git merge` makes, then `commit-tree` with both parents: main gets exactly one
+ * merge commit per order, as `--no-ff` gives). No checkout, no worktree to add, remove and prune, and nothing of
+ * the order's tree is written anywhere: main, its checkout and the order's worktree are not touched. On a
+ * conflict the paths are those git names as conflicted, each once.
  */
 export async function prepareMerge(
   repo: string,
   base: string,
+  tip: string,
   branch: string,
   orderId: string,
 ): Promise<PreparedMerge> {
-  const tip = await resolveCommit(repo, `refs/heads/${branch}`);
-  if (tip === undefined) throw new Error(`the order branch ${branch} is gone`);
-  // The gate's cell writes into this checkout: room for both sides of the merge and what the gate makes, no more.
-  const sides = await committedFootprint(repo, [base, tip]);
-  const scratch = await boundedScratch("ironclaw-integrate-", {
-    bytes: sides.bytes + GATE_WRITE_BYTES,
-    inodes: sides.inodes + GATE_WRITE_INODES,
+  const product = await recordsMovedCommit(repo, tip, base, orderId);
+  const merged = await hostGit(repo, ["merge-tree", "--write-tree", "--name-only", "-z", base, product], {
+    allowFailure: true,
+    timeoutMs: 300_000,
   });
-  const tree = join(scratch.dir, "tree");
-  const remove = async () => {
-    await hostGit(repo, ["worktree", "remove", "--force", tree], { allowFailure: true });
-    await scratch.remove();
-    await hostGit(repo, ["worktree", "prune"], { allowFailure: true });
-  };
-  try {
-    await hostGit(repo, ["worktree", "add", "--detach", tree, base]);
-    const message = `Integrate order ${orderId} (${branch})`;
-    const product = await recordsMovedCommit(repo, tip, base, orderId);
-    const merged = await hostGit(tree, ["merge", "--no-ff", "--no-edit", "-m", message, product], {
-      allowFailure: true,
-      timeoutMs: 300_000,
-    });
-    if (merged.code !== 0) {
-      const unmerged = await hostGit(tree, ["diff", "--name-only", "--diff-filter=U", "-z"], {
-        allowFailure: true,
-      });
-      const paths = unmerged.stdout.split("\0").filter((p) => p !== "");
-      await hostGit(tree, ["merge", "--abort"], { allowFailure: true });
-      await remove();
-      const detail = `${merged.stdout}\n${merged.stderr}`.trim().split("\n").slice(-5).join("\n");
-      return { kind: "conflict", paths, detail, base };
-    }
-    const merge = await resolveCommit(tree, "HEAD");
-    if (merge === undefined) throw new Error(`the merge of ${branch} left no HEAD in ${tree}`);
-    return { kind: "merged", tree, merge, base, remove };
-  } catch (error) {
-    await remove();
-    throw error;
+  // -z: the tree, the conflicted paths, an empty field, then the messages as <count> <paths...> <type> <text>.
+  const fields = merged.stdout.split("\0");
+  if (merged.code === 1) {
+    const end = fields.indexOf("", 1);
+    const paths = fields.slice(1, end === -1 ? undefined : end);
+    return { kind: "conflict", paths, detail: mergeMessages(fields.slice(end + 1)), base };
   }
+  if (merged.code !== 0) throw new GitError(["merge-tree", base, product], merged.code, merged.stderr);
+  const tree = fields[0]?.trim() ?? "";
+  const message = `Integrate order ${orderId} (${branch})`;
+  const commit = await hostGit(repo, ["commit-tree", tree, "-p", base, "-p", product, "-m", message]);
+  return { kind: "merged", merge: commit.stdout.trim(), tree, base };
 }
 
-/** What a gate's commands may write in the merged checkout beyond the two sides' files (build output, caches). */
+/** The last lines of merge-tree's messages (what `git merge` prints), for the failure's detail. */
+function mergeMessages(fields: string[]): string {
+  const lines: string[] = [];
+  for (let i = 0; i < fields.length; ) {
+    const count = Number(fields[i]);
+    if (!Number.isInteger(count) || count < 0) break;
+    const text = fields[i + count + 2];
+    if (text !== undefined) lines.push(text.trimEnd());
+    i += count + 3;
+  }
+  return lines.join("\n").split("\n").slice(-5).join("\n");
+}
+
+/** A merged tree checked out for a gate's cell to work in, and its removal. */
+export interface GateCheckout {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * Checks the merged tree out into a scratch folder of its own for the gate's cell (attached or copied in): an
+ * index of its own beside the folder, `read-tree -u`, and no `.git` in the folder at all. The folder is thrown
+ * away after the gate; nothing in it is ever read back as trusted.
+ */
+export async function checkoutForGate(repo: string, tree: string): Promise<GateCheckout> {
+  // The gate's cell writes into this checkout: room for the merged tree and what the gate makes, no more.
+  const files = await committedFootprint(repo, tree);
+  const scratch = await boundedScratch("ironclaw-integrate-", {
+    bytes: files.bytes + files.inodes * INDEX_ENTRY_BYTES + GATE_WRITE_BYTES,
+    inodes: files.inodes + 1 + GATE_WRITE_INODES,
+  });
+  const dir = join(scratch.dir, "tree");
+  const indexFile = join(scratch.dir, "index");
+  try {
+    await mkdir(dir);
+    await hostGit(repo, [`--work-tree=${dir}`, "read-tree", "-u", "--reset", tree], {
+      indexFile,
+      timeoutMs: 300_000,
+    });
+    await rm(indexFile, { force: true });
+  } catch (error) {
+    await scratch.remove();
+    throw error;
+  }
+  return { dir, remove: () => scratch.remove() };
+}
+
+/** What a gate's commands may write in the merged checkout beyond its files (build output, caches). */
 const GATE_WRITE_BYTES = 256 * 1024 * 1024;
 const GATE_WRITE_INODES = 20_000;
+/** Room for the checkout's index while it is written (an entry is well under this). */
+const INDEX_ENTRY_BYTES = 256;
 
-/** The files of each commit with their sizes, summed as a tmpfs holds them (pages, one inode per entry). */
-async function committedFootprint(repo: string, revs: string[]): Promise<ScratchCap> {
+/** The files of a tree with their sizes, summed as a tmpfs holds them (pages, one inode per entry). */
+async function committedFootprint(repo: string, tree: string): Promise<ScratchCap> {
   let bytes = 0;
   let inodes = 0;
-  for (const rev of revs) {
-    const listed = await hostGit(repo, ["ls-tree", "-r", "-t", "-l", "-z", "--full-tree", rev]);
-    for (const line of listed.stdout.split("\0")) {
-      if (line === "") continue;
-      const size = Number(line.split(/\s+/)[3]);
-      inodes += 1;
-      bytes += Number.isFinite(size) ? Math.ceil(size / 4096) * 4096 + 4096 : 4096;
-    }
+  const listed = await hostGit(repo, ["ls-tree", "-r", "-t", "-l", "-z", "--full-tree", tree]);
+  for (const line of listed.stdout.split("\0")) {
+    if (line === "") continue;
+    const size = Number(line.split(/\s+/)[3]);
+    inodes += 1;
+    bytes += Number.isFinite(size) ? Math.ceil(size / 4096) * 4096 + 4096 : 4096;
   }
   return { bytes, inodes };
 }
@@ -115,9 +144,10 @@ export async function advanceMain(repo: string, merge: string, expected: string)
  * Best effort: local changes someone made there are kept, and the files then stay as they were.
  */
 async function syncCheckout(repo: string, from: string, to: string): Promise<void> {
-  const head = await hostGit(repo, ["symbolic-ref", "--quiet", "HEAD"], { allowFailure: true });
-  const bare = await hostGit(repo, ["rev-parse", "--is-bare-repository"], { allowFailure: true });
-  if (head.stdout.trim() !== MAIN_REF || bare.stdout.trim() !== "false") return;
+  const found = await hostGit(repo, ["rev-parse", "--is-bare-repository", "--symbolic-full-name", "HEAD"], {
+    allowFailure: true,
+  });
+  if (found.code !== 0 || found.stdout.trim() !== `false\n${MAIN_REF}`) return;
   await hostGit(repo, ["read-tree", "-m", "-u", from, to], { allowFailure: true });
 }
 

@@ -14,6 +14,9 @@ export function recordsFolder(orderId: string): string {
   return `${RECORDS_ROOT}/orders/${orderId}`;
 }
 
+/** The null object id: an index-info line naming it with mode 0 removes the path. */
+const NO_OBJECT = "0".repeat(40);
+
 /**
  * The commit that is merged into main for an order: its branch tip with the records at the root moved under
  * `.ironclaw/orders/<order_id>/` and the root paths put back as they were where the order branched. Every order
@@ -32,19 +35,24 @@ export async function recordsMovedCommit(
   const git = (args: string[], input?: string) =>
     hostGit(repo, args, { indexFile, ...(input === undefined ? {} : { input }) });
   try {
-    await git(["read-tree", tip]);
-    const forkPoint = (await git(["merge-base", base, tip])).stdout.trim();
-    const atTip = await git(["ls-tree", "-r", "-z", tip, "--", ...ORDER_RECORDS]);
+    // The index starts as the tip; the records at its root then leave it and come back under the order's folder.
+    const [, fork, atTip] = await Promise.all([
+      git(["read-tree", tip]),
+      git(["merge-base", base, tip]),
+      git(["ls-tree", "-r", "-z", tip, "--", ...ORDER_RECORDS]),
+    ]);
     const tipEntries = atTip.stdout.split("\0").filter((line) => line !== "");
     if (tipEntries.length === 0) return tip;
-    await git(["rm", "--cached", "-r", "-q", "--ignore-unmatch", "--", ...ORDER_RECORDS]);
-    const atFork = await git(["ls-tree", "-r", "-z", forkPoint, "--", ...ORDER_RECORDS]);
+    const atFork = await git(["ls-tree", "-r", "-z", fork.stdout.trim(), "--", ...ORDER_RECORDS]);
+    const pathOf = (line: string) => line.slice(line.indexOf("\t") + 1);
+    // Mode 0 removes an entry (update-index --index-info); the lines apply in order.
+    const removed = tipEntries.map((line) => `0 ${NO_OBJECT}\t${pathOf(line)}`);
     const moved = tipEntries.map((line) => {
       const tab = line.indexOf("\t");
       return `${line.slice(0, tab)}\t${recordsFolder(orderId)}/${line.slice(tab + 1)}`;
     });
     const restored = atFork.stdout.split("\0").filter((line) => line !== "");
-    await git(["update-index", "-z", "--index-info"], `${[...moved, ...restored].join("\0")}\0`);
+    await git(["update-index", "-z", "--index-info"], `${[...removed, ...moved, ...restored].join("\0")}\0`);
     const tree = (await git(["write-tree"])).stdout.trim();
     const message = `Order ${orderId}: its records under ${recordsFolder(orderId)}/`;
     return (await git(["commit-tree", tree, "-p", tip, "-m", message])).stdout.trim();

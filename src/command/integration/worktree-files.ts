@@ -81,12 +81,14 @@ export async function readAcceptanceCommands(repo: string, tip: string, orderId:
   const own = await hostGit(repo, ["rev-list", "--reverse", "--topo-order", tip, "--not", MAIN_REF]);
   const first = own.stdout.split("\n").find((line) => line !== "");
   if (first === undefined) return [];
-  const size = await hostGit(repo, ["cat-file", "-s", `${first}:order.json`], { allowFailure: true });
-  if (size.code !== 0)
+  // One cat-file answers with the size before the bytes: a blob over the cap is refused without being kept.
+  const found = await hostGit(repo, ["cat-file", "--batch"], { input: `${first}:order.json\n` });
+  const header = /^[0-9a-f]+ (\w+) (\d+)\n/.exec(found.stdout);
+  if (header?.[1] !== "blob")
     throw new InvalidInputError("order.json", `is missing from the order's first commit ${first}`);
-  if (Number(size.stdout.trim()) > MAX_JSON_BYTES)
+  if (Number(header[2]) > MAX_JSON_BYTES)
     throw new InvalidInputError("order.json", `is over ${MAX_JSON_BYTES} bytes`);
-  const text = (await hostGit(repo, ["cat-file", "blob", `${first}:order.json`])).stdout;
+  const text = found.stdout.slice(header[0].length, found.stdout.length - 1);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -98,4 +100,26 @@ export async function readAcceptanceCommands(repo: string, tip: string, orderId:
   if (parsed.data.order_id !== orderId)
     throw new InvalidInputError("order.json $.order_id", `must be ${orderId}, the order being integrated`);
   return acceptanceCommands(parsed.data);
+}
+
+/**
+ * The indexes of `paths` that commit `rev` does not hold (files or folders), in one `cat-file --batch-check` for
+ * all of them; a path with a line break, which the batch's lines cannot carry, is asked alone.
+ */
+export async function missingPaths(repo: string, rev: string, paths: readonly string[]): Promise<number[]> {
+  const missing: number[] = [];
+  const batched = paths.flatMap((path, i) => (path.includes("\n") ? [] : [i]));
+  if (batched.length > 0) {
+    const input = batched.map((i) => `${rev}:${paths[i]}\n`).join("");
+    const answers = (await hostGit(repo, ["cat-file", "--batch-check"], { input })).stdout.split("\n");
+    batched.forEach((i, line) => {
+      if (answers[line]?.endsWith(" missing") !== false) missing.push(i);
+    });
+  }
+  for (const [i, path] of paths.entries()) {
+    if (!path.includes("\n")) continue;
+    const found = await hostGit(repo, ["cat-file", "-e", `${rev}:${path}`], { allowFailure: true });
+    if (found.code !== 0) missing.push(i);
+  }
+  return missing.sort((a, b) => a - b);
 }
