@@ -39,6 +39,11 @@ export const SAME_FLOOR_ARROWS: ReadonlyArray<{ from: string; to: string; why: s
     to: "command",
     why: "the warden hosts command under its users and auth, and lends it cells and the model proxy",
   },
+  {
+    from: "warden",
+    to: "evolution",
+    why: "the warden ingests runtime events into the evolution store under its users and auth",
+  },
 ];
 
 /**

@@ -28,6 +28,12 @@ export {
   routedSessionRecordSchema,
 } from "./evolution-records.js";
 export {
+  type IngestedEnvelope,
+  type IngestResult,
+  ingestedEnvelopeSchema,
+  ingestResultSchema,
+} from "./ingest-result.js";
+export {
   CHECKPOINT_STATUSES,
   type CheckpointStatus,
   type OperatorCheckpoint,

@@ -1,9 +1,9 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { EvolutionEventRecord, ProjectedFeedbackRecord } from "../../contracts/index.js";
+import type { EvolutionEventRecord, IngestResult, ProjectedFeedbackRecord } from "../../contracts/index.js";
 import { canonicalJson } from "../../core/index.js";
 import { completeDirectRecord, type DirectRecordInput } from "./direct-records.js";
-import { type IngestResult, planIngest, type Submitter } from "./ingest-plan.js";
+import { planIngest, type Submitter } from "./ingest-plan.js";
 import { buildInspectReport, type InspectReport } from "./inspect-report.js";
 import { appendLines } from "./jsonl-file.js";
 import { readPayload } from "./payload-intake.js";

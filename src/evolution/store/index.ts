@@ -1,7 +1,8 @@
+export type { IngestedEnvelope, IngestResult } from "../../contracts/index.js";
 export { derivedUuid } from "./derived-id.js";
 export type { DirectFeedbackInput, DirectRecordInput, RoutedSessionInput } from "./direct-records.js";
 export { EvolutionStore, type IngestOptions, type Recovery } from "./evolution-store.js";
-export type { IngestedEnvelope, IngestResult, Submitter } from "./ingest-plan.js";
+export type { Submitter } from "./ingest-plan.js";
 export { buildInspectReport, type InspectEntry, type InspectReport } from "./inspect-report.js";
 export { defaultStateDir, STATE_FILES } from "./state-files.js";
 export {

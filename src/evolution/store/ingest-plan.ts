@@ -1,4 +1,4 @@
-import type { RuntimeEventKind, RuntimeEventPayloadForm } from "../../contracts/index.js";
+import type { IngestedEnvelope, IngestResult, RuntimeEventPayloadForm } from "../../contracts/index.js";
 import { IronclawError } from "../../core/index.js";
 import type { Intake } from "./payload-intake.js";
 import type { StoreState } from "./store-state.js";
@@ -8,29 +8,6 @@ import { projectionRecordId, type StoredEnvelope } from "./stored-records.js";
 export interface Submitter {
   userId: string;
   admin: boolean;
-}
-
-/** What happened to one envelope of a payload. */
-export interface IngestedEnvelope {
-  index: number;
-  envelope_id: string;
-  event_id: string;
-  event_kind: RuntimeEventKind;
-  session_id: string;
-  outcome: "stored" | "skipped";
-  /** Why it was skipped: which id was already stored. */
-  reason: string | null;
-  /** The projected record's id for a stored session_feedback; null for raw evidence only or a skipped envelope. */
-  record_id: string | null;
-}
-
-export interface IngestResult {
-  payload_sha256: string;
-  payload_form: RuntimeEventPayloadForm;
-  stored: number;
-  skipped: number;
-  projected: number;
-  envelopes: IngestedEnvelope[];
 }
 
 function sessionPath(form: RuntimeEventPayloadForm, index: number): string {

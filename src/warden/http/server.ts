@@ -12,6 +12,13 @@ import type { WardenContext } from "../warden-context.js";
 import { WARDEN_OPENAPI, wardenApi } from "./api-route.js";
 import { wardenErrors } from "./warden-errors.js";
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request body's bytes exactly as received; undefined when there was no body. */
+    rawBody: Buffer | undefined;
+  }
+}
+
 /** The largest WebSocket frame read: 16 MiB, four times the largest [limits] max_message_bytes. */
 const WS_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -24,10 +31,14 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   });
-  // JSON bodies only. An empty body is no body (POST /api/auth/logout); anything else must parse.
+  // JSON bodies only. An empty body is no body (POST /api/auth/logout); anything else must parse. The bytes are
+  // kept beside the parsed value for routes that store evidence exactly as received (POST /api/evolution/events).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
+  app.decorateRequest("rawBody", undefined);
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
+    const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+    request.rawBody = bytes;
+    const text = bytes.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {
       done(null, JSON.parse(text));

@@ -13,6 +13,7 @@ import { commandChatRoutes } from "./command-chat-route.js";
 import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
 import { escalationRoutes } from "./escalation-routes.js";
+import { evolutionRoutes } from "./evolution-routes.js";
 import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
@@ -48,6 +49,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...oversightRoutes(ctx),
     ...sentinelRoutes(ctx),
     ...escalationRoutes(ctx),
+    ...evolutionRoutes(ctx),
     ...vaultRoutes(ctx),
     ...attestRoutes(ctx),
     ...brainHistoryRoutes(ctx),
