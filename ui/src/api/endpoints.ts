@@ -35,6 +35,10 @@ export type UsageReport = Out<typeof W.usageReportSchema>;
 export type BudgetOverview = Out<typeof W.budgetOverviewSchema>;
 export type BudgetStatus = BudgetOverview["status"][number];
 export type BudgetAlert = Out<typeof W.budgetAlertSchema>;
+export type CertifiedTurn = Out<typeof W.certifiedTurnSchema>;
+export type CertificateDetail = Out<typeof W.certificateDetailSchema>;
+export type BrainHistoryEntry = Out<typeof W.brainHistoryEntrySchema>;
+export type BrainHistoryDiff = Out<typeof W.brainHistoryDiffSchema>;
 
 export interface Endpoints extends CommandEndpoints {
   "GET /api/me": { response: Me };
@@ -102,6 +106,20 @@ export interface Endpoints extends CommandEndpoints {
   "GET /api/usage": { query: In<typeof W.usageQuerySchema>; response: UsageReport };
   "GET /api/budgets": { query: { user?: string }; response: BudgetOverview };
   "GET /api/budgets/alerts": { query: In<typeof W.budgetAlertQuerySchema>; response: BudgetAlert[] };
+  "GET /api/attest/certificates": {
+    query: In<typeof W.certificateListQuerySchema>;
+    response: Out<typeof W.certifiedTurnListSchema>;
+  };
+  "GET /api/attest/certificates/:job_id": { params: { job_id: string }; response: CertificateDetail };
+  "GET /api/brain/history": { response: Out<typeof W.brainHistoryListSchema> };
+  "GET /api/brain/history/diff": {
+    query: In<typeof W.brainHistoryDiffQuerySchema>;
+    response: BrainHistoryDiff;
+  };
+  "POST /api/brain/history/restore": {
+    body: In<typeof W.brainHistoryRestoreBodySchema>;
+    response: Out<typeof W.brainHistoryRestoreSchema>;
+  };
 }
 
 export type EndpointKey = keyof Endpoints;

@@ -3,7 +3,7 @@ import type { ApiClient } from "../api/api-client.js";
 import type { LiveSocket, LiveSocketOptions } from "../api/live-socket.js";
 import { newId } from "../shared/format.js";
 import { createGenerations } from "../shared/generation.js";
-import { itemsFromEntries } from "./chat-items.js";
+import { itemsFromEntries, markStoredReply } from "./chat-items.js";
 import type { ChatState } from "./chat-state.js";
 import { createTurnReceiver } from "./turn-receiver.js";
 
@@ -17,7 +17,9 @@ export type ChatAction =
   | { type: "stop" }
   | { type: "delete"; sessionId: string }
   | { type: "rename"; sessionId: string; title: string }
-  | { type: "pick-agent"; agent: string };
+  | { type: "pick-agent"; agent: string }
+  /** The last turn's reply was stored as conversation entry `seq` (its certificate names it). */
+  | { type: "mark-stored"; seq: number };
 
 export interface ChatDeps {
   api: ApiClient;
@@ -207,6 +209,12 @@ export function createChatController(deps: ChatDeps) {
       case "pick-agent":
         setState("agent", action.agent);
         storage.setItem(AGENT_KEY, action.agent);
+        return true;
+      case "mark-stored":
+        setState(
+          "items",
+          produce((items) => markStoredReply(items, action.seq)),
+        );
         return true;
     }
   }

@@ -5,7 +5,8 @@ import { applyTurnEvent, type ChatItem, itemsFromEntries } from "./chat-items.js
 const zero = { input_tokens: 0, output_tokens: 0 };
 const entry = (seq: number, role: string, content: string, meta: Record<string, unknown> = {}) =>
   ({ seq, role, content, meta, at: "2026-03-01T10:00:00Z" }) as SessionEntry;
-const shape = (items: ChatItem[]) => items.map(({ key: _key, ...rest }) => rest);
+// A stored reply also names its conversation entry (seq), which a live one learns only from its certificate.
+const shape = (items: ChatItem[]) => items.map(({ key: _key, ...rest }) => ({ ...rest, seq: undefined }));
 
 /** What the page shows while a turn streams, event by event. */
 function live(events: Parameters<typeof applyTurnEvent>[1][]): ChatItem[] {

@@ -3,7 +3,15 @@ import type { ChatEvent, SessionEntry } from "../api/endpoints.js";
 /** What the conversation pane shows, in order. */
 export type ChatItem =
   | { kind: "user"; key: string; text: string }
-  | { kind: "assistant"; key: string; text: string; streaming: boolean; stopped?: boolean }
+  | {
+      kind: "assistant";
+      key: string;
+      text: string;
+      streaming: boolean;
+      stopped?: boolean;
+      /** The conversation entry the reply is stored as: what its certificate names. */
+      seq?: number;
+    }
   | {
       kind: "tool";
       key: string;
@@ -33,7 +41,13 @@ export function itemsFromEntries(entries: SessionEntry[]): ChatItem[] {
     const stopReason = typeof meta.stop_reason === "string" ? meta.stop_reason : undefined;
     if (entry.role === "user") return [{ kind: "user", key, text: entry.content }];
     if (entry.role === "assistant") {
-      const answer: ChatItem = { kind: "assistant", key, text: entry.content, streaming: false };
+      const answer: ChatItem = {
+        kind: "assistant",
+        key,
+        text: entry.content,
+        streaming: false,
+        seq: entry.seq,
+      };
       const notice = isStopReason(stopReason) ? endNotice({ stopReason }) : undefined;
       return notice ? [answer, { kind: "notice", key: `${key}n`, ...notice }] : [answer];
     }
@@ -128,6 +142,18 @@ export function applyTurnEvent(items: ChatItem[], event: ChatEvent, key: () => s
     const notice = endNotice(event);
     const asked = event.stopReason === "error" && retryable(event.failure) ? lastAsked(items) : undefined;
     if (notice) items.push({ kind: "notice", key: key(), ...notice, ...(asked ? { retry: asked } : {}) });
+  }
+}
+
+/** The last turn's reply, given the conversation entry it was stored as (known once its certificate is). */
+export function markStoredReply(items: ChatItem[], seq: number): void {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.kind === "user") return;
+    if (item?.kind === "assistant") {
+      item.seq = seq;
+      return;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
-import { For, onCleanup, onMount, Show } from "solid-js";
+import { createEffect, For, on, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { createLiveSocket } from "../api/live-socket.js";
+import { createCertificateController } from "./certificate-controller.js";
 import { createChatController } from "./chat-controller.js";
 import { Composer } from "./composer.js";
 import { MessageList } from "./message-list.js";
@@ -14,6 +15,26 @@ export function ChatView(props: { api: ApiClient }) {
     storage: localStorage,
   });
   const { state, dispatch } = chat;
+  const certificates = createCertificateController(props.api);
+  createEffect(
+    on(
+      () => state.sessionId,
+      (sessionId) => void certificates.dispatch({ type: "load", sessionId }),
+    ),
+  );
+  // A turn that ends is certified shortly after: its reply gets its certificate once the warden lists it.
+  createEffect(
+    on(
+      () => state.turn,
+      (turn, before) => {
+        const sessionId = state.sessionId;
+        if (turn || !before || !sessionId) return;
+        void certificates.dispatch({ type: "follow", sessionId }).then((seq) => {
+          if (seq !== undefined && state.sessionId === sessionId) void dispatch({ type: "mark-stored", seq });
+        });
+      },
+    ),
+  );
   // Esc stops the answer being written, from anywhere on the screen but a field that uses Esc itself.
   const stopOnEscape = (e: KeyboardEvent) => {
     if (e.key !== "Escape" || e.defaultPrevented || !state.turn || state.turn.stopping) return;
@@ -28,6 +49,7 @@ export function ChatView(props: { api: ApiClient }) {
   onCleanup(() => {
     document.removeEventListener("keydown", stopOnEscape);
     chat.dispose();
+    certificates.dispose();
   });
   return (
     <div class="chat-screen">
@@ -75,6 +97,7 @@ export function ChatView(props: { api: ApiClient }) {
           loading={state.loading}
           working={state.turn !== null}
           onRetry={(key) => void dispatch({ type: "retry", key })}
+          certificates={certificates}
         />
         <Composer
           working={state.turn !== null}

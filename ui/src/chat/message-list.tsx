@@ -3,6 +3,8 @@ import { isLongMessage } from "../shared/collapse.js";
 import { Collapsible } from "../shared/collapsible.js";
 import { haltedNotice } from "../soul/halted-notice.js";
 import { AnswerView } from "./answer-view.js";
+import type { CertificateController } from "./certificate-controller.js";
+import { CertificatePanel } from "./certificate-panel.js";
 import type { ChatItem } from "./chat-items.js";
 import { ToolCallView } from "./tool-call.js";
 
@@ -16,6 +18,8 @@ export function MessageList(props: {
   working: boolean;
   /** Sends a failed turn's message again (the notice's key). */
   onRetry?: (key: string) => void;
+  /** The certificates of the conversation's replies: a certified reply offers its own. */
+  certificates?: CertificateController;
 }) {
   let pane!: HTMLElement;
   let stick = true;
@@ -71,6 +75,7 @@ export function MessageList(props: {
                   >
                     <AnswerView class="body markdown" text={answer().text} />
                   </Collapsible>
+                  <CertificateControl item={answer()} certificates={props.certificates} />
                 </article>
               )}
             </Match>
@@ -110,5 +115,41 @@ export function MessageList(props: {
         </div>
       </Show>
     </section>
+  );
+}
+
+/** A certified reply's "certificate" button, and its certificate under it once opened. */
+function CertificateControl(props: {
+  item: Extract<ChatItem, { kind: "assistant" }>;
+  certificates: CertificateController | undefined;
+}) {
+  const seq = () => props.item.seq;
+  const certified = () => {
+    const at = seq();
+    return at !== undefined && props.certificates?.state.bySeq[at] !== undefined;
+  };
+  const open = () => props.certificates?.state.shown?.seq === seq();
+  return (
+    <Show when={certified() && props.certificates}>
+      {(certificates) => (
+        <>
+          <button
+            type="button"
+            class="certificate-toggle"
+            aria-expanded={open()}
+            onClick={() =>
+              void certificates().dispatch(
+                open() ? { type: "close" } : { type: "show", seq: seq() as number },
+              )
+            }
+          >
+            certificate
+          </button>
+          <Show when={open()}>
+            <CertificatePanel certificates={certificates()} />
+          </Show>
+        </>
+      )}
+    </Show>
   );
 }

@@ -4,6 +4,8 @@ import { hrefOf } from "../shared/route.js";
 import { EditorPane } from "./editor-pane.js";
 import { FileTree } from "./file-tree.js";
 import { createForgetController } from "./forget-controller.js";
+import { createHistoryController } from "./history-controller.js";
+import { HistoryPanel } from "./history-panel.js";
 import { IndexPanel } from "./index-panel.js";
 import { createMemoryController } from "./memory-controller.js";
 import { createPromotionController } from "./promotion-controller.js";
@@ -54,9 +56,18 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
         void memory.editor.dispatch({ type: "open", path: shown, force: true });
     },
   });
+  const brainHistory = createHistoryController(props.api, {
+    onRestored(files) {
+      void memory.dispatch({ type: "refresh-status" });
+      const shown = memory.editor.state.path;
+      if (shown && files.includes(shown) && !memory.editor.dirty())
+        void memory.editor.dispatch({ type: "open", path: shown, force: true });
+    },
+  });
   onMount(() => {
     void memory.dispatch({ type: "start", ...splitTarget(props.path) });
     void promotions.dispatch({ type: "load" });
+    void brainHistory.dispatch({ type: "load" });
   });
   // Following another citation while the inspector is open changes only the address.
   createEffect(
@@ -72,6 +83,7 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
   onCleanup(() => {
     memory.dispose();
     promotions.dispose();
+    brainHistory.dispose();
   });
   return (
     <main class="memory-screen" id="main" tabindex="-1">
@@ -101,6 +113,7 @@ export default function MemoryView(props: { api: ApiClient; path: string }) {
       </div>
       <IndexPanel memory={memory}>
         <PromotionPanel promotions={promotions} onOpen={(path, heading) => open(path, undefined, heading)} />
+        <HistoryPanel history={brainHistory} />
       </IndexPanel>
     </main>
   );
