@@ -1,4 +1,11 @@
-export { copyCertifiedTurns, evidenceDirOf } from "./attest/index.js";
+export {
+  copyCertifiedTurns,
+  copySessionTurns,
+  evidenceDirOf,
+  findSessionTurns,
+  runEvidenceDirOf,
+  type SessionTurns,
+} from "./attest/index.js";
 export { AuditStore, migrateAuditTables } from "./audit-store.js";
 export {
   alertViews,

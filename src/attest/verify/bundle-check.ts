@@ -37,6 +37,39 @@ export function checkBundles(
   return results;
 }
 
+/**
+ * The bundles no certificate names (a brain sealed by export, which no chat turn's certificate points at: a turn
+ * seals no bundle): each hashes, as encrypted bytes on disk, to the digest its result.json and
+ * bundle_locator_next.json restate, so a changed byte of one is caught even though no signature covers it.
+ */
+export function checkUnnamedBundles(
+  named: ReadonlySet<string>,
+  bundles: ReadonlyMap<string, StateBundle>,
+): CheckResult[] {
+  return [...bundles.values()].flatMap((bundle) => {
+    if (named.has(bundle.state_id) || bundle.encrypted === undefined) return [];
+    const claims = bundle.sidecars.flatMap((sidecar) => {
+      const json = parseJson(sidecar);
+      const restated =
+        "value" in json ? (json.value as { bundle_sha256?: unknown } | null)?.bundle_sha256 : 1;
+      return restated === undefined || restated === null ? [] : [sidecar.file];
+    });
+    if (claims.length === 0)
+      return [
+        fail(
+          "bundle_hash",
+          `${bundle.encrypted.file}: no result.json or bundle_locator_next.json states its digest`,
+          {
+            file: bundle.encrypted.file,
+          },
+        ),
+      ];
+    return [
+      compare(bundle.encrypted, digestOf(bundle.encrypted.bytes), claims.join(" and "), bundle.sidecars),
+    ];
+  });
+}
+
 function compare(
   encrypted: EvidenceFile,
   claimed: string,

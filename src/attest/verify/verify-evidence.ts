@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { isJsonObject } from "../../contracts/index.js";
 import { InvalidInputError } from "../../core/index.js";
-import { checkBundles } from "./bundle-check.js";
+import { checkBundles, checkUnnamedBundles } from "./bundle-check.js";
 import { checkCertificate } from "./certificate-checks.js";
 import { readCertificate } from "./certificate-evidence.js";
 import { checkChain } from "./chain-check.js";
@@ -29,7 +29,11 @@ export function verifyEvidence(target: string, options: VerifyOptions = {}): Ver
     const evidence = loadEvidence(target);
     const nodes = attestingNodes(evidence);
     certificates = [...evidence.certificates.keys()].map((jobId) => verifyOne(evidence, nodes, jobId, at));
-    chain = [...checkChain(evidence.nodes), ...orphanAttestations(evidence)];
+    chain = [
+      ...checkChain(evidence.nodes),
+      ...orphanAttestations(evidence),
+      ...checkUnnamedBundles(namedStates(evidence), evidence.bundles),
+    ];
   } else if (basename(dirname(target)) === "certificates") {
     const evidence = loadEvidence(dirname(dirname(target)));
     const jobId = basename(target).replace(/\.json$/, "");
@@ -105,6 +109,18 @@ function orphanAttestations(evidence: Evidence): CheckResult[] {
       }),
     ];
   });
+}
+
+/** The states the folder's certificates name, before or after; a certificate that does not parse names none. */
+function namedStates(evidence: Evidence): Set<string> {
+  const named = new Set<string>();
+  for (const file of evidence.certificates.values()) {
+    const parsed = readCertificate(file);
+    if (!("value" in parsed)) continue;
+    for (const state of [parsed.value.parent_state, parsed.value.result.new_state])
+      if (state) named.add(state.state_id);
+  }
+  return named;
 }
 
 function jobIdInside(file: EvidenceFile): string | undefined {

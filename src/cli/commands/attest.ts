@@ -1,21 +1,32 @@
 import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
+  BrainHistory,
+  type ExportedState,
   exportBrainState,
   formatStateKey,
   loadOrCreateHostKey,
   PUBLIC_KEY_FILE,
 } from "../../attest/index.js";
-import { InvalidInputError, IronclawError } from "../../core/index.js";
-import { copyCertifiedTurns, evidenceDirOf } from "../../warden/index.js";
-import { println } from "../command.js";
+import { InvalidInputError, IronclawError, ironclawHome } from "../../core/index.js";
+import { copyCertifiedTurns, copySessionTurns, evidenceDirOf } from "../../warden/index.js";
+import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 import { brainWriter, directoryBrain, userBrainPlace } from "../user-brain.js";
+import { copyRunEvidence, resolveExportTarget, TARGET_KINDS, type TargetKind } from "./attest-targets.js";
 
 const exportState = defineCommand({
   name: "export",
-  summary: "write a user's current brain into an evidence folder as an encrypted state bundle",
-  description: `Packs the brain of <user> (its markdown tree and its database, links left out) into
+  summary:
+    "write a chat session, a command run or a user's brain into an evidence folder ironclaw verify passes",
+  description: `Writes a self-contained evidence folder for <target>, which \`ironclaw verify <dir>\` checks offline:
+  a session  the session's certified chat turns (certificates/, proofs/, responses/, the nodes/ they attest and
+             every ancestor node, so the chain is whole) and the user's brain sealed as a state bundle: the state
+             the session ended at, unless the brain changed since (a note says so)
+  a run      the order certificates of a command run ($IRONCLAW_HOME/attest/evidence/runs/<run_id>/), copied whole
+  a user     the user's brain as a state bundle, and the certificates of all their chat turns so far
+The name is looked up as all three; one that is several needs --as.
+A state bundle: the brain (its markdown tree and its database, links left out) packed into
 <dir>/bundles/<state_id>/: state_bundle.tar.enc (AES-256-GCM), result.json, next_tokens.json,
 bundle_locator_next.json and the envelopes of the next step's keys. bundle_sha256 is the sha256 of exactly the
 encrypted bytes written. Each export is the next step of the user's key ratchet on this host
@@ -24,82 +35,153 @@ encrypted bytes written. Each export is the next step of the user's key ratchet 
 \`ironclaw brain import\`.
 Brains of bwrap and process cells (users/<user>/brain/) are exported; a brain disk (users/<user>/brain.ext4, of
 microVM cells and of bwrap cells under a root warden) is not supported yet. Stop the user's cell first: a running
-agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem, and the
-certificates of the user's chat turns so far (certificates/, proofs/, responses/, nodes/ of
-$IRONCLAW_HOME/attest/evidence/<user>/) are copied beside the bundle, for \`ironclaw verify <dir>\`.`,
+agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem.`,
   positionals: [
-    { name: "user", required: true, description: "whose brain" },
+    { name: "target", required: true, description: "a session id, a run id or a user" },
     { name: "dir", required: true, description: "the evidence folder (created if missing)" },
   ],
   options: [
+    {
+      name: "as",
+      type: "string",
+      valueName: "kind",
+      description: "what <target> names, when it is several: user, run or session",
+    },
     {
       name: "key-out",
       type: "string",
       valueName: "file",
       description: "write the state key to this new file (mode 0600) instead of printing it",
     },
-    jsonOption("the exported state (with the key unless --key-out)"),
+    jsonOption("what was exported (the state with its key unless --key-out)"),
   ],
   async run({ options, args }, io) {
-    const place = userBrainPlace(io, args.user);
-    const brainDir = await directoryBrain(place, args.user);
-    const writer = await brainWriter(place.home, args.user);
-    if (writer) println(io.stderr, `warning: ${writer}; a brain being written may be caught mid-change`);
+    const as = options.as;
+    if (as !== undefined && !(TARGET_KINDS as readonly string[]).includes(as))
+      throw new InvalidInputError("--as", `must be one of ${TARGET_KINDS.join(", ")}`);
+    const target = await resolveExportTarget(io, args.target, as as TargetKind | undefined);
+    const home = ironclawHome(io.env);
     const evidenceDir = resolve(io.cwd, args.dir);
-    // First: a folder that holds another host's key gets no bundle of this one.
-    await writePublicKey(evidenceDir, loadOrCreateHostKey(place.home).publicKeyPem);
-    const keyOut = options["key-out"] === undefined ? undefined : resolve(io.cwd, options["key-out"]);
-    // Opened before the export: a key file that cannot be written must not leave a bundle no one can open.
-    const keyFile = keyOut === undefined ? undefined : await openNewKeyFile(keyOut);
-    let done: Awaited<ReturnType<typeof exportBrainState>>;
-    try {
-      done = await exportBrainState({ home: place.home, user: args.user, brainDir, evidenceDir });
-      await keyFile?.writeFile(`${formatStateKey(done.key)}\n`);
-    } catch (error) {
-      if (keyOut !== undefined) await rm(keyOut, { force: true });
-      throw error;
-    } finally {
-      await keyFile?.close();
-    }
-    const certified = await copyCertifiedTurns(evidenceDirOf(place.home, args.user), evidenceDir);
-    const key = formatStateKey(done.key);
-    const { packed } = done;
-    if (options.json) {
-      const summary = {
-        state_id: packed.stateId,
-        ratchet_step: packed.ratchetStep,
-        parent_state_id: done.parentStateId ?? null,
-        bundle_dir: done.bundleDir,
-        bundle_sha256: packed.bundleSha256,
-        manifest_sha256: packed.manifestSha256,
-        size_bytes: packed.sizeBytes,
-        skipped: packed.skipped,
-        certificates: certified,
-      };
-      println(io.stdout, JSON.stringify(keyOut ? { ...summary, key_file: keyOut } : { ...summary, key }));
+    // First: a folder that holds another host's key gets nothing of this one.
+    await writePublicKey(evidenceDir, loadOrCreateHostKey(home).publicKeyPem);
+    if (target.kind === "run") {
+      const certificates = await copyRunEvidence(target.dir, evidenceDir);
+      if (options.json)
+        println(io.stdout, JSON.stringify({ kind: "run", run_id: target.runId, certificates }));
+      else
+        println(
+          io.stdout,
+          `exported run ${target.runId}: ${certificates} order certificate${plural(certificates)}`,
+        );
       return 0;
     }
-    println(
-      io.stdout,
-      `exported the brain of ${args.user} as state ${packed.stateId} (ratchet step ${packed.ratchetStep})`,
-    );
-    println(
-      io.stdout,
-      `  bundle          ${join(done.bundleDir, "state_bundle.tar.enc")} (${packed.sizeBytes} bytes)`,
-    );
-    println(io.stdout, `  bundle_sha256   ${packed.bundleSha256}`);
-    println(io.stdout, `  manifest_sha256 ${packed.manifestSha256}`);
-    for (const s of packed.skipped) println(io.stdout, `  left out        ${s.path} (${s.reason})`);
-    println(
-      io.stdout,
-      `  certificates    ${certified} certified chat turn${certified === 1 ? "" : "s"} copied`,
-    );
-    if (keyOut) println(io.stdout, `state key written to ${keyOut}`);
-    else
-      println(io.stdout, `state key: ${key}\nkeep it: it opens this bundle, and it is shown only this once`);
+    const user = target.kind === "user" ? target.user : target.turns.userId;
+    const sealed = await sealBrain(io, user, evidenceDir, options["key-out"]);
+    if (target.kind === "user") {
+      const certified = await copyCertifiedTurns(evidenceDirOf(home, user), evidenceDir);
+      report(io, { kind: "user", user, certificates: certified }, sealed, options.json);
+      return 0;
+    }
+    const copied = await copySessionTurns(home, target.turns, evidenceDir);
+    // The bundle is the brain as it is now: the session's last state, unless something changed the brain since.
+    const head = BrainHistory.open(home, user).head();
+    const ended = copied.nodeIds.at(-1);
+    const movedOn = head !== undefined && ended !== undefined && head !== ended;
+    const summary = {
+      kind: "session",
+      session_id: target.turns.sessionId,
+      user,
+      certificates: copied.certificates,
+      nodes: copied.nodeIds,
+      ...(movedOn ? { brain_moved_on: { ended_at: ended, head } } : {}),
+    };
+    report(io, summary, sealed, options.json);
+    if (movedOn && !options.json)
+      println(
+        io.stdout,
+        `note: the brain changed after the session's last turn (node ${ended}, now ${head}): the bundle holds it as it is now`,
+      );
     return 0;
   },
 });
+
+interface Sealed {
+  done: ExportedState;
+  keyOut: string | undefined;
+}
+
+/** Seals the user's brain as the next state bundle of their ratchet, the key printed or written to keyOut. */
+async function sealBrain(
+  io: CliIo,
+  user: string,
+  evidenceDir: string,
+  keyOutOption: string | undefined,
+): Promise<Sealed> {
+  const place = userBrainPlace(io, user);
+  const brainDir = await directoryBrain(place, user);
+  const writer = await brainWriter(place.home, user);
+  if (writer) println(io.stderr, `warning: ${writer}; a brain being written may be caught mid-change`);
+  const keyOut = keyOutOption === undefined ? undefined : resolve(io.cwd, keyOutOption);
+  // Opened before the export: a key file that cannot be written must not leave a bundle no one can open.
+  const keyFile = keyOut === undefined ? undefined : await openNewKeyFile(keyOut);
+  try {
+    const done = await exportBrainState({ home: place.home, user, brainDir, evidenceDir });
+    await keyFile?.writeFile(`${formatStateKey(done.key)}\n`);
+    return { done, keyOut };
+  } catch (error) {
+    if (keyOut !== undefined) await rm(keyOut, { force: true });
+    throw error;
+  } finally {
+    await keyFile?.close();
+  }
+}
+
+function report(
+  io: CliIo,
+  what: { kind: string; user: string; certificates: number; session_id?: string },
+  { done, keyOut }: Sealed,
+  json: boolean,
+): void {
+  const key = formatStateKey(done.key);
+  const { packed } = done;
+  if (json) {
+    const summary = {
+      ...what,
+      state_id: packed.stateId,
+      ratchet_step: packed.ratchetStep,
+      parent_state_id: done.parentStateId ?? null,
+      bundle_dir: done.bundleDir,
+      bundle_sha256: packed.bundleSha256,
+      manifest_sha256: packed.manifestSha256,
+      size_bytes: packed.sizeBytes,
+      skipped: packed.skipped,
+    };
+    println(io.stdout, JSON.stringify(keyOut ? { ...summary, key_file: keyOut } : { ...summary, key }));
+    return;
+  }
+  const whose = what.session_id === undefined ? "" : ` at the end of session ${what.session_id}`;
+  println(
+    io.stdout,
+    `exported the brain of ${what.user}${whose} as state ${packed.stateId} (ratchet step ${packed.ratchetStep})`,
+  );
+  println(
+    io.stdout,
+    `  bundle          ${join(done.bundleDir, "state_bundle.tar.enc")} (${packed.sizeBytes} bytes)`,
+  );
+  println(io.stdout, `  bundle_sha256   ${packed.bundleSha256}`);
+  println(io.stdout, `  manifest_sha256 ${packed.manifestSha256}`);
+  for (const s of packed.skipped) println(io.stdout, `  left out        ${s.path} (${s.reason})`);
+  println(
+    io.stdout,
+    `  certificates    ${what.certificates} certified chat turn${plural(what.certificates)} copied`,
+  );
+  if (keyOut) println(io.stdout, `state key written to ${keyOut}`);
+  else println(io.stdout, `state key: ${key}\nkeep it: it opens this bundle, and it is shown only this once`);
+}
+
+function plural(n: number): string {
+  return n === 1 ? "" : "s";
+}
 
 async function openNewKeyFile(file: string) {
   return open(file, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
@@ -123,6 +205,7 @@ async function writePublicKey(evidenceDir: string, pem: string): Promise<void> {
 
 export const attestCommand = defineGroup({
   name: "attest",
-  summary: "export a user's brain as an encrypted, hash-pinned state bundle",
+  summary:
+    "export a chat session, a command run or a user's brain as an evidence folder ironclaw verify passes",
   subcommands: [exportState],
 });

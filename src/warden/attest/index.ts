@@ -15,6 +15,7 @@ export {
   TURN_INDEX_FILE,
 } from "./evidence-store.js";
 export { OrderCertifier, type OrderCertifierOptions } from "./order-certifier.js";
+export { copySessionTurns, findSessionTurns, type SessionTurns } from "./session-evidence.js";
 export { type CertifiedTurn, TurnCertifier, type TurnCertifying } from "./turn-certifier.js";
 export { TurnModels } from "./turn-models.js";
 export { runningWorkflowRef } from "./workflow-ref.js";
