@@ -46,13 +46,20 @@ export async function unkeptCommitCount(theater: TheaterRecord, branch: string):
   return Number(result.stdout.trim());
 }
 
-/** Commits what is staged in a worktree, if anything, and returns HEAD's SHA either way. */
+/**
+ * Commits what is staged in a worktree, if anything, and returns HEAD's SHA either way. `git commit` says which:
+ * exit 1 with "nothing to commit" (or "no changes added to commit") when nothing is staged, under LANG=C.
+ */
 export async function commitStaged(worktree: WorktreeRef, message: string): Promise<string> {
-  const staged = await worktreeGit(worktree, ["diff", "--cached", "--quiet"], { allowFailure: true });
-  if (staged.code === 1) await worktreeGit(worktree, ["commit", "-q", "--no-verify", "-m", message]);
-  else if (staged.code !== 0) throw new GitError(["diff", "--cached", "--quiet"], staged.code, staged.stderr);
+  const args = ["commit", "-q", "--no-verify", "--untracked-files=no", "-m", message];
+  const commit = await worktreeGit(worktree, args, { allowFailure: true });
+  if (commit.code !== 0 && !(commit.code === 1 && NOTHING_STAGED.test(commit.stdout)))
+    throw new GitError(args, commit.code, `${commit.stderr}${commit.stdout}`);
   return (await worktreeGit(worktree, ["rev-parse", "HEAD"])).stdout.trim();
 }
+
+/** What `git commit` prints when the index holds nothing new (LANG=C, as the host's git runs). */
+const NOTHING_STAGED = /^(nothing to commit|nothing added to commit|no changes added to commit)/m;
 
 /**
  * Keeps a branch's tip as `tag` and as a bundle of the branch and the tag (written whole: a partial file is renamed

@@ -16,6 +16,7 @@ import {
   ValidationError,
 } from "../../core/index.js";
 import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
+import { hostGit } from "../git/host-git.js";
 import {
   archiveBranch,
   commitStaged,
@@ -124,13 +125,19 @@ export class Vault {
       const path = join(this.theaters.theaterDir(theaterId), "worktrees", `order_${orderId}`);
       const worktree = await refOf(theater, path);
       // A worktree made just before a crash, with no event yet, is taken over rather than made twice.
-      if (!(await isRegisteredWorktree(theater, path))) {
-        if (existsSync(path)) throw new ConflictError(`${path} exists but is not a worktree of ${theaterId}`);
+      if (existsSync(path)) {
+        if (!(await isRegisteredWorktree(theater, path)))
+          throw new ConflictError(`${path} exists but is not a worktree of ${theaterId}`);
+      } else {
         await mkdir(dirname(path), { recursive: true });
-        await repoGit(theater, ["worktree", "prune"]);
-        // A reissued order whose branch was kept (archived, not deleted) continues on it.
-        const kept = await resolveRef(theater, `refs/heads/${branch}`);
-        await repoGit(theater, kept ? ["worktree", "add", "-q", path, branch] : addArgs(branch, path));
+        // A new order's branch from main in one git call; anything else (a reissued order whose branch was kept,
+        // a stale registration left by a crash) is the slower way: prune, look for the branch, add.
+        const added = await hostGit(theater.repo_path, addArgs(branch, path), { allowFailure: true });
+        if (added.code !== 0) {
+          await repoGit(theater, ["worktree", "prune"]);
+          const kept = await resolveRef(theater, `refs/heads/${branch}`);
+          await repoGit(theater, kept ? ["worktree", "add", "-q", path, branch] : addArgs(branch, path));
+        }
       }
       await checkWorktree(worktree);
       await this.append(order, "WORKTREE_CREATED", { worktree_path: path, branch });
