@@ -1,4 +1,4 @@
-import { chmod, lstat, readdir, readlink, rm, symlink, unlink } from "node:fs/promises";
+import { chmod, lstat, readdir, readlink, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { boundedScratch, footprintOf, runTool } from "./bounded-scratch.js";
 import { isGitName, readHostFile, removeHostFile, writeHostFile } from "./host-tree.js";
@@ -16,7 +16,13 @@ export interface AttachedTreeCheck {
 const SCRATCH_SLACK_BYTES = 8 * 1024 * 1024;
 const SCRATCH_SLACK_INODES = 1_000;
 
-type Entry = { kind: "file"; size: number; executable: boolean } | { kind: "link"; target: string };
+/**
+ * A file or link of a tree. `untouched`: the file, and every folder on its path below the root, last changed
+ * (ctime) before the copy was handed to the cell, so the cell has not written, moved, linked or chmodded it.
+ */
+type Entry =
+  | { kind: "file"; size: number; executable: boolean; untouched?: boolean }
+  | { kind: "link"; target: string };
 
 /**
  * A scratch copy of an order's worktree for a cell to have attached (CellHandle.attachWork), without its `.git`:
@@ -27,7 +33,7 @@ type Entry = { kind: "file"; size: number; executable: boolean } | { kind: "link
 export async function scratchCopyOf(
   worktree: string,
   limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
-): Promise<{ tree: string; remove: () => Promise<void> }> {
+): Promise<{ tree: string; remove: () => Promise<void>; copiedBefore: bigint }> {
   // Room for the worktree as it is and for what the order may add (the caps the take-back holds it to), no more.
   const now = await footprintOf(worktree, isGitName);
   const scratch = await boundedScratch("ironclaw-order-tree-", {
@@ -39,11 +45,22 @@ export async function scratchCopyOf(
   try {
     await runTool("cp", ["-a", "--no-dereference", "--reflink=auto", "--", worktree, tree]);
     await rm(join(tree, ".git"), { recursive: true, force: true });
+    return { tree, remove, copiedBefore: await clockMark(scratch.dir) };
   } catch (error) {
     await remove();
     throw error;
   }
-  return { tree, remove };
+}
+
+/**
+ * The file system's own clock, read by creating a file beside the tree (out of the cell's sight): everything the
+ * copy holds changed no later than this ctime, and whatever the cell does after it is handed the copy gets a
+ * ctime no earlier (the clock the kernel stamps ctimes with; a write in the same tick gets an equal one).
+ */
+async function clockMark(dir: string): Promise<bigint> {
+  const mark = join(dir, "copied");
+  await writeFile(mark, "");
+  return (await lstat(mark, { bigint: true })).ctimeNs;
 }
 
 /**
@@ -58,13 +75,18 @@ export async function scratchCopyOf(
 export async function takeBackAttachedTree(
   tree: string,
   worktree: string,
-  options: { allow?: ((path: string) => boolean) | undefined; limits?: TransferLimits } = {},
+  options: {
+    allow?: ((path: string) => boolean) | undefined;
+    limits?: TransferLimits;
+    /** scratchCopyOf's copiedBefore: files the cell left untouched are not read to compare them. */
+    copiedBefore?: bigint;
+  } = {},
 ): Promise<AttachedTreeCheck> {
   const limits = options.limits ?? DEFAULT_TRANSFER_LIMITS;
   const allow = options.allow ?? (() => true);
   const refusals: string[] = [];
-  const cell = await walk(tree, limits, refusals, true);
-  const host = await walk(worktree, { ...limits, maxFiles: Number.POSITIVE_INFINITY }, [], false);
+  const cell = await walk(tree, limits, refusals, options.copiedBefore ?? -1n);
+  const host = await walk(worktree, { ...limits, maxFiles: Number.POSITIVE_INFINITY }, [], undefined);
   const changed: string[] = [];
   let bytes = 0;
   for (const [path, entry] of cell) {
@@ -93,34 +115,42 @@ export async function takeBackAttachedTree(
   return { report, refusals };
 }
 
-/** Files and links under `root` by slash path, `.git` at the root left out (the worktree's own). */
+/**
+ * Files and links under `root` by slash path. The cell's copy (`copiedBefore` given) is walked as hostile, each
+ * file marked untouched when neither it nor a folder on its path changed since the copy; the worktree (undefined)
+ * has its own `.git` at the root left out.
+ */
 async function walk(
   root: string,
   limits: TransferLimits,
   refusals: string[],
-  hostile: boolean,
+  copiedBefore: bigint | undefined,
 ): Promise<Map<string, Entry>> {
   const found = new Map<string, Entry>();
   let entries = 0;
   let bytes = 0;
-  const folders = [""];
+  // A folder moved or written into since the copy may hold old files under new paths: all of them are compared.
+  const folders = [{ rel: "", touched: false }];
   while (folders.length > 0) {
-    const rel = folders.pop() as string;
+    const { rel, touched } = folders.pop() as { rel: string; touched: boolean };
     for (const name of (await readdir(join(root, rel))).sort()) {
       const path = rel === "" ? name : `${rel}/${name}`;
-      if (!hostile && path === ".git") continue;
+      if (copiedBefore === undefined && path === ".git") continue;
       if (++entries > limits.maxFiles) {
         refusals.push(`the cell's tree holds more than ${limits.maxFiles} entries`);
         return found;
       }
-      const info = await lstat(join(root, path));
+      const info = await lstat(join(root, path), { bigint: true });
+      const changed = touched || copiedBefore === undefined || info.ctimeNs >= copiedBefore;
       if (isGitName(name)) refusals.push(`${path}: a .git the host's git would read`);
-      else if (info.isDirectory()) folders.push(path);
+      else if (info.isDirectory()) folders.push({ rel: path, touched: changed });
       else if (info.isSymbolicLink())
         found.set(path, { kind: "link", target: await readlink(join(root, path)) });
       else if (info.isFile()) {
-        found.set(path, { kind: "file", size: info.size, executable: (info.mode & 0o100) !== 0 });
-        bytes += info.size;
+        const size = Number(info.size);
+        const executable = (info.mode & 0o100n) !== 0n;
+        found.set(path, { kind: "file", size, executable, ...(changed ? {} : { untouched: true }) });
+        bytes += size;
       } else refusals.push(`${path}: not a regular file, folder or link`);
     }
   }
@@ -141,6 +171,8 @@ async function sameAs(
     return entry.kind === "link" && was.kind === "link" && entry.target === was.target;
   if (entry.size !== was.size || entry.executable !== was.executable || entry.size > limits.maxBytes)
     return false;
+  // The copy was the worktree, and the cell has not touched this file since: no need to read both.
+  if (entry.untouched) return true;
   const [mine, theirs] = await Promise.all([
     readHostFile(cellPath, limits.maxBytes),
     readHostFile(hostPath, limits.maxBytes),

@@ -100,7 +100,10 @@ async function attachedTurn(input: Parameters<typeof runOrderTurn>[0], cell: Cel
       return { text, failure: "the job's lease was lost", into: NOTHING_COPIED, ...spend };
     if (input.mayWriteBack && !(await input.mayWriteBack()))
       return { text, failure: "the attempt was superseded", into: NOTHING_COPIED, ...spend };
-    const back = await takeBackAttachedTree(scratch.tree, input.worktree, { allow: input.allow });
+    const back = await takeBackAttachedTree(scratch.tree, input.worktree, {
+      allow: input.allow,
+      copiedBefore: scratch.copiedBefore,
+    });
     if (back.refusals.length > 0) {
       const named = back.refusals.slice(0, REFUSALS_NAMED).join("; ");
       const more = back.refusals.length - REFUSALS_NAMED;
