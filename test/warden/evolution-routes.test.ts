@@ -103,6 +103,8 @@ describe("POST /api/evolution/events", () => {
       paths: Record<string, unknown>;
     };
     expect(doc.paths["/api/evolution/events"]).toHaveProperty("post");
+    // The request body is the payload contract (three forms), the answer the ingest result.
+    expect(JSON.stringify(doc.paths["/api/evolution/events"])).toContain("openclaw_appleseed.runtime_event");
     expect(JSON.stringify(doc.paths["/api/evolution/events"])).toContain("payload_sha256");
   });
 });
