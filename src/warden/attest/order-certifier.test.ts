@@ -44,7 +44,7 @@ async function integrate(orderId: string): Promise<string> {
   const integrator = new Integrator({
     store: theater.store,
     theaters: theater.theaters,
-    gates: { run: passingGate },
+    gates: { run: async (request) => passingGate(request) },
     dependenciesIntegrated: () => true,
   });
   const result = await integrator.integrate({ theaterId: "demo", orderId, worktreePath });
