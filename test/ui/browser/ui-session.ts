@@ -3,7 +3,7 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterEach } from "vitest";
-import { PACKAGE_ROOT } from "../../../src/cells/index.js";
+import { type CellBackend, PACKAGE_ROOT } from "../../../src/cells/index.js";
 import { createLogger } from "../../../src/core/index.js";
 import { startWardenHarness, type WardenHarness } from "../../support/warden-harness.js";
 
@@ -55,7 +55,11 @@ const RECORDER = `
 `;
 
 /** A real warden (bwrap cells, scripted model server) with the built UI, and Chromium on its /ui page. */
-export async function startUiSession(viewport = { width: 1280, height: 800 }): Promise<UiSession> {
+export async function startUiSession(
+  viewport = { width: 1280, height: 800 },
+  /** The cells' backend, when a journey needs another than the harness's default. */
+  options: { backend?: CellBackend } = {},
+): Promise<UiSession> {
   if (!existsSync(join(PACKAGE_ROOT, "ui", "dist", "index.html")))
     throw new Error("ui/dist is not built: run `npm run build:ui` (npm run test:ui does it first)");
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium`);
@@ -72,7 +76,7 @@ export async function startUiSession(viewport = { width: 1280, height: 800 }): P
       },
     },
   );
-  const h = await startWardenHarness({ logger });
+  const h = await startWardenHarness({ logger, ...(options.backend ? { backend: options.backend } : {}) });
   const token = await h.addUser("alice");
   // As root Chromium's own sandbox cannot start; the page is ours and only loopback is reachable. Shared memory
   // goes to /tmp: a container's /dev/shm can be too small for a renderer.
