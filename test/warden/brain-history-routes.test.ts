@@ -178,4 +178,22 @@ describe("/api/brain/history", () => {
     expect(after.entries[0]?.files).toContain(PLAN);
     expect(after.entries).toHaveLength(entries.length + 1);
   });
+
+  it("makes the prompt files a restore wrote back the versions the soul guard compares with", async () => {
+    const soulFile = join(h.home, "users", "ada", "brain", "soul.md");
+    const original = await readFile(soulFile, "utf8");
+    const before = (await history(ada)).entries;
+    const edit = await ada("PUT", "/api/brain/file", { path: "soul.md", content: "# Soul\n\nEdited.\n" });
+    expect(edit.status).toBe(200);
+    await until(
+      () => history(ada),
+      (now) => now.entries.length > before.length,
+    );
+    expect(h.warden.context.soulStore.baseline("ada", "soul.md")?.content).toBe("# Soul\n\nEdited.\n");
+    await h.warden.context.cells.stop("ada");
+    const restored = await ada("POST", "/api/brain/history/restore", { node_id: before[0]?.node.node_id });
+    expect(restored.status).toBe(200);
+    expect(await readFile(soulFile, "utf8")).toBe(original);
+    expect(h.warden.context.soulStore.baseline("ada", "soul.md")?.content).toBe(original);
+  });
 });

@@ -27,7 +27,7 @@ import type { WardenContext } from "../warden-context.js";
  * the host: the states newest first with what each changed, one state, the diff of two, and a restore, which is
  * a new state with old content. A user sees their own; an admin whoever they name with ?user=.
  */
-export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | "cells" | "audit">) {
+export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | "cells" | "audit" | "soul">) {
   const whose = (auth: Auth, user: string | undefined) => (auth.admin && user ? user : auth.userId);
   const open = (userId: string) => BrainHistory.open(ctx.home, userId);
   return [
@@ -103,6 +103,7 @@ export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | 
         const entry = await history.restore(nodeId, brainDir, {
           dbSnapshotSha256: await hashBrainDatabase(brainDir),
         });
+        if (entry) await approveRestoredPrompts(ctx, history, entry, `user:${auth.userId}`);
         ctx.audit.record({
           userId,
           actor: `user:${auth.userId}`,
@@ -124,6 +125,24 @@ function nodeIn(history: BrainHistory, ref: string, field: string): string {
     if (error instanceof InvalidInputError) throw new InvalidInputError(field, error.rule);
     throw error;
   }
+}
+
+/**
+ * The prompt files a restore wrote back are a person's choice, as an edit in the inspector is: they become the
+ * versions the soul guard compares the agent's changes with, so the next turn is not held for them.
+ */
+async function approveRestoredPrompts(
+  ctx: Pick<WardenContext, "soul">,
+  history: BrainHistory,
+  entry: HistoryEntry,
+  by: string,
+): Promise<void> {
+  const before = entry.node.parent_node_id;
+  if (before === null) return;
+  const diff = await history.diff(before, entry.node.node_id);
+  const tree = await history.treeOf(entry.node.node_id);
+  for (const path of [...diff.added, ...diff.changed, ...diff.removed])
+    ctx.soul.recordPersonEdit(history.userId, path, tree.get(path)?.toString("utf8") ?? null, by);
 }
 
 function withFiles(entry: HistoryEntry, changed: Map<string, string[]>) {
