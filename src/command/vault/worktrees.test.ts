@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -65,6 +65,21 @@ describe("Vault worktrees", () => {
     // Archiving again answers the same archive; the ledger records nothing more.
     expect(await fx.vault.archive("o1")).toEqual(archived);
     expect(await worktreeEvents(fx.store, "o1")).toHaveLength(4);
+  });
+
+  it("commits a changed file and a removed one, and answers HEAD unchanged when nothing changed", async () => {
+    const { worktree_path } = await create();
+    const { commit_sha: prepared } = await fx.vault.prepare("o1", orderFile("o1"));
+    expect(await fx.vault.commitAll("o1", "clean")).toBe(prepared);
+    await writeFile(join(worktree_path, "task.md"), "changed\n");
+    const changed = await fx.vault.commitAll("o1", "task changed");
+    expect(changed).not.toBe(prepared);
+    expect(git(worktree_path, "show", "HEAD:task.md").out).toBe("changed");
+    await rm(join(worktree_path, "state.json"));
+    const removed = await fx.vault.commitAll("o1", "state removed");
+    expect(git(worktree_path, "ls-files").out.split("\n")).not.toContain("state.json");
+    expect(git(worktree_path, "rev-parse", "HEAD^").out).toBe(changed);
+    expect(await fx.vault.commitAll("o1", "clean again")).toBe(removed);
   });
 
   it("answers a second create of one order with the same worktree and one event", async () => {
