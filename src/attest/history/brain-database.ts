@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { read } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
@@ -14,7 +14,6 @@ import {
   openDirectory,
   openFile,
   PathRefusal,
-  readOpenFile,
 } from "../../core/index.js";
 
 /** Where seed 003 §5 puts a brain's one database. */
@@ -64,8 +63,9 @@ async function serializedWithLog(dir: OpenDir, file: OpenFile): Promise<Buffer |
   const copy = await mkdtemp(join(tmpdir(), "ironclaw-brain-db-"));
   try {
     // The log first: a checkpoint between the two reads then finds its pages in the file as well, not lost.
-    await writeFile(join(copy, WAL), readOpenFile(wal, wal.info.size), { mode: 0o600 });
-    await writeFile(join(copy, BRAIN_DATABASE[1]), readOpenFile(file, file.info.size), { mode: 0o600 });
+    // Copied through the descriptors already opened (and checked), off the event loop.
+    await copyFile(`/proc/self/fd/${wal.fd}`, join(copy, WAL));
+    await copyFile(`/proc/self/fd/${file.fd}`, join(copy, BRAIN_DATABASE[1]));
     const db = new Database(join(copy, BRAIN_DATABASE[1]), { readonly: true, fileMustExist: true });
     try {
       return db.serialize();
