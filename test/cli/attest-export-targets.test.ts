@@ -38,7 +38,7 @@ describe("ironclaw attest export of a run, and of names it does not know", () =>
     const unknown = await runIronclawInProcess(["attest", "export", "nobody-here", join(home, "out")], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/neither a user, a run nor a session/);
-    expect(unknown.stderr).toContain("attest/evidence/runs/<run_id>/");
+    expect(unknown.stderr).toContain("attest/run-evidence/<run_id>/");
 
     // A user and a run of one name: --as says which.
     mkdirSync(join(home, "users", "twin"), { recursive: true });

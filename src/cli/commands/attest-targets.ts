@@ -17,7 +17,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /**
  * What `attest export <name>` names: a user (a folder under users/), a command run (its order certificates under
- * attest/evidence/runs/<run_id>/) or a chat session (a certified turn of some user names it). A name that is
+ * attest/run-evidence/<run_id>/) or a chat session (a certified turn of some user names it). A name that is
  * several of these must be told apart with --as; a name that is none is refused, saying what it could have been.
  */
 export async function resolveExportTarget(
@@ -47,7 +47,7 @@ export async function resolveExportTarget(
   throw new IronclawError(
     "not_found",
     `${name} is ${as ? `no ${as}` : "neither a user, a run nor a session"} on ${home}: a user has a folder ` +
-      `under users/, a run has order certificates under attest/evidence/runs/<run_id>/, a session has ` +
+      `under users/, a run has order certificates under attest/run-evidence/<run_id>/, a session has ` +
       "certified chat turns (see `ironclaw user list`, `ironclaw run list`, GET /api/attest/certificates)",
   );
 }

@@ -23,7 +23,7 @@ const exportState = defineCommand({
   a session  the session's certified chat turns (certificates/, proofs/, responses/, the nodes/ they attest and
              every ancestor node, so the chain is whole) and the user's brain sealed as a state bundle: the state
              the session ended at, unless the brain changed since (a note says so)
-  a run      the order certificates of a command run ($IRONCLAW_HOME/attest/evidence/runs/<run_id>/), copied whole
+  a run      the order certificates of a command run ($IRONCLAW_HOME/attest/run-evidence/<run_id>/), copied whole
   a user     the user's brain as a state bundle, and the certificates of all their chat turns so far
 The name is looked up as all three; one that is several needs --as.
 A state bundle: the brain (its markdown tree and its database, links left out) packed into

@@ -10,7 +10,7 @@ import { canonicalBytes, IronclawError } from "../../core/index.js";
  * verify ignores and the API lists from without opening every certificate:
  *   IRONCLAW_HOME/attest/evidence/<user>/          a user's chat turns, `turns.jsonl`
  *                                                  ({job_id, session_id, timestamp, seq, turn_id, node_id})
- *   IRONCLAW_HOME/attest/evidence/runs/<run_id>/   a command run's integrated orders, `orders.jsonl`
+ *   IRONCLAW_HOME/attest/run-evidence/<run_id>/   a command run's integrated orders, `orders.jsonl`
  *                                                  ({job_id, run_id, order_id, commit_sha, timestamp})
  */
 export const EVIDENCE_DIR = "evidence";
@@ -22,9 +22,13 @@ export function evidenceDirOf(home: string, userId: string): string {
   return join(resolve(home), "attest", EVIDENCE_DIR, userId);
 }
 
-/** A command run's evidence folder: one certificate per order of the run that was integrated. */
+/**
+ * A command run's evidence folder: one certificate per order of the run that was integrated. Runs have a folder
+ * of their own beside `evidence/`, so that no user's name can ever stand for a run's folder or hold one.
+ */
+export const RUN_EVIDENCE_DIR = "run-evidence";
 export function runEvidenceDirOf(home: string, runId: string): string {
-  return join(resolve(home), "attest", EVIDENCE_DIR, "runs", runId);
+  return join(resolve(home), "attest", RUN_EVIDENCE_DIR, runId);
 }
 
 export interface CertifiedTurnEntry {

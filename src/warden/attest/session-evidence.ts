@@ -5,9 +5,6 @@ import { type BranchNode, branchNodeSchema } from "../../contracts/index.js";
 import { canonicalBytes, IronclawError } from "../../core/index.js";
 import { EVIDENCE_DIR, EVIDENCE_PARTS, evidenceDirOf, listCertifiedTurns } from "./evidence-store.js";
 
-/** Order certificates live beside the users' folders, under this name (`evidence/runs/<run_id>/`). */
-const RUNS_DIR = "runs";
-
 /** A chat session's certified turns: whose they are, and their job ids, oldest first. */
 export interface SessionTurns {
   userId: string;
@@ -23,7 +20,7 @@ export async function findSessionTurns(home: string, sessionId: string): Promise
   const root = join(resolve(home), "attest", EVIDENCE_DIR);
   const users = await readdir(root, { withFileTypes: true }).catch(() => []);
   for (const user of users) {
-    if (!user.isDirectory() || user.name === RUNS_DIR) continue;
+    if (!user.isDirectory()) continue;
     const turns = await listCertifiedTurns(join(root, user.name));
     const jobIds = turns
       .filter((t) => t.session_id === sessionId)
