@@ -54,6 +54,20 @@ describe("ironclaw evolution ingest", () => {
   });
 });
 
+describe("ironclaw evolution ingest, a file that cannot be read", () => {
+  it("fails with exit 1 naming the file", async () => {
+    const result = await runIronclawInProcess([
+      "evolution",
+      "ingest",
+      "no-such-payload.json",
+      "--state",
+      home(),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("file: cannot read no-such-payload.json: ENOENT");
+  });
+});
+
 describe("ironclaw evolution inspect", () => {
   it("lists each envelope beside its projection and writes the same report on every run", async () => {
     const env = { IRONCLAW_HOME: home() };

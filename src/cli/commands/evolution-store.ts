@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { canonicalJson } from "../../core/index.js";
+import { canonicalJson, InvalidInputError } from "../../core/index.js";
 import {
   defaultStateDir,
   EvolutionStore,
@@ -24,7 +24,10 @@ export function openEvolutionStore(state: string | undefined, io: CliIo): Evolut
 }
 
 async function readBytes(source: string, io: CliIo): Promise<Buffer> {
-  if (source !== "-") return readFile(resolve(io.cwd, source));
+  if (source !== "-")
+    return readFile(resolve(io.cwd, source)).catch((cause: NodeJS.ErrnoException) => {
+      throw new InvalidInputError("file", `cannot read ${source}: ${cause.code ?? cause.message}`, { cause });
+    });
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks);
