@@ -21,6 +21,8 @@ export class StoreState {
   readonly eventRecordIds = new Set<string>();
   /** Session → the user who first sent or routed it (null: the host). */
   readonly sessionOwners = new Map<string, string | null>();
+  /** Feedback envelopes read whose projection has not been read yet, by record id, in the order received. */
+  private readonly awaiting = new Map<string, StoredEnvelope>();
   private readonly offsets: Record<FileKey, number> = { envelopes: 0, projected: 0, events: 0 };
 
   constructor(private readonly stateDir: string) {}
@@ -46,11 +48,7 @@ export class StoreState {
 
   /** Feedback envelopes whose projection is not on disk: an ingest was cut off between the two writes. */
   unprojected(): StoredEnvelope[] {
-    return this.envelopes.filter(
-      ({ envelope }) =>
-        envelope.event.event_kind === "session_feedback" &&
-        !this.recordIds.has(projectionRecordId(envelope.envelope_id, envelope.event.event_id)),
-    );
+    return [...this.awaiting.values()];
   }
 
   private absorb(key: FileKey, value: unknown): void {
@@ -60,10 +58,15 @@ export class StoreState {
       this.envelopeIds.add(stored.envelope.envelope_id);
       this.eventIds.add(stored.envelope.event.event_id);
       this.claim(stored.envelope.event.session_id, stored.received.submitted_by);
+      const { envelope } = stored;
+      const recordId = projectionRecordId(envelope.envelope_id, envelope.event.event_id);
+      if (envelope.event.event_kind === "session_feedback" && !this.recordIds.has(recordId))
+        this.awaiting.set(recordId, stored);
     } else if (key === "projected") {
       const record = value as ProjectedFeedbackRecord;
       this.projected.push(record);
       this.recordIds.add(record.record_id);
+      this.awaiting.delete(record.record_id);
     } else {
       const record = value as EvolutionEventRecord;
       this.events.push(record);
