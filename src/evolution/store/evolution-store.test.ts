@@ -199,6 +199,25 @@ describe("recovery on open", () => {
     expect(store.envelopes()).toHaveLength(2);
   });
 
+  it("leaves a line still being written alone when only reading, and reads it once it is whole", () => {
+    const dir = fresh();
+    const store = EvolutionStore.open(dir);
+    store.ingest(fixtureBytes("seed_envelope.json"), { now });
+    const path = join(dir, STATE_FILES.envelopes);
+    const lines = readFileSync(path, "utf8");
+    const second = EvolutionStore.open(fresh());
+    second.ingest(fixtureBytes("envelope_list.json"), { now });
+    const next = readFileSync(join(second.stateDir, STATE_FILES.envelopes), "utf8").split("\n")[0] ?? "";
+    appendFileSync(path, next.slice(0, 40));
+    expect(store.envelopes()).toHaveLength(1);
+    expect(readFileSync(path, "utf8")).toBe(lines + next.slice(0, 40));
+    appendFileSync(path, `${next.slice(40)}\n`);
+    expect(store.envelopes().map((s) => s.envelope.envelope_id)).toEqual([
+      "9b1f66ae-5f44-47f8-a1a9-bd5f84d22b70",
+      "1c0d3f62-2a51-4c8e-9d0b-6f1f0c7a5e01",
+    ]);
+  });
+
   it("projects a stored feedback envelope whose projection a crash cut off, exactly as the ingest would have", () => {
     const complete = fresh();
     EvolutionStore.open(complete).ingest(fixtureBytes("sample_batch.json"), { now });
