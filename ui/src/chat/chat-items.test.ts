@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionEntry } from "../api/endpoints.js";
-import { applyTurnEvent, type ChatItem, itemsFromEntries } from "./chat-items.js";
+import { applyTurnEvent, type ChatItem, itemsFromEntries, markStoredReply } from "./chat-items.js";
 
 const zero = { input_tokens: 0, output_tokens: 0 };
 const entry = (seq: number, role: string, content: string, meta: Record<string, unknown> = {}) =>
@@ -67,5 +67,25 @@ describe("a stopped answer", () => {
     expect(shape(after)).toEqual(shape(before));
     const failed = itemsFromEntries([entry(0, "error", "the provider refused", { stop_reason: "error" })]);
     expect(shape(failed)).toEqual([{ kind: "notice", level: "error", text: "the provider refused" }]);
+  });
+});
+
+describe("a reply's conversation entry", () => {
+  it("is the stored entry's after a reload, and the last turn's reply learns it once certified", () => {
+    const stored = itemsFromEntries([entry(0, "user", "hi"), entry(1, "assistant", "Hello.")]);
+    expect(stored[1]).toMatchObject({ kind: "assistant", seq: 1 });
+
+    const items = live([
+      { type: "delta", text: "First part" },
+      { type: "tool", callId: "c1", tool: "file", isError: false, content: "ok" },
+      { type: "delta", text: "Second part" },
+      { type: "done", text: "First partSecond part", usage: zero, stopReason: "stop" },
+    ]);
+    markStoredReply(items, 7);
+    expect(items.filter((i) => i.kind === "assistant").map((i) => i.seq)).toEqual([undefined, 7]);
+    // A turn that wrote no reply leaves the previous turn's reply as it was.
+    items.push({ kind: "user", key: "u2", text: "again" });
+    markStoredReply(items, 9);
+    expect(items.filter((i) => i.kind === "assistant").map((i) => i.seq)).toEqual([undefined, 7]);
   });
 });
