@@ -15,11 +15,11 @@ describe("ironclaw verify", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     for (const jobId of folder.jobIds)
-      for (const check of ["proof", "commit_pin", "artifact_hash", "mode_fields", "bundle_hash"])
+      for (const check of ["proof", "commit_pin", "artifact_hash", "mode_fields", "bundle_hash", "response_hash"])
         expect(stdout).toMatch(new RegExp(`^${jobId}  ${check} +pass `, "m"));
     expect(stdout).toMatch(/^nodes {2}chain +pass +3 nodes/m);
     expect(stdout.trim().split("\n").at(-1)).toBe(
-      `verified: 2 certificates, 13 checks as of ${at}, all pass`,
+      `verified: 2 certificates, 15 checks as of ${at}, all pass`,
     );
   });
 
@@ -53,7 +53,7 @@ describe("ironclaw verify", () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/ mode_fields +FAIL .*\$\.replay\.expires_at .* has passed/);
     expect(stdout).toContain(
-      "NOT verified: 2 certificates, 13 checks as of 2027-06-01T00:00:00.000Z: 2 failed, 0 not run",
+      "NOT verified: 2 certificates, 15 checks as of 2027-06-01T00:00:00.000Z: 2 failed, 0 not run",
     );
   });
 

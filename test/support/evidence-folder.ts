@@ -72,7 +72,7 @@ export function writeEvidenceFolder(turns = 2, now = new Date("2026-11-27T12:00:
   const base = mkdtempSync(join(tmpdir(), "ironclaw-evidence-"));
   const home = join(base, "home");
   const dir = join(base, "evidence");
-  for (const sub of ["certificates", "proofs", "nodes", "bundles"])
+  for (const sub of ["certificates", "proofs", "responses", "nodes", "bundles"])
     mkdirSync(join(dir, sub), { recursive: true });
   const key = loadOrCreateHostKey(home);
   writeFileSync(join(dir, "public-key.pem"), key.publicKeyPem);
@@ -114,6 +114,7 @@ export function writeEvidenceFolder(turns = 2, now = new Date("2026-11-27T12:00:
     const jobId = issued.certificate.job_id;
     writeFileSync(join(dir, "certificates", `${jobId}.json`), issued.bytes);
     writeFileSync(join(dir, "proofs", `${jobId}.json`), issued.proofBytes);
+    writeFileSync(join(dir, "responses", `${step}.json`), `answer ${step}`);
     writeFileSync(join(dir, "nodes", `${nodeId}.json`), issued.nodeBytes as Buffer);
     jobIds.push(jobId);
     nodeIds.push(nodeId);

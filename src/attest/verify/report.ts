@@ -1,7 +1,8 @@
 /**
  * The checks `verify` runs, each reported by name. The first four are seed 002 §5's "verification minimum
  * checks" in its order; `bundle_hash` and `chain` are what a whole evidence folder adds (§4: hash exactly the
- * uploaded bytes; do not mutate immutable node linkage).
+ * uploaded bytes; do not mutate immutable node linkage); `response_hash` checks a reply the folder keeps against
+ * the digest its certificate signs.
  */
 export const CHECK_NAMES = [
   "proof",
@@ -9,6 +10,7 @@ export const CHECK_NAMES = [
   "artifact_hash",
   "mode_fields",
   "bundle_hash",
+  "response_hash",
   "chain",
 ] as const;
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +30,10 @@ describe("verify on a bundle export really sealed", () => {
           bundle_sha256: exported.packed.bundleSha256,
           bundle_manifest_sha256: exported.packed.manifestSha256,
         },
-        response: { sha256: `sha256:${"1".repeat(64)}`, locator: "artifact://responses/1.json" },
+        response: {
+          sha256: `sha256:${createHash("sha256").update("milk noted").digest("hex")}`,
+          locator: "artifact://responses/1.json",
+        },
         runtime: { workflowRef: WORKFLOW_REF, startedAt: now.toISOString(), finishedAt: now.toISOString() },
         node: root,
         now,
@@ -37,10 +41,12 @@ describe("verify on a bundle export really sealed", () => {
       key,
     );
     const jobId = issued.certificate.job_id;
-    for (const sub of ["certificates", "proofs", "nodes"]) mkdirSync(join(dir, sub), { recursive: true });
+    for (const sub of ["certificates", "proofs", "responses", "nodes"])
+      mkdirSync(join(dir, sub), { recursive: true });
     writeFileSync(join(dir, "public-key.pem"), key.publicKeyPem);
     writeFileSync(join(dir, "certificates", `${jobId}.json`), issued.bytes);
     writeFileSync(join(dir, "proofs", `${jobId}.json`), issued.proofBytes);
+    writeFileSync(join(dir, "responses", "1.json"), "milk noted");
     writeFileSync(join(dir, "nodes", `${root.node_id}.json`), issued.nodeBytes as Buffer);
 
     const report = verifyEvidence(dir, { at: now });
@@ -50,6 +56,7 @@ describe("verify on a bundle export really sealed", () => {
       "artifact_hash pass",
       "mode_fields pass",
       "bundle_hash pass",
+      "response_hash pass",
     ]);
     expect(report.ok).toBe(true);
 

@@ -35,7 +35,12 @@ describe("verifyEvidence on a folder", () => {
     expect(report.ok).toBe(true);
     expect(report.certificates.map((c) => c.job_id).sort()).toEqual([...folder.jobIds].sort());
     for (const certificate of report.certificates) {
-      expect(certificate.checks.map((c) => c.check)).toEqual([...SEED_CHECKS, "bundle_hash", "bundle_hash"]);
+      expect(certificate.checks.map((c) => c.check)).toEqual([
+        ...SEED_CHECKS,
+        "bundle_hash",
+        "bundle_hash",
+        "response_hash",
+      ]);
       expect(certificate.checks.every((c) => c.status === "pass")).toBe(true);
     }
     expect(report.chain).toEqual([
@@ -48,6 +53,7 @@ describe("verifyEvidence on a folder", () => {
     ["proof", (f: typeof folder) => `proofs/${f.jobIds[0]}.json`, ["proof"]],
     ["node", (f: typeof folder) => `nodes/${f.nodeIds[1]}.json`, []],
     ["bundle", (f: typeof folder) => `bundles/${f.stateIds[1]}/state_bundle.tar.enc`, ["bundle_hash"]],
+    ["reply", (_f: typeof folder) => "responses/1.json", ["response_hash"]],
   ])("fails, naming the check, when any single byte of a %s is flipped", (_what, fileOf, mustFail) => {
     const copy = writeEvidenceFolder(1, folder.now);
     const file = join(copy.dir, fileOf(copy));
@@ -181,6 +187,7 @@ describe("verifyEvidence on one certificate", () => {
       ...SEED_CHECKS,
       "bundle_hash",
       "bundle_hash",
+      "response_hash",
     ]);
   });
 

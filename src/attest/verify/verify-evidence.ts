@@ -8,6 +8,7 @@ import { readCertificate } from "./certificate-evidence.js";
 import { checkChain } from "./chain-check.js";
 import { type Evidence, type EvidenceFile, loadEvidence, parseJson } from "./evidence.js";
 import { allPass, type CertificateReport, type CheckResult, fail, type VerifyReport } from "./report.js";
+import { checkResponse } from "./response-check.js";
 
 export interface VerifyOptions {
   /** Judge replay expiry as of this instant (default: now). */
@@ -73,7 +74,11 @@ function verifyOne(
     at,
   });
   const valid = readCertificate(certificate);
-  if ("value" in valid) checks.push(...checkBundles(valid.value, certificate.file, evidence.bundles));
+  if ("value" in valid)
+    checks.push(
+      ...checkBundles(valid.value, certificate.file, evidence.bundles),
+      ...checkResponse(valid.value, certificate.file, evidence.root),
+    );
   return { file: certificate.file, job_id: jobId, checks };
 }
 
