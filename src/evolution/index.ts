@@ -1,2 +1,2 @@
-export * from "./store/index.js";
 export * from "./pipeline/index.js";
+export * from "./store/index.js";
