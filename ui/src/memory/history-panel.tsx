@@ -71,7 +71,9 @@ function Changes(props: { history: HistoryController; entry: BrainHistoryEntry }
           value={state.against ?? ""}
           onChange={(e) => void dispatch({ type: "compare", against: e.currentTarget.value || null })}
         >
-          <option value="">its parent</option>
+          <option value="">
+            {props.entry.node.parent_node_id ? "its parent" : "nothing (the first state)"}
+          </option>
           <For each={state.entries.filter((e) => e.node.node_id !== id())}>
             {(other) => <option value={other.node.node_id}>{label(other)}</option>}
           </For>
