@@ -36,7 +36,7 @@ export interface Recovery {
  */
 export class EvolutionStore {
   private readonly state: StoreState;
-  recovery: Recovery = { tornBytes: { envelopes: 0, projected: 0, events: 0 }, projected: 0 };
+  private recovered: Recovery = { tornBytes: { envelopes: 0, projected: 0, events: 0 }, projected: 0 };
 
   private constructor(readonly stateDir: string) {
     this.state = new StoreState(stateDir);
@@ -47,8 +47,13 @@ export class EvolutionStore {
     mkdirSync(join(stateDir, STATE_FILES.reports), { recursive: true });
     createDurably(stateDir, [STATE_FILES.envelopes, STATE_FILES.projected, STATE_FILES.events]);
     const store = new EvolutionStore(stateDir);
-    store.recovery = store.locked(() => store.repair());
+    store.recovered = store.locked(() => store.repair());
     return store;
+  }
+
+  /** What opening the state directory found and repaired. */
+  get recovery(): Recovery {
+    return this.recovered;
   }
 
   /**
