@@ -22,6 +22,7 @@ import {
   type ConversationStore,
   notifyConversation,
 } from "./conversations/index.js";
+import type { ChatEvolution } from "./evolution/index.js";
 import { turnFailureOf } from "./model-failure.js";
 import { SoulScanError, type SoulWatch } from "./soul/index.js";
 import type { WardenCells } from "./warden-cells.js";
@@ -39,6 +40,8 @@ export interface ChatCoreOptions {
   brainChanges?: BrainChangeSink;
   /** Certifies each finished turn (request, reply, the brain state it left), off the turn's path; none when absent. */
   certifier?: TurnCertifying;
+  /** Told of each answered turn: the conversation becomes evolution evidence, off the turn's path. */
+  evolution?: Pick<ChatEvolution, "turnAnswered">;
 }
 
 const zero = { input_tokens: 0, output_tokens: 0 };
@@ -325,6 +328,7 @@ export class ChatCore implements ChatService {
             finishedAt: new Date(),
             recorded,
           });
+          this.options.evolution?.turnAnswered(input.userId, sessionId);
           yield {
             type: "done",
             text: reply.text,

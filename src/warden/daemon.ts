@@ -20,6 +20,7 @@ import { commandOversightOptions } from "./command-oversight.js";
 import { createCommandDesk } from "./command-requests.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
 import { ackCommand, EscalationBook, EscalationRelay } from "./escalations/index.js";
+import { ChatEvolution, EvolutionFeed, feedbackCommand, RunFeed } from "./evolution/index.js";
 import { hostCommandOptions } from "./host-command.js";
 import { prepareHome } from "./host-config.js";
 import { openHostDb } from "./host-db.js";
@@ -153,11 +154,16 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
         delayMs: 250,
       })
     : undefined;
+  // Conversations, ratings of answers and command runs feed evolution, off every reply's path.
+  const evolution = new EvolutionFeed({ home: options.home, logger });
+  const chatEvolution = new ChatEvolution(evolution, conversations);
+  const runFeed = command ? new RunFeed({ store: command.store, feed: evolution, logger }) : undefined;
   const chat = new ChatCore({
     cells,
     conversations,
     soul,
     logger,
+    evolution: chatEvolution,
     audit: (entry) => audit.record(entry),
     ...(brainChanges ? { brainChanges } : {}),
     // Each turn certified with the host key, which never leaves this process; an operator may turn it off.
@@ -198,7 +204,10 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     links: channelLinks,
     logger,
     maxMessageBytes: config.limits.max_message_bytes,
-    ...(escalations ? { commands: { ack: ackCommand(escalations, isAdmin) } } : {}),
+    commands: {
+      feedback: feedbackCommand(chatEvolution, conversations),
+      ...(escalations ? { ack: ackCommand(escalations, isAdmin) } : {}),
+    },
   });
   // Escalations reach their owners' linked chats; the UI reads them from /api/escalations.
   const escalationRelay =
@@ -263,6 +272,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     telegramBots,
     command,
     escalations,
+    evolution,
+    chatEvolution,
     cellBackend: {
       name: chosen.backend.name,
       reason: chosen.choice.reason,
@@ -285,6 +296,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       await brainChanges?.settle();
       // After the records: a certificate pins the state its turn's record made.
       await chat.settleCertificates();
+      await evolution.settle();
       // With the cells gone every turn has ended; a connection still open after a short grace (a client that
       // never finishes sending its request) is closed rather than waited for, so a stop takes seconds, not the
       // minute of the server's header timeout.
@@ -296,6 +308,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       await serverClosed;
       await sentinel?.close();
       await orderCertifier?.close();
+      await runFeed?.close();
+      await evolution.settle();
       await command?.close();
       db.close();
     })();
@@ -342,6 +356,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   sentinel?.start();
   // From the ledger's start: orders integrated while no warden was up are certified now.
   orderCertifier?.start();
+  // From the ledger's start too: runs created or ended while no warden was up are recorded now, each once.
+  runFeed?.start();
   // Runs a stopped warden was carrying go on from where the ledger left them, instead of staying OPEN.
   if (command)
     command.runs.resumeOpen().then(

@@ -9,6 +9,7 @@ import type { TelegramChannel } from "./channels/telegram.js";
 import type { ChatCore } from "./chat-core.js";
 import type { ConversationStore } from "./conversations/index.js";
 import type { EscalationBook } from "./escalations/index.js";
+import type { ChatEvolution, EvolutionFeed } from "./evolution/index.js";
 import type { Authenticator } from "./http/auth.js";
 import type { LoginLockout } from "./http/login-lockout.js";
 import type { LoginLinks } from "./login-links.js";
@@ -45,6 +46,10 @@ export interface WardenContext {
   command: CommandService | undefined;
   /** Command's escalations with their acknowledgements; undefined when [command] is off. */
   escalations: EscalationBook | undefined;
+  /** The evolution state (IRONCLAW_HOME/evolution): what users send and what the warden records itself. */
+  evolution: EvolutionFeed;
+  /** Conversations and ratings of their answers as evolution evidence. */
+  chatEvolution: ChatEvolution;
   /** The backend cells run in and why it was chosen, for /health. */
   cellBackend: { name: string; reason: string; isolated: boolean };
   startedAt: number;

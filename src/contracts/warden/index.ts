@@ -2,4 +2,5 @@ export * from "./api.js";
 export * from "./attest-api.js";
 export * from "./budget-api.js";
 export * from "./escalation-api.js";
+export * from "./feedback-api.js";
 export * from "./ui-api.js";

@@ -1,6 +1,4 @@
-import { join } from "node:path";
 import { ingestResultSchema, runtimeEventPayloadSchema } from "../../contracts/index.js";
-import { EvolutionStore } from "../../evolution/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 
@@ -10,13 +8,9 @@ import type { WardenContext } from "../warden-context.js";
  * stored byte for byte as the request carried it, so the route hands the store the request's raw bytes; the
  * body schema refuses a bad payload first, naming the field under `body`.
  */
-export function evolutionRoutes(ctx: Pick<WardenContext, "home" | "config">) {
-  let store: EvolutionStore | undefined;
-  // Opened at the first ingest, not at start: a warden that never receives an event leaves no state behind.
-  const evolution = () => {
-    store ??= EvolutionStore.open(join(ctx.home, "evolution"));
-    return store;
-  };
+export function evolutionRoutes(ctx: Pick<WardenContext, "evolution" | "config">) {
+  // The warden's one state, opened at first use: a warden that never receives an event leaves no state behind.
+  const evolution = () => ctx.evolution.state();
   return [
     defineRoute({
       method: "POST",

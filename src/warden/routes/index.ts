@@ -14,6 +14,7 @@ import { commandRoutes } from "./command-routes.js";
 import { cronRoutes } from "./cron-routes.js";
 import { escalationRoutes } from "./escalation-routes.js";
 import { evolutionRoutes } from "./evolution-routes.js";
+import { feedbackRoutes } from "./feedback-routes.js";
 import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
@@ -50,6 +51,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...sentinelRoutes(ctx),
     ...escalationRoutes(ctx),
     ...evolutionRoutes(ctx),
+    ...feedbackRoutes(ctx),
     ...vaultRoutes(ctx),
     ...attestRoutes(ctx),
     ...brainHistoryRoutes(ctx),
