@@ -1,8 +1,22 @@
 import { defineGroup } from "../command-spec.js";
+import {
+  evolutionGovernance,
+  evolutionPromote,
+  evolutionReview,
+  evolutionRollback,
+} from "./evolution-governance.js";
 import { evolutionIngest, evolutionInspect } from "./evolution-store.js";
 
 export const evolutionCommand = defineGroup({
   name: "evolution",
-  summary: "Appleseed-compatible evolution state: evolution ingest|inspect",
-  subcommands: [evolutionIngest, evolutionInspect],
+  summary:
+    "Appleseed-compatible evolution state: evolution ingest|inspect|governance|review|promote|rollback",
+  subcommands: [
+    evolutionIngest,
+    evolutionInspect,
+    evolutionGovernance,
+    evolutionReview,
+    evolutionPromote,
+    evolutionRollback,
+  ],
 });
