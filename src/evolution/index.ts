@@ -1,2 +1,3 @@
+export * from "./openclaw/index.js";
 export * from "./pipeline/index.js";
 export * from "./store/index.js";

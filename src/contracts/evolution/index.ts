@@ -1,5 +1,6 @@
 import type { Contract } from "../registry.js";
 import { evolutionEventRecordContract, projectedFeedbackRecordContract } from "./evolution-records.js";
+import { handoffBundleContract } from "./handoff-bundle.js";
 import { operatorSessionContract } from "./operator-session.js";
 import {
   runtimeEventBatchContract,
@@ -27,6 +28,13 @@ export {
   type RoutedSessionRecord,
   routedSessionRecordSchema,
 } from "./evolution-records.js";
+export {
+  HANDOFF_BUNDLE_REPORT_KIND,
+  HANDOFF_BUNDLE_SCHEMA_VERSION,
+  type HandoffBundle,
+  handoffBundleContract,
+  handoffBundleSchema,
+} from "./handoff-bundle.js";
 export {
   type IngestedEnvelope,
   type IngestResult,
@@ -85,4 +93,5 @@ export const evolutionContracts: Contract[] = [
   operatorSessionContract,
   projectedFeedbackRecordContract,
   evolutionEventRecordContract,
+  handoffBundleContract,
 ];
