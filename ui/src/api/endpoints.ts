@@ -120,6 +120,10 @@ export interface Endpoints extends CommandEndpoints {
     body: In<typeof W.brainHistoryRestoreBodySchema>;
     response: Out<typeof W.brainHistoryRestoreSchema>;
   };
+  "POST /api/feedback": {
+    body: In<typeof W.answerFeedbackBodySchema>;
+    response: Out<typeof W.answerFeedbackResultSchema>;
+  };
 }
 
 export type EndpointKey = keyof Endpoints;

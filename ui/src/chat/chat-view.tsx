@@ -4,6 +4,7 @@ import { createLiveSocket } from "../api/live-socket.js";
 import { createCertificateController } from "./certificate-controller.js";
 import { createChatController } from "./chat-controller.js";
 import { Composer } from "./composer.js";
+import { createFeedbackController } from "./feedback-controller.js";
 import { MessageList } from "./message-list.js";
 import { SessionList } from "./session-list.js";
 
@@ -16,10 +17,14 @@ export function ChatView(props: { api: ApiClient }) {
   });
   const { state, dispatch } = chat;
   const certificates = createCertificateController(props.api);
+  const feedback = createFeedbackController(props.api);
   createEffect(
     on(
       () => state.sessionId,
-      (sessionId) => void certificates.dispatch({ type: "load", sessionId }),
+      (sessionId) => {
+        void certificates.dispatch({ type: "load", sessionId });
+        void feedback.dispatch({ type: "load", sessionId });
+      },
     ),
   );
   // A turn that ends is certified shortly after: its reply gets its certificate once the warden lists it.
@@ -50,6 +55,7 @@ export function ChatView(props: { api: ApiClient }) {
     document.removeEventListener("keydown", stopOnEscape);
     chat.dispose();
     certificates.dispose();
+    feedback.dispose();
   });
   return (
     <div class="chat-screen">
@@ -98,6 +104,7 @@ export function ChatView(props: { api: ApiClient }) {
           working={state.turn !== null}
           onRetry={(key) => void dispatch({ type: "retry", key })}
           certificates={certificates}
+          feedback={feedback}
         />
         <Composer
           working={state.turn !== null}

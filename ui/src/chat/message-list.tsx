@@ -6,6 +6,8 @@ import { AnswerView } from "./answer-view.js";
 import type { CertificateController } from "./certificate-controller.js";
 import { CertificatePanel } from "./certificate-panel.js";
 import type { ChatItem } from "./chat-items.js";
+import { FeedbackControl } from "./feedback-control.js";
+import type { FeedbackController } from "./feedback-controller.js";
 import { ToolCallView } from "./tool-call.js";
 
 /**
@@ -20,6 +22,8 @@ export function MessageList(props: {
   onRetry?: (key: string) => void;
   /** The certificates of the conversation's replies: a certified reply offers its own. */
   certificates?: CertificateController;
+  /** Thumbs up or down on each stored reply, recorded for evolution. */
+  feedback?: FeedbackController;
 }) {
   let pane!: HTMLElement;
   let stick = true;
@@ -76,6 +80,9 @@ export function MessageList(props: {
                     <AnswerView class="body markdown" text={answer().text} />
                   </Collapsible>
                   <CertificateControl item={answer()} certificates={props.certificates} />
+                  <Show when={!answer().streaming && answer().seq !== undefined && props.feedback}>
+                    {(feedback) => <FeedbackControl seq={answer().seq as number} feedback={feedback()} />}
+                  </Show>
                 </article>
               )}
             </Match>
