@@ -99,7 +99,7 @@ latest_operator_review.json, and records the step in workflow_history.jsonl.`,
     const pipeline = pipelineFor(options.state, io);
     let report: GovernanceReport;
     if (options["write-report"]) {
-      const { view, paths } = pipeline.writeReports();
+      const { view, paths } = await pipeline.writeReports();
       report = view.governance;
       for (const path of paths) println(io.stderr, `wrote ${path}`);
     } else report = pipeline.view().governance;
@@ -118,7 +118,7 @@ function reviewLeaf(decision: "approve" | "reject") {
     options: [stateOption, reasonOption, operatorOption, jsonOption("the review entry")],
     async run({ options, args }, io) {
       const operator = operatorOf(options.operator, io);
-      const entry = pipelineFor(options.state, io).review(args.proposal, decision, {
+      const entry = await pipelineFor(options.state, io).review(args.proposal, decision, {
         operator,
         reason: options.reason ?? null,
       });

@@ -16,9 +16,9 @@ const REPORTS = [
   "workflowHistory",
 ] as const;
 
-function evolveFresh(): Record<string, string> {
+async function evolveFresh(): Promise<Record<string, string>> {
   const { store, stateDir } = seededState();
-  new EvolutionPipeline(store).writeReports();
+  await new EvolutionPipeline(store).writeReports();
   return Object.fromEntries(
     REPORTS.map((f) => [
       basename(PIPELINE_FILES[f]),
@@ -30,9 +30,9 @@ function evolveFresh(): Record<string, string> {
 const bySubject = (proposals: readonly Proposal[]) => new Map(proposals.map((p) => [p.subject, p]));
 
 describe("the evolution pipeline over a fixed feedback set", () => {
-  it("writes byte-identical reports from two fresh states, equal to the golden files", () => {
-    const first = evolveFresh();
-    const second = evolveFresh();
+  it("writes byte-identical reports from two fresh states, equal to the golden files", async () => {
+    const first = await evolveFresh();
+    const second = await evolveFresh();
     expect(second).toEqual(first);
     if (process.env.UPDATE_GOLDEN === "1") {
       mkdirSync(GOLDEN, { recursive: true });
@@ -42,13 +42,13 @@ describe("the evolution pipeline over a fixed feedback set", () => {
       expect(text, name).toBe(readFileSync(join(GOLDEN, name), "utf8"));
   });
 
-  it("re-running evolve on the same feedback rewrites the same bytes and appends no second step", () => {
+  it("re-running evolve on the same feedback rewrites the same bytes and appends no second step", async () => {
     const { store, stateDir } = seededState();
     const pipeline = new EvolutionPipeline(store);
-    pipeline.writeReports();
+    await pipeline.writeReports();
     const read = () => REPORTS.map((f) => readFileSync(join(stateDir, PIPELINE_FILES[f]), "utf8"));
     const before = read();
-    pipeline.writeReports();
+    await pipeline.writeReports();
     expect(read()).toEqual(before);
     expect(before[5]?.trim().split("\n")).toHaveLength(1);
   });

@@ -3,6 +3,7 @@ import type { EvolutionStore } from "../store/index.js";
 import { buildFeedbackSet, type FeedbackSet } from "./feedback-set.js";
 import { DEFAULT_GATE_POLICY, type GatePolicy } from "./gate-policy.js";
 import { PipelineFiles } from "./pipeline-files.js";
+import { withPipelineLock } from "./pipeline-lock.js";
 import { type PromotionArtifact, promoteApproved, rollbackPromotion } from "./promotion.js";
 import type { PromotionApplier, RollbackResult } from "./promotion-applier.js";
 import { buildProposals } from "./proposals.js";
@@ -68,76 +69,85 @@ export class EvolutionPipeline {
   }
 
   /** The evolve step: writes the evolution and governance reports and the review queue. Returns the paths written. */
-  writeReports(): { view: PipelineView; paths: string[] } {
-    const view = this.view();
-    const paths = this.persist(view, view.queue);
-    this.record(view.queue, "evolve", view.feedback.latest_record_at, {
-      proposals: view.evolution.proposals.length,
-      evolution_report_sha256: hashCanonical(view.evolution),
+  writeReports(): Promise<{ view: PipelineView; paths: string[] }> {
+    return this.locked(async () => {
+      const view = this.view();
+      const paths = this.persist(view, view.queue);
+      this.record(view.queue, "evolve", view.feedback.latest_record_at, {
+        proposals: view.evolution.proposals.length,
+        evolution_report_sha256: hashCanonical(view.evolution),
+      });
+      return { view, paths };
     });
-    return { view, paths };
   }
 
   /** Approves or rejects a proposal, persisted before it returns. */
-  review(proposalId: string, decision: "approve" | "reject", actor: Actor): ReviewEntry {
-    const view = this.view();
-    const at = this.now().toISOString();
-    const queue = transition(view.queue, proposalId, decision, { ...actor, at });
-    this.persist(view, queue);
-    this.record(queue, "review", at, {
-      proposal_id: proposalId,
-      decision,
-      operator: actor.operator,
-      reason: actor.reason ?? null,
+  review(proposalId: string, decision: "approve" | "reject", actor: Actor): Promise<ReviewEntry> {
+    return this.locked(async () => {
+      const view = this.view();
+      const at = this.now().toISOString();
+      const queue = transition(view.queue, proposalId, decision, { ...actor, at });
+      this.persist(view, queue);
+      this.record(queue, "review", at, {
+        proposal_id: proposalId,
+        decision,
+        operator: actor.operator,
+        reason: actor.reason ?? null,
+      });
+      return findEntry(queue, proposalId);
     });
-    return findEntry(queue, proposalId);
   }
 
   /**
    * Promotes approved proposals (all of them, or those named, each of which must be promotable): computes each
    * file's exact text before and after, and unless dryRun hands it to the applier. Writes the promotion artifact.
    */
-  async promote(options: {
+  promote(options: {
     applier: PromotionApplier;
     dryRun: boolean;
     operator: string;
     proposalIds?: readonly string[];
   }): Promise<PromotionArtifact> {
-    const view = this.view();
-    const at = this.now().toISOString();
-    const { artifact, queue } = await promoteApproved(view.queue, { ...options, at });
-    this.files.writeJson("promotionArtifact", artifact);
-    this.persist(view, queue);
-    this.record(queue, "promote", at, {
-      dry_run: options.dryRun,
-      operator: options.operator,
-      changes: artifact.changes.map((c) => ({
-        proposal_id: c.proposal_id,
-        outcome: c.outcome,
-        rollback_ref: c.rollback_ref,
-      })),
+    return this.locked(async () => {
+      const view = this.view();
+      const at = this.now().toISOString();
+      const { artifact, queue } = await promoteApproved(view.queue, { ...options, at });
+      this.files.writeJson("promotionArtifact", artifact);
+      this.persist(view, queue);
+      this.record(queue, "promote", at, {
+        dry_run: options.dryRun,
+        operator: options.operator,
+        changes: artifact.changes.map((c) => ({
+          proposal_id: c.proposal_id,
+          outcome: c.outcome,
+          rollback_ref: c.rollback_ref,
+        })),
+      });
+      return artifact;
     });
-    return artifact;
   }
 
   /** Reverts a promoted proposal through the applier; refused (naming the id) unless it is promoted. */
-  async rollback(
-    proposalId: string,
-    options: { applier: PromotionApplier } & Actor,
-  ): Promise<RollbackResult> {
-    const view = this.view();
-    const at = this.now().toISOString();
-    const { result, queue } = await rollbackPromotion(view.queue, proposalId, { ...options, at });
-    this.persist(view, queue);
-    this.record(queue, "rollback", at, {
-      proposal_id: proposalId,
-      operator: options.operator,
-      rolled_back: result.rolled_back,
-      reason: result.reason ?? options.reason ?? null,
+  rollback(proposalId: string, options: { applier: PromotionApplier } & Actor): Promise<RollbackResult> {
+    return this.locked(async () => {
+      const view = this.view();
+      const at = this.now().toISOString();
+      const { result, queue } = await rollbackPromotion(view.queue, proposalId, { ...options, at });
+      this.persist(view, queue);
+      this.record(queue, "rollback", at, {
+        proposal_id: proposalId,
+        operator: options.operator,
+        rolled_back: result.rolled_back,
+        reason: result.reason ?? options.reason ?? null,
+      });
+      if (!result.rolled_back)
+        throw new ConflictError(`proposal ${proposalId} was not rolled back: ${result.reason}`);
+      return result;
     });
-    if (!result.rolled_back)
-      throw new ConflictError(`proposal ${proposalId} was not rolled back: ${result.reason}`);
-    return result;
+  }
+
+  private locked<T>(work: () => Promise<T>): Promise<T> {
+    return withPipelineLock(this.files.lockPath(), work);
   }
 
   private persist(view: PipelineView, queue: ReviewQueue): string[] {

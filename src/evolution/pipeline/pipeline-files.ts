@@ -41,6 +41,11 @@ function syncDirectory(dir: string): void {
 export class PipelineFiles {
   constructor(readonly stateDir: string) {}
 
+  /** The lock every step holds while it reads and rewrites the queue (not a seed file: hidden, like the store's). */
+  lockPath(): string {
+    return join(this.stateDir, ".pipeline.lock");
+  }
+
   path(file: PipelineFile): string {
     return join(this.stateDir, PIPELINE_FILES[file]);
   }

@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { seededState } from "../../../test/evolution/pipeline-state.js";
@@ -36,9 +36,9 @@ const statusOf = (p: EvolutionPipeline, subject: string) =>
 
 describe("review, promote and roll back against a real brain directory", () => {
   it("promotes approved proposals only, writing the exact text the artifact lists, and rolls one back", async () => {
-    pipeline.review(ids.deploy_helper as string, "approve", { ...ada, reason: "every deploy failed" });
-    pipeline.review(ids["database migrations"] as string, "approve", ada);
-    pipeline.review(ids.code_review as string, "reject", { ...ada, reason: "too vague" });
+    await pipeline.review(ids.deploy_helper as string, "approve", { ...ada, reason: "every deploy failed" });
+    await pipeline.review(ids["database migrations"] as string, "approve", ada);
+    await pipeline.review(ids.code_review as string, "reject", { ...ada, reason: "too vague" });
 
     const dry = await pipeline.promote({ applier, dryRun: true, operator: "ada" });
     expect(dry.changes.map((c) => [c.subject, c.outcome])).toEqual([
@@ -90,7 +90,7 @@ describe("review, promote and roll back against a real brain directory", () => {
 
   it("refuses to promote twice, a rejected proposal, a pending one and an unknown id, each named", async () => {
     const deploy = ids.deploy_helper as string;
-    pipeline.review(deploy, "approve", ada);
+    await pipeline.review(deploy, "approve", ada);
     await pipeline.promote({ applier, dryRun: false, operator: "ada", proposalIds: [deploy] });
     const written = readFileSync(skillFile(), "utf8");
     await expect(
@@ -101,10 +101,12 @@ describe("review, promote and roll back against a real brain directory", () => {
       ),
     );
     expect(readFileSync(skillFile(), "utf8")).toBe(written);
-    expect(() => pipeline.review(deploy, "reject", ada)).toThrow(`proposal ${deploy} is already promoted`);
+    await expect(pipeline.review(deploy, "reject", ada)).rejects.toThrow(
+      `proposal ${deploy} is already promoted`,
+    );
 
     const review = ids.code_review as string;
-    pipeline.review(review, "reject", { operator: "bo", reason: "too vague" });
+    await pipeline.review(review, "reject", { operator: "bo", reason: "too vague" });
     await expect(
       pipeline.promote({ applier, dryRun: true, operator: "ada", proposalIds: [review] }),
     ).rejects.toThrow(`proposal ${review} was rejected by bo: a rejected proposal is never promoted`);
@@ -116,15 +118,15 @@ describe("review, promote and roll back against a real brain directory", () => {
     await expect(
       pipeline.promote({ applier, dryRun: true, operator: "ada", proposalIds: [unknown] }),
     ).rejects.toThrow(`proposal ${unknown} not found`);
-    expect(() => pipeline.review(unknown, "approve", ada)).toThrow(`proposal ${unknown} not found`);
+    await expect(pipeline.review(unknown, "approve", ada)).rejects.toThrow(`proposal ${unknown} not found`);
   });
 
-  it("refuses to approve a blocked proposal, naming the failed gate check, and an approval with no operator", () => {
+  it("refuses to approve a blocked proposal, naming the failed gate check, and an approval with no operator", async () => {
     const summarize = ids.summarize as string;
-    expect(() => pipeline.review(summarize, "approve", ada)).toThrow(
+    await expect(pipeline.review(summarize, "approve", ada)).rejects.toThrow(
       `proposal ${summarize} is blocked: gate negative_sessions: observed 1, needs 2`,
     );
-    expect(() => pipeline.review(ids.code_review as string, "approve", { operator: " " })).toThrow(
+    await expect(pipeline.review(ids.code_review as string, "approve", { operator: " " })).rejects.toThrow(
       "operator: must not be empty",
     );
     expect(existsSync(join(stateDir, PIPELINE_FILES.workflowHistory))).toBe(false);
@@ -134,7 +136,7 @@ describe("review, promote and roll back against a real brain directory", () => {
     const mine = "# Capabilities\n\nMy own notes.\n- keep answers short";
     writeFileSync(capabilitiesFile(), mine);
     const id = ids["database migrations"] as string;
-    pipeline.review(id, "approve", ada);
+    await pipeline.review(id, "approve", ada);
     const [change] = (await pipeline.promote({ applier, dryRun: false, operator: "ada" })).changes;
     expect(change?.before).toBe(mine);
     expect(readFileSync(capabilitiesFile(), "utf8")).toBe(`${mine}\n${change?.after?.split("\n").at(-2)}\n`);
@@ -144,7 +146,7 @@ describe("review, promote and roll back against a real brain directory", () => {
 
   it("leaves a file edited after promotion alone: the rollback is refused and recorded, the proposal stays promoted", async () => {
     const deploy = ids.deploy_helper as string;
-    pipeline.review(deploy, "approve", ada);
+    await pipeline.review(deploy, "approve", ada);
     await pipeline.promote({ applier, dryRun: false, operator: "ada" });
     writeFileSync(skillFile(), "# edited by hand\n");
     await expect(pipeline.rollback(deploy, { applier, ...ada })).rejects.toThrow(
@@ -163,10 +165,36 @@ describe("review, promote and roll back against a real brain directory", () => {
     const outside = join(mkdtempSync(join(tmpdir(), "ironclaw-outside-")), "target.md");
     writeFileSync(outside, "outside\n");
     symlinkSync(outside, skillFile());
-    pipeline.review(ids.deploy_helper as string, "approve", ada);
+    await pipeline.review(ids.deploy_helper as string, "approve", ada);
     await expect(pipeline.promote({ applier, dryRun: false, operator: "ada" })).rejects.toThrow(
       /change\.path/,
     );
     expect(readFileSync(outside, "utf8")).toBe("outside\n");
+  });
+
+  it("two callers promoting the same proposal at once write it once and the queue keeps the promotion", async () => {
+    const deploy = ids.deploy_helper as string;
+    await pipeline.review(deploy, "approve", ada);
+    const other = new EvolutionPipeline(EvolutionStore.open(stateDir), { now });
+    const outcomes = await Promise.allSettled([
+      pipeline.promote({ applier, dryRun: false, operator: "ada", proposalIds: [deploy] }),
+      other.promote({
+        applier: new BrainFileApplier(brainDir),
+        dryRun: false,
+        operator: "bo",
+        proposalIds: [deploy],
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(String(refused.reason)).toContain(`proposal ${deploy} is already promoted`);
+    expect(statusOf(pipeline, "deploy_helper")).toBe("promoted");
+  });
+
+  it("takes over the queue's lock from a process that died holding it", async () => {
+    writeFileSync(join(stateDir, ".pipeline.lock"), `${hostname()}/999999999/1`);
+    const entry = await pipeline.review(ids.deploy_helper as string, "approve", ada);
+    expect(entry.status).toBe("approved");
+    expect(existsSync(join(stateDir, ".pipeline.lock"))).toBe(false);
   });
 });
