@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EvolutionStore } from "../../src/evolution/index.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 import { orderTurn } from "../support/worker-script.js";
@@ -161,5 +163,25 @@ describe("command from the user's chat to three merges", () => {
       "notes/b.md",
       "notes/c.md",
     ]);
+
+    // Both sessions fed evolution: the chat that started the run (its tool), and the run, whose end is its outcome.
+    const evolution = EvolutionStore.open(join(h.home, "evolution"));
+    const outcome = await until(
+      async () => evolution.projected().find((r) => r.session_id === run.run_id),
+      20_000,
+    );
+    expect(outcome).toMatchObject({ task: OBJECTIVE, status: "success", score: 1 });
+    expect(outcome.metadata).toMatchObject({
+      channel: "command",
+      user_id: "alice",
+      outcome: "RUN_COMPLETED",
+    });
+    const started = evolution.envelopes().map((line) => line.envelope.event);
+    expect(
+      started.find((e) => e.session_id === run.run_id && e.event_kind === "session_started"),
+    ).toBeTruthy();
+    expect(
+      started.find((e) => e.session_id === asked.session_id && e.event_kind === "session_started"),
+    ).toMatchObject({ selected_skill_ids: ["command"], metadata: { channel: "api", user_id: "alice" } });
   }, 300_000);
 });
