@@ -12,8 +12,9 @@ import { runIronclawInProcess } from "./run-cli.js";
 
 // Provenance end to end, as a user would walk it: a chat session of three turns through a real warden (the real
 // agent on a fake cell, the scripted model) that each remember a fact, exported as an evidence folder by the CLI,
-// verified offline, imported under another IRONCLAW_HOME, diffed and restored; then every single flipped byte
-// of a signed or hashed file in the folder is caught by verify, naming the check.
+// verified offline, imported with its brain history under another IRONCLAW_HOME, diffed and restored there, the
+// brain going on there and exported again whole; then every single flipped byte of a signed or hashed file in
+// the folder is caught by verify, naming the check.
 
 const FACTS = ["Ada's bike is green", "Ada's cat is called Turing", "Ada's train leaves at 7:42"];
 const base = mkdtempSync(join(tmpdir(), "ironclaw-attest-journey-"));
@@ -31,7 +32,12 @@ function seeded(seed: number): () => number {
   };
 }
 
-async function chatSession(home: string): Promise<{ greeting: string; session: string }> {
+/** Tells the warden on `home` one fact per turn in one session, each turn certified before the next. */
+async function chatSession(
+  home: string,
+  facts: readonly string[],
+  options: { greet?: boolean } = {},
+): Promise<{ greeting: string | undefined; session: string }> {
   const h = await startWardenHarness({ backend: createFakeCellBackend(), home });
   try {
     const call = api(h.url, await h.addUser("ada"));
@@ -53,10 +59,13 @@ async function chatSession(home: string): Promise<{ greeting: string; session: s
       return id;
     };
     // A session before: the state the journey starts from, certified in a session the export leaves out.
-    h.model.enqueue(reply.text("Hello, Ada."));
-    const greeting = await turn("hello");
+    let greeting: string | undefined;
+    if (options.greet) {
+      h.model.enqueue(reply.text("Hello, Ada."));
+      greeting = await turn("hello");
+    }
     let session: string | undefined;
-    for (const fact of FACTS) {
+    for (const fact of facts) {
       h.model.enqueue(
         reply.toolCalls([
           { name: "memory", arguments: { action: "remember", target: "memory", text: fact } },
@@ -84,7 +93,7 @@ describe("a certified chat session, exported, verified, imported, diffed and res
 }, () => {
   it("walks the whole journey through the CLI, and verify catches any flipped byte", async () => {
     const home = join(base, "home");
-    const { greeting, session } = await chatSession(home);
+    const { greeting, session } = await chatSession(home, FACTS, { greet: true });
     expect(session).not.toBe(greeting);
 
     const dir = join(base, "evidence");
@@ -112,18 +121,35 @@ describe("a certified chat session, exported, verified, imported, diffed and res
       expect(verified.stdout.match(new RegExp(`  ${check} +pass `, "g"))).toHaveLength(3);
     expect(verified.stdout).toContain("all pass");
 
-    // The brain travels in the bundle: under a fresh home it is the brain the session left.
+    // The brain and its history travel in the folder: under a fresh home the brain is the one the session
+    // left, and the history is the one it had.
+    expect(summary).toMatchObject({ history: { nodes: nodes.length } });
     const fresh = join(base, "fresh");
     const imported = await cli(fresh, ["brain", "import", dir, "--user", "ada", "--key-file", keyFile]);
     expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain(`history of ${nodes.length} nodes to ${third}`);
     const memoryOf = (h: string) => readFileSync(join(h, "users", "ada", "brain", "memory.md"), "utf8");
     expect(memoryOf(fresh)).toBe(memoryOf(home));
     for (const fact of FACTS) expect(memoryOf(fresh)).toContain(fact);
+    const logOf = async (h: string) => (await cli(h, ["brain", "log", "--user", "ada", "--json"])).stdout;
+    expect(await logOf(fresh)).toBe(await logOf(home));
+    const again = await cli(fresh, [
+      "brain",
+      "import",
+      dir,
+      "--user",
+      "ada",
+      "--key-file",
+      keyFile,
+      "--force",
+    ]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("already has a brain history");
 
-    // The history (kept where the brain lived) shows the session's three changes to memory.md, and beside them
-    // only the day's log and transcripts the turns wrote.
+    // On the fresh home the history shows the session's three changes to memory.md, and beside them only the
+    // day's log and transcripts the turns wrote.
     const startId = start?.node.node_id as string;
-    const diff = await cli(home, ["brain", "diff", startId, third, "--user", "ada", "--json"]);
+    const diff = await cli(fresh, ["brain", "diff", startId, third, "--user", "ada", "--json"]);
     expect(diff.code).toBe(0);
     const changes = JSON.parse(diff.stdout) as { changed: string[]; added: string[]; patch: string };
     expect(changes.changed).toContain("memory.md");
@@ -134,30 +160,44 @@ describe("a certified chat session, exported, verified, imported, diffed and res
     ).toEqual([]);
     const memoryPatch = changes.patch.slice(changes.patch.indexOf("memory.md"));
     const section = memoryPatch.split(/\ndiff --git /)[0] ?? "";
-    const removed = section.split("\n").filter((l) => l.startsWith("-") && !l.startsWith("---"));
-    expect(removed).toEqual([]);
-    for (const fact of FACTS)
-      expect(section.split("\n").filter((l) => l.startsWith("+") && l.includes(fact))).toHaveLength(1);
+    // Nothing removed; added, each fact under the heading of the time it was remembered, and nothing else.
+    const lines = section.split("\n").filter((l) => /^[-+]/.test(l) && !/^(---|\+\+\+)/.test(l));
+    expect(lines.filter((l) => !l.startsWith("+"))).toEqual([]);
+    const added = lines
+      .map((l) => l.slice(1))
+      .filter((l) => l !== "" && !/^## \d{4}-\d\d-\d\d [\d:]+ UTC$/.test(l));
+    expect(added).toEqual(FACTS);
 
-    const restored = await cli(home, ["brain", "restore", first, "--user", "ada", "--json"]);
+    // Restored there to the session's first state: a new node on top of the head, the home's brain untouched.
+    const restored = await cli(fresh, ["brain", "restore", first, "--user", "ada", "--json"]);
     expect(restored.code).toBe(0);
-    expect(memoryOf(home)).toContain(FACTS[0]);
-    expect(memoryOf(home)).not.toContain(FACTS[2]);
+    const restoredNode = (JSON.parse(restored.stdout) as { node: BranchNode }).node;
+    expect(restoredNode.parent_node_id).toBe(third);
+    expect(summary.nodes).not.toContain(restoredNode.node_id);
+    expect(memoryOf(fresh)).toContain(FACTS[0]);
+    expect(memoryOf(fresh)).not.toContain(FACTS[2]);
+    expect(memoryOf(home)).toContain(FACTS[2]);
 
-    // After the restore the session exports again (the bundle now a later state) and the chain still verifies.
-    const again = join(base, "evidence-after-restore");
-    const second = await cli(home, [
+    // The brain goes on on the fresh home: a turn there is certified by this host on top of the imported
+    // history, and the user's export from it verifies whole, the chain reaching back through the import.
+    await chatSession(fresh, ["Ada's bike is blue now"]);
+    const moved = join(base, "evidence-fresh");
+    const second = await cli(fresh, [
       "attest",
       "export",
-      session,
-      again,
+      "ada",
+      moved,
       "--key-out",
       join(base, "k2"),
       "--json",
     ]);
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout)).toMatchObject({ brain_moved_on: { ended_at: third } });
-    expect((await cli(home, ["verify", again])).code).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ kind: "user", certificates: 1 });
+    const verifiedFresh = await cli(fresh, ["verify", moved]);
+    expect(verifiedFresh.stdout).toContain("all pass");
+    expect(verifiedFresh.code).toBe(0);
+    const movedIds = nodesIn(moved).map((n) => n.node.node_id);
+    for (const id of [startId, ...summary.nodes, restoredNode.node_id]) expect(movedIds).toContain(id);
 
     // Every signed or hashed file: certificates, proofs, the attested nodes, the sealed bundle.
     const targets = [
@@ -173,8 +213,10 @@ describe("a certified chat session, exported, verified, imported, diffed and res
         file: `bundles/${s}/state_bundle.tar.enc`,
         checks: ["bundle_hash"],
       })),
+      { file: "history/history.bundle", checks: ["bundle_hash"] },
+      { file: "history/history.json", checks: ["bundle_hash", "chain"] },
     ];
-    expect(targets).toHaveLength(3 + 3 + 3 + 1);
+    expect(targets).toHaveLength(3 + 3 + 3 + 1 + 2);
     const random = seeded(36);
     for (const target of targets) {
       const path = join(dir, target.file);
@@ -203,7 +245,7 @@ describe("a certified chat session, exported, verified, imported, diffed and res
       writeFileSync(path, original);
     }
     // And through the CLI: the exit code and the check's name.
-    const bundle = targets.at(-1)?.file as string;
+    const bundle = targets.find((t) => t.file.startsWith("bundles/"))?.file as string;
     const bytes = readFileSync(join(dir, bundle));
     bytes[7] = (bytes[7] as number) ^ 0x40;
     writeFileSync(join(dir, bundle), bytes);

@@ -12,6 +12,7 @@ import {
   writeBrainTree,
 } from "./brain-tree.js";
 import { type HistoryRepo, historyGit, historyGitText } from "./history-git.js";
+import { historyDirOf, historyLayout } from "./history-layout.js";
 import { withHistoryLock } from "./history-lock.js";
 import { newNode, snapshotDigest } from "./history-node.js";
 import { diffCommits, readChangedPaths, readCommitLog, readTreeAt, type TreeDiff } from "./history-read.js";
@@ -53,8 +54,6 @@ export interface RedactOutcome {
   commitsRedacted: number;
 }
 
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
 /**
  * A user's brain history, on the host under IRONCLAW_HOME/attest/history/<user>/ and outside every cell: a git
  * repository mirroring the brain's markdown tree (git/ + tree/) and a node store (nodes/). Each state the brain
@@ -72,21 +71,17 @@ export class BrainHistory {
     readonly userId: string,
     readonly dir: string,
   ) {
-    this.repo = { gitDir: join(dir, "git"), workTree: join(dir, "tree") };
-    this.nodes = new NodeStore(join(dir, "nodes"));
-    this.headFile = join(dir, "head");
-    this.lockFile = join(dir, "lock");
-    this.redactionsFile = join(dir, "redactions.json");
+    const layout = historyLayout(dir);
+    this.repo = layout.repo;
+    this.nodes = new NodeStore(layout.nodesDir);
+    this.headFile = layout.headFile;
+    this.lockFile = layout.lockFile;
+    this.redactionsFile = layout.redactionsFile;
   }
 
   /** The history of `userId` under `home` (IRONCLAW_HOME), made on first use. */
   static open(home: string, userId: string): BrainHistory {
-    if (!USER_ID.test(userId))
-      throw new InvalidInputError(
-        "user",
-        "must start with a letter or digit and use only letters, digits, - and _",
-      );
-    const dir = join(resolve(home), "attest", "history", userId);
+    const dir = historyDirOf(home, userId);
     mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
     return new BrainHistory(userId, dir);
   }

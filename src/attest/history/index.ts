@@ -20,7 +20,22 @@ export {
   treeHash,
   writeBrainTree,
 } from "./brain-tree.js";
+export { type ExportedHistory, exportHistory } from "./history-export.js";
 export { HistoryGitError } from "./history-git.js";
+export {
+  hasExportedHistory,
+  historyExists,
+  type ImportedHistory,
+  importHistory,
+} from "./history-import.js";
+export {
+  HISTORY_BUNDLE_FILE,
+  HISTORY_DIR,
+  HISTORY_MANIFEST_FILE,
+  HISTORY_REDACTIONS_FILE,
+  type HistoryManifest,
+  historyManifestSchema,
+} from "./history-manifest.js";
 export type { TreeDiff } from "./history-read.js";
 export type { RedactionRecord, Redactions } from "./history-redactions.js";
 export type { HistoryRewrite } from "./history-rewrite.js";

@@ -1,6 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUNDLE_FILE } from "../bundle/index.js";
+import {
+  HISTORY_BUNDLE_FILE,
+  HISTORY_DIR,
+  HISTORY_MANIFEST_FILE,
+  HISTORY_REDACTIONS_FILE,
+} from "../history/index.js";
 
 /** One file of an evidence folder: its path relative to the folder (for reports) and its exact bytes. */
 export interface EvidenceFile {
@@ -23,6 +29,7 @@ export interface StateBundle {
  *   proofs/<job_id>.json           its ironclaw-ed25519-proof-v1
  *   nodes/<node_id>.json           agent_swarm-node-v1 nodes, `attestation` pointing at their certificate
  *   bundles/<state_id>/            state_bundle.tar.enc, result.json, next_tokens.json, bundle_locator_next.json
+ *   history/                       history.json, history.bundle, redactions.json: the brain's history
  */
 export interface Evidence {
   root: string;
@@ -32,6 +39,14 @@ export interface Evidence {
   proofs: Map<string, EvidenceFile>;
   nodes: EvidenceFile[];
   bundles: Map<string, StateBundle>;
+  /** history/: a brain's history an export carries, when the folder has one. */
+  history?: ExportedHistoryFiles;
+}
+
+export interface ExportedHistoryFiles {
+  manifest?: EvidenceFile;
+  bundle?: EvidenceFile;
+  redactions?: EvidenceFile;
 }
 
 export const PUBLIC_KEY_FILE = "public-key.pem";
@@ -66,6 +81,22 @@ export function loadEvidence(root: string): Evidence {
     proofs: byStem("proofs"),
     nodes: jsonFiles("nodes").map((name) => read(`nodes/${name}`)),
     bundles,
+    ...(existsSync(join(root, HISTORY_DIR)) ? { history: historyFiles(root, read) } : {}),
+  };
+}
+
+function historyFiles(root: string, read: (relative: string) => EvidenceFile): ExportedHistoryFiles {
+  const present = new Set(regularFiles(join(root, HISTORY_DIR)));
+  const at = (name: string) => (present.has(name) ? read(`${HISTORY_DIR}/${name}`) : undefined);
+  const [manifest, bundle, redactions] = [
+    HISTORY_MANIFEST_FILE,
+    HISTORY_BUNDLE_FILE,
+    HISTORY_REDACTIONS_FILE,
+  ].map(at);
+  return {
+    ...(manifest ? { manifest } : {}),
+    ...(bundle ? { bundle } : {}),
+    ...(redactions ? { redactions } : {}),
   };
 }
 

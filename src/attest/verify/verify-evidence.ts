@@ -7,6 +7,7 @@ import { checkCertificate } from "./certificate-checks.js";
 import { readCertificate } from "./certificate-evidence.js";
 import { checkChain } from "./chain-check.js";
 import { type Evidence, type EvidenceFile, loadEvidence, parseJson } from "./evidence.js";
+import { checkHistory } from "./history-check.js";
 import { allPass, type CertificateReport, type CheckResult, fail, type VerifyReport } from "./report.js";
 import { checkResponse } from "./response-check.js";
 
@@ -34,6 +35,7 @@ export function verifyEvidence(target: string, options: VerifyOptions = {}): Ver
       ...checkChain(evidence.nodes),
       ...orphanAttestations(evidence),
       ...checkUnnamedBundles(namedStates(evidence), evidence.bundles),
+      ...checkHistory(evidence),
     ];
   } else if (basename(dirname(target)) === "certificates") {
     const evidence = loadEvidence(dirname(dirname(target)));

@@ -2,8 +2,10 @@ import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   BrainHistory,
+  type ExportedHistory,
   type ExportedState,
   exportBrainState,
+  exportHistory,
   formatStateKey,
   loadOrCreateHostKey,
   PUBLIC_KEY_FILE,
@@ -25,6 +27,10 @@ const exportState = defineCommand({
              the session ended at, unless the brain changed since (a note says so)
   a run      the order certificates of a command run ($IRONCLAW_HOME/attest/run-evidence/<run_id>/), copied whole
   a user     the user's brain as a state bundle, and the certificates of all their chat turns so far
+A session and a user also carry the user's brain history, so \`ironclaw brain import\` brings back its states
+for \`brain log|diff|restore\`: history/history.bundle (a git bundle of the history as it is now, after any
+forget), redactions.json when a forget left one, its nodes in nodes/, and history/history.json giving their
+sha256s, which verify checks.
 The name is looked up as all three; one that is several needs --as.
 A state bundle: the brain (its markdown tree and its database, links left out) packed into
 <dir>/bundles/<state_id>/: state_bundle.tar.enc (AES-256-GCM), result.json, next_tokens.json,
@@ -79,10 +85,13 @@ agent may be writing its database. The host's Ed25519 public key is written as <
     const sealed = await sealBrain(io, user, evidenceDir, options["key-out"]);
     if (target.kind === "user") {
       const certified = await copyCertifiedTurns(evidenceDirOf(home, user), evidenceDir);
-      report(io, { kind: "user", user, certificates: certified }, sealed, options.json);
+      const history = await exportHistory(home, user, evidenceDir);
+      report(io, { kind: "user", user, certificates: certified }, { ...sealed, history }, options.json);
       return 0;
     }
     const copied = await copySessionTurns(home, target.turns, evidenceDir);
+    // After the turns: the history's nodes the session's nodes already put in the folder are reused.
+    const history = await exportHistory(home, user, evidenceDir);
     // The bundle is the brain as it is now: the session's last state, unless something changed the brain since.
     const head = BrainHistory.open(home, user).head();
     const ended = copied.nodeIds.at(-1);
@@ -95,7 +104,7 @@ agent may be writing its database. The host's Ed25519 public key is written as <
       nodes: copied.nodeIds,
       ...(movedOn ? { brain_moved_on: { ended_at: ended, head } } : {}),
     };
-    report(io, summary, sealed, options.json);
+    report(io, summary, { ...sealed, history }, options.json);
     if (movedOn && !options.json)
       println(
         io.stdout,
@@ -139,7 +148,7 @@ async function sealBrain(
 function report(
   io: CliIo,
   what: { kind: string; user: string; certificates: number; session_id?: string },
-  { done, keyOut }: Sealed,
+  { done, keyOut, history }: Sealed & { history: ExportedHistory | undefined },
   json: boolean,
 ): void {
   const key = formatStateKey(done.key);
@@ -155,6 +164,7 @@ function report(
       manifest_sha256: packed.manifestSha256,
       size_bytes: packed.sizeBytes,
       skipped: packed.skipped,
+      history: history === undefined ? null : historySummary(history),
     };
     println(io.stdout, JSON.stringify(keyOut ? { ...summary, key_file: keyOut } : { ...summary, key }));
     return;
@@ -175,8 +185,18 @@ function report(
     io.stdout,
     `  certificates    ${what.certificates} certified chat turn${plural(what.certificates)} copied`,
   );
+  if (history)
+    println(
+      io.stdout,
+      `  history         ${history.manifest.node_ids.length} node${plural(history.manifest.node_ids.length)} to ${history.manifest.head_node_id} (history/${history.manifest.bundle_file}, ${history.manifest.bundle_sha256})`,
+    );
   if (keyOut) println(io.stdout, `state key written to ${keyOut}`);
   else println(io.stdout, `state key: ${key}\nkeep it: it opens this bundle, and it is shown only this once`);
+}
+
+function historySummary({ manifest }: ExportedHistory) {
+  const { head_node_id, node_ids, bundle_sha256 } = manifest;
+  return { head_node_id, nodes: node_ids.length, bundle_sha256 };
 }
 
 function plural(n: number): string {

@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { BUNDLE_FILE, importBrainState, LOCATOR_FILE, parseStateKey } from "../../attest/index.js";
+import {
+  BUNDLE_FILE,
+  hasExportedHistory,
+  historyExists,
+  importBrainState,
+  importHistory,
+  LOCATOR_FILE,
+  parseStateKey,
+} from "../../attest/index.js";
 import { bundleLocatorSchema } from "../../contracts/index.js";
 import { InvalidInputError, IronclawError } from "../../core/index.js";
 import { println } from "../command.js";
@@ -17,7 +25,11 @@ bundle_locator_next.json) or an evidence folder written by \`ironclaw attest exp
 --state). The bundle's sha256 is checked before anything is decrypted, then AES-256-GCM with the key of
 --key-file, then every file against the bundle's manifest; a bundle with links or paths leaving the brain is
 refused. The brain is written to users/<user>/brain/ (the brain of bwrap and process cells) and becomes the head
-of the user's key ratchet on this host. An existing brain is kept unless --force, which moves it aside.`,
+of the user's key ratchet on this host. An existing brain is kept unless --force, which moves it aside.
+An evidence folder's brain history (history/) becomes the user's history here, for \`ironclaw brain
+log|show|diff|restore\`: its bundle is checked against history/history.json, verified and fetched by git with
+no hooks and no transport but the local file, and every node must pin a commit it holds. A user who already
+has a history is refused, --force or not: a history is never replaced.`,
   positionals: [{ name: "dir", required: true, description: "a bundle folder or an evidence folder" }],
   options: [
     {
@@ -39,7 +51,14 @@ of the user's key ratchet on this host. An existing brain is kept unless --force
   ],
   async run({ options, args }, io) {
     const place = userBrainPlace(io, options.user);
-    const bundleDir = await findBundle(resolve(io.cwd, args.dir), options.state);
+    const dir = resolve(io.cwd, args.dir);
+    const bundleDir = await findBundle(dir, options.state);
+    const withHistory = hasExportedHistory(dir);
+    if (withHistory && historyExists(place.home, options.user))
+      throw new IronclawError(
+        "history_exists",
+        `${options.user} already has a brain history on ${place.home}: an import never replaces one; import under another user`,
+      );
     const key = parseStateKey(await readFile(resolve(io.cwd, options["key-file"]), "utf8"), "--key-file");
     const present = await existingBrain(place, options.user, options.force);
     await mkdir(place.userDir, { recursive: true, mode: 0o700 });
@@ -53,6 +72,10 @@ of the user's key ratchet on this host. An existing brain is kept unless --force
         key,
         targetDir: staging,
       });
+      // The history before the brain is renamed into place: a history refused leaves the brain as it was.
+      const history = withHistory
+        ? await importHistory({ home: place.home, userId: options.user, evidenceDir: dir })
+        : undefined;
       const movedAside = await moveAside(present);
       await rename(staging, place.brainDir);
       if (movedAside) println(io.stdout, `moved the previous brain to ${movedAside}`);
@@ -61,6 +84,11 @@ of the user's key ratchet on this host. An existing brain is kept unless --force
         `restored the brain of ${options.user} from state ${restored.stateId ?? "(unnamed)"}: ${restored.files} files, ${restored.bytes} bytes, manifest ${restored.manifestSha256}`,
       );
       println(io.stdout, `brain at ${place.brainDir}`);
+      if (history)
+        println(
+          io.stdout,
+          `history of ${history.nodes} node${history.nodes === 1 ? "" : "s"} to ${history.headNodeId} at ${history.dir}`,
+        );
       if (place.config.cells.backend === "microvm")
         println(
           io.stderr,
