@@ -13,8 +13,9 @@ export const verifyCommand = defineCommand({
   commit_pin     the node's commit_sha_required equals the certificate's and the proof's pin
   artifact_hash  sha256 of the certificate's exact bytes equals the node's attestation.artifact_hash
   mode_fields    the mode's required fields, and replay identifiers present and not expired
-On a folder also bundle_hash (each state bundle a certificate names hashes to its bundle_sha256) and chain (every
-node valid, every parent present, no cycle, immutable linkage unchanged between versions of a node).
+On a folder also bundle_hash (each state bundle a certificate names hashes to its bundle_sha256; a brain
+history's history.bundle and redactions.json to what history/history.json restates) and chain (every node valid,
+every parent present, no cycle, immutable linkage unchanged between versions of a node).
 A certificate outside an evidence folder has no proof, key or node beside it: those checks are reported as not run.
 Needs nothing but the files. Exit code 0 when every check passes, 1 when any fails or could not run, 2 on usage
 errors.`,
