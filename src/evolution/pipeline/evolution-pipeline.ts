@@ -111,7 +111,8 @@ export class EvolutionPipeline {
     return this.locked(async () => {
       const view = this.view();
       const at = this.now().toISOString();
-      const { artifact, queue } = await promoteApproved(view.queue, { ...options, at });
+      const persist = (queue: ReviewQueue) => this.persist(view, queue);
+      const { artifact, queue } = await promoteApproved(view.queue, { ...options, at, persist });
       this.files.writeJson("promotionArtifact", artifact);
       this.persist(view, queue);
       this.record(queue, "promote", at, {

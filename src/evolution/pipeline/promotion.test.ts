@@ -8,6 +8,7 @@ import { EvolutionStore } from "../store/index.js";
 import { BrainFileApplier } from "./brain-file-applier.js";
 import { EvolutionPipeline } from "./evolution-pipeline.js";
 import { PIPELINE_FILES } from "./pipeline-files.js";
+import type { PromotionApplier } from "./promotion-applier.js";
 import type { WorkflowStep } from "./workflow.js";
 
 let stateDir: string;
@@ -196,5 +197,32 @@ describe("review, promote and roll back against a real brain directory", () => {
     const entry = await pipeline.review(ids.deploy_helper as string, "approve", ada);
     expect(entry.status).toBe("approved");
     expect(existsSync(join(stateDir, ".pipeline.lock"))).toBe(false);
+  });
+
+  it("settles a promotion cut off between the write and the queue: promoted, and rollback restores the old text", async () => {
+    const id = ids["database migrations"] as string;
+    const mine = "# Capabilities\n\nMy own notes.\n";
+    writeFileSync(capabilitiesFile(), mine);
+    await pipeline.review(id, "approve", ada);
+    // The process dies right after the file is written: the applier's write lands, nothing after it runs.
+    const dying: PromotionApplier = {
+      read: (path) => applier.read(path),
+      apply: async (change) => {
+        await applier.apply(change);
+        throw new Error("power cut");
+      },
+      rollback: (ref, change) => applier.rollback(ref, change),
+    };
+    await expect(pipeline.promote({ applier: dying, dryRun: false, operator: "ada" })).rejects.toThrow(
+      "power cut",
+    );
+    expect(statusOf(pipeline, "database migrations")).toBe("approved");
+
+    const restarted = new EvolutionPipeline(EvolutionStore.open(stateDir), { now });
+    const artifact = await restarted.promote({ applier, dryRun: false, operator: "ada" });
+    expect(artifact.changes.map((c) => [c.proposal_id, c.outcome])).toEqual([[id, "recovered"]]);
+    expect(statusOf(restarted, "database migrations")).toBe("promoted");
+    await restarted.rollback(id, { applier, ...ada });
+    expect(readFileSync(capabilitiesFile(), "utf8")).toBe(mine);
   });
 });

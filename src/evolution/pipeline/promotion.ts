@@ -5,6 +5,7 @@ import {
   prepareChange,
   type RollbackResult,
 } from "./promotion-applier.js";
+import { settleInterrupted } from "./promotion-recovery.js";
 import {
   type Actor,
   checkActor,
@@ -13,9 +14,10 @@ import {
   type ReviewQueue,
   refusal,
   transition,
+  withPending,
 } from "./review-queue.js";
 
-export type ChangeOutcome = "would_apply" | "applied" | "already_present" | "refused";
+export type ChangeOutcome = "would_apply" | "applied" | "already_present" | "refused" | "recovered";
 
 export interface ArtifactChange {
   proposal_id: string;
@@ -42,6 +44,8 @@ export interface PromotionArtifact {
 
 interface PromoteOptions {
   applier: PromotionApplier;
+  /** Persists the queue; called with the change recorded as pending just before each write. */
+  persist: (queue: ReviewQueue) => void;
   dryRun: boolean;
   operator: string;
   proposalIds?: readonly string[];
@@ -64,9 +68,11 @@ export async function promoteApproved(
   options: PromoteOptions,
 ): Promise<{ artifact: PromotionArtifact; queue: ReviewQueue }> {
   checkActor({ operator: options.operator });
-  let next = queue;
-  const changes: ArtifactChange[] = [];
-  for (const entry of chosen(queue, options.proposalIds)) {
+  const settled = await settleInterrupted(queue, options);
+  if (settled.changes.length > 0) options.persist(settled.queue);
+  let next = settled.queue;
+  const changes: ArtifactChange[] = [...settled.changes];
+  for (const entry of chosen(next, options.proposalIds)) {
     const base = {
       proposal_id: entry.proposal_id,
       kind: entry.kind,
@@ -95,7 +101,10 @@ export async function promoteApproved(
     } else if (options.dryRun) {
       changes.push({ ...base, ...texts, outcome: "would_apply", reason: null, rollback_ref: null });
     } else {
+      next = withPending(next, entry.proposal_id, { ...change, prepared_at: options.at });
+      options.persist(next);
       const applied = await options.applier.apply(change);
+      next = withPending(next, entry.proposal_id, null);
       changes.push({
         ...base,
         ...texts,

@@ -1,4 +1,5 @@
 import { ConflictError, InvalidInputError, NotFoundError } from "../../core/index.js";
+import type { PromotionChange } from "./promotion-applier.js";
 import type { Proposal, ProposalKind, ProposedChange, Readiness, RiskLevel } from "./proposal.js";
 
 export type ReviewStatus = "pending" | "approved" | "rejected" | "promoted" | "rolled_back";
@@ -37,6 +38,11 @@ export interface ReviewEntry {
   in_latest_report: boolean;
   history: ReviewDecision[];
   promotion: PromotionRecord | null;
+  /**
+   * A change handed to the applier whose outcome is not recorded yet: persisted before the write, cleared after.
+   * Found set after a restart, it is settled by looking at the file (see settleInterrupted).
+   */
+  pending_promotion?: (PromotionChange & { prepared_at: string }) | null;
 }
 
 /** reports/latest_operator_review.json: every proposal ever proposed, with its decisions, restart-safe. */
@@ -78,6 +84,7 @@ export function mergeProposals(queue: ReviewQueue, proposals: readonly Proposal[
       in_latest_report: true,
       history: [],
       promotion: null,
+      pending_promotion: null,
     });
   }
   entries.sort((a, b) =>
@@ -164,4 +171,18 @@ export function transition(
     promotion: promotion === undefined ? entry.promotion : promotion,
   };
   return { ...queue, entries: queue.entries.map((e) => (e.proposal_id === proposalId ? next : e)) };
+}
+
+/** The queue with one entry's pending promotion set (before a write) or cleared (after). */
+export function withPending(
+  queue: ReviewQueue,
+  proposalId: string,
+  pending: ReviewEntry["pending_promotion"],
+): ReviewQueue {
+  return {
+    ...queue,
+    entries: queue.entries.map((e) =>
+      e.proposal_id === proposalId ? { ...e, pending_promotion: pending } : e,
+    ),
+  };
 }
