@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { seededState } from "../../../test/evolution/pipeline-state.js";
@@ -113,5 +113,20 @@ describe("the evolution pipeline over a fixed feedback set", () => {
     const { store, stateDir } = seededState();
     new EvolutionPipeline(store).view();
     for (const file of REPORTS) expect(existsSync(join(stateDir, PIPELINE_FILES[file]))).toBe(false);
+  });
+
+  it("a history line torn by a crash is replaced by the next step's line, never left inside the file", async () => {
+    const { store, stateDir } = seededState();
+    const pipeline = new EvolutionPipeline(store, { now: () => new Date("2026-03-14T09:00:00Z") });
+    await pipeline.writeReports();
+    const history = join(stateDir, PIPELINE_FILES.workflowHistory);
+    // Longer than the line that replaces it, so what is left of it must be cut, not just overwritten.
+    appendFileSync(history, `{"sequence":2,"step":"review","detail":{"pad":"${"x".repeat(4000)}`);
+    const id = pipeline.view().evolution.proposals.find((p) => p.subject === "deploy_helper")
+      ?.proposal_id as string;
+    await pipeline.review(id, "approve", { operator: "ada" });
+    const lines = readFileSync(history, "utf8").split("\n");
+    expect(lines.at(-1)).toBe("");
+    expect(lines.slice(0, -1).map((l) => JSON.parse(l).step)).toEqual(["evolve", "review"]);
   });
 });
