@@ -12,6 +12,7 @@ import { scopeMatcher } from "../memory/index.js";
 import type { ProviderFailure } from "../providers/index.js";
 import { type TurnCertifying, TurnModels } from "./attest/index.js";
 import type { AuditEntry } from "./audit-store.js";
+import { BrainHolds } from "./brain-holds.js";
 import { findBudgetRefusal } from "./budget/index.js";
 import { crashLoopMessage, stoppedAnsweringMessage } from "./cell-trouble.js";
 import type { ChatEvent, ChatService, ChatTurnInput, ConversationPost, JobNotice } from "./chat-events.js";
@@ -57,6 +58,7 @@ export class ChatCore implements ChatService {
   private readonly notices = new Emitter<[JobNotice]>();
   private readonly posts = new Emitter<[ConversationPost]>();
   private readonly turnModels = new TurnModels();
+  private readonly brainHolds = new BrainHolds();
 
   constructor(private readonly options: ChatCoreOptions) {
     options.cells.onJobStatus((userId, status) => {
@@ -173,6 +175,14 @@ export class ChatCore implements ChatService {
     return entry;
   }
 
+  /**
+   * Runs `work` (a restore of the brain) while none of the user's turns is answered: refused while one is, and
+   * the turns that arrive meanwhile wait until it ends.
+   */
+  holdBrain<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    return this.brainHolds.hold(userId, work);
+  }
+
   async *turn(input: ChatTurnInput): AsyncIterable<ChatEvent> {
     const { conversations } = this.options;
     const conversation = input.sessionId
@@ -191,10 +201,13 @@ export class ChatCore implements ChatService {
     });
     const chained = previous.then(() => mine);
     this.queues.set(conversation.id, chained);
+    let leave = () => {};
     try {
       await previous;
+      leave = await this.brainHolds.enterTurn(input.userId);
       yield* this.run(conversation.id, input);
     } finally {
+      leave();
       release();
       if (this.queues.get(conversation.id) === chained) this.queues.delete(conversation.id);
     }

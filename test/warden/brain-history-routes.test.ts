@@ -155,17 +155,21 @@ describe("/api/brain/history", () => {
     );
   });
 
-  it("refuses a restore while the brain is in use, then restores an earlier state as a new one", async () => {
+  it("refuses a restore while a turn is answered; otherwise stops the idle cell and restores as a new state", async () => {
     const { entries } = await history(ada);
     const earlier = entries[1]?.node.node_id as string;
-    expect(h.warden.context.cells.running("ada")).toBeDefined();
-    const refused = await ada("POST", "/api/brain/history/restore", { node_id: earlier });
-    expect(refused.status).toBe(409);
-    expect(JSON.stringify(await refused.json())).toContain("the brain is in use");
+    // A turn being answered holds the brain: the restore is refused and nothing is written.
+    const answering = await h.warden.context.chat.holdBrain("ada", async () => {
+      const during = await ada("POST", "/api/brain/history/restore", { node_id: earlier });
+      return { status: during.status, body: JSON.stringify(await during.json()) };
+    });
+    expect(answering.status).toBe(409);
+    expect(answering.body).toContain("already being restored");
 
-    await h.warden.context.cells.stop("ada");
+    expect(h.warden.context.cells.running("ada")).toBeDefined();
     const restored = await ada("POST", "/api/brain/history/restore", { node_id: earlier });
     expect(restored.status).toBe(200);
+    expect(h.warden.context.cells.running("ada")).toBeUndefined();
     const body = await data<{ restored_from: string; entry: { cause: string; node: { node_id: string } } }>(
       restored,
     );

@@ -27,7 +27,9 @@ import type { WardenContext } from "../warden-context.js";
  * the host: the states newest first with what each changed, one state, the diff of two, and a restore, which is
  * a new state with old content. A user sees their own; an admin whoever they name with ?user=.
  */
-export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | "cells" | "audit" | "soul">) {
+export function brainHistoryRoutes(
+  ctx: Pick<WardenContext, "home" | "config" | "cells" | "audit" | "soul" | "chat">,
+) {
   const whose = (auth: Auth, user: string | undefined) => (auth.admin && user ? user : auth.userId);
   const open = (userId: string) => BrainHistory.open(ctx.home, userId);
   return [
@@ -89,7 +91,7 @@ export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | 
       method: "POST",
       url: "/api/brain/history/restore",
       summary:
-        "Write a state's files back into the brain as a new state (history is never rewritten); refused while the user's cell runs",
+        "Write a state's files back into the brain as a new state (history is never rewritten); the agent's idle cell is stopped first, and it is refused while a turn is being answered",
       tag: "brain",
       access: "user",
       query: attestScopeQuerySchema,
@@ -99,11 +101,25 @@ export function brainHistoryRoutes(ctx: Pick<WardenContext, "home" | "config" | 
         const userId = whose(auth, query.user);
         const history = open(userId);
         const nodeId = nodeIn(history, body.node_id, "node_id");
-        const brainDir = await stoppedBrainDir(ctx, userId);
-        const entry = await history.restore(nodeId, brainDir, {
-          dbSnapshotSha256: await hashBrainDatabase(brainDir),
+        const entry = await ctx.chat.holdBrain(userId, async () => {
+          // No turn is being answered and none starts until the restore ends: the agent's cell, idle, is
+          // stopped so that nothing writes the brain meanwhile; the next message starts it on the restored one.
+          if (ctx.cells.running(userId)) {
+            await ctx.cells.stop(userId);
+            ctx.audit.record({
+              userId,
+              actor: `user:${auth.userId}`,
+              action: "cell.stop",
+              detail: { reason: "brain restore" },
+            });
+          }
+          const brainDir = await stoppedBrainDir(ctx, userId);
+          const restored = await history.restore(nodeId, brainDir, {
+            dbSnapshotSha256: await hashBrainDatabase(brainDir),
+          });
+          if (restored) await approveRestoredPrompts(ctx, history, restored, `user:${auth.userId}`);
+          return restored;
         });
-        if (entry) await approveRestoredPrompts(ctx, history, entry, `user:${auth.userId}`);
         ctx.audit.record({
           userId,
           actor: `user:${auth.userId}`,
@@ -150,18 +166,15 @@ function withFiles(entry: HistoryEntry, changed: Map<string, string[]>) {
 }
 
 /**
- * The brain directory, refused while something may write it: the user's cell running under this warden (it
- * writes its brain at any moment; it stops by itself once idle), or any cell holding the brain's lock.
+ * The brain directory, refused while something may still write it: the user's cell (it was just stopped; one
+ * running here means the stop did not take) or any cell holding the brain's lock (a cell another process runs).
  */
 async function stoppedBrainDir(
   ctx: Pick<WardenContext, "home" | "config" | "cells">,
   userId: string,
 ): Promise<string> {
-  const minutes = ctx.config.cells.idle_stop_minutes;
   if (ctx.cells.running(userId))
-    throw new ConflictError(
-      `the brain is in use: the agent's cell is running and may write it at any moment. Restore once it has stopped: it stops after ${minutes} idle minute${minutes === 1 ? "" : "s"}`,
-    );
+    throw new ConflictError("the brain is in use: the agent's cell did not stop; try again in a moment");
   const userDir = join(usersDir(ctx.config, ctx.home), userId);
   const holder = await brainLockHolder(join(userDir, "brain.lock"));
   if (holder !== undefined)

@@ -104,7 +104,8 @@ function Changes(props: { history: HistoryController; entry: BrainHistoryEntry }
         <section class="history-confirm" aria-label="Confirm the restore">
           <p>
             Write the brain's files back as they were at {localDateTime(props.entry.at)}? This becomes the
-            newest state; the states after it stay in the history.
+            newest state; the states after it stay in the history. The agent pauses while it is written (its
+            next message wakes it on the restored brain).
           </p>
           <button
             type="button"
