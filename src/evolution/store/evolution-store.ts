@@ -68,11 +68,7 @@ export class EvolutionStore {
       this.repair();
       const plan = planIngest(intake, this.state, options.submitter);
       if (plan.fresh.length === 0) return plan.result;
-      appendLines(
-        this.file("envelopes"),
-        plan.fresh.map((line) => canonicalJson(line)),
-      );
-      this.state.catchUp(false);
+      this.append("envelopes", plan.fresh);
       this.project(plan.fresh);
       return plan.result;
     });
@@ -87,8 +83,7 @@ export class EvolutionStore {
     return this.locked(() => {
       this.repair();
       if (this.state.eventRecordIds.has(record.record_id)) return { record, stored: false };
-      appendLines(this.file("events"), [canonicalJson(record)]);
-      this.state.catchUp(false);
+      this.append("events", [record]);
       return { record, stored: true };
     });
   }
@@ -154,11 +149,19 @@ export class EvolutionStore {
   }
 
   private project(stored: readonly StoredEnvelope[]): void {
-    const records = stored.flatMap((line) => projectFeedback(line) ?? []);
-    appendLines(
-      this.file("projected"),
-      records.map((record) => canonicalJson(record)),
+    this.append(
+      "projected",
+      stored.flatMap((line) => projectFeedback(line) ?? []),
     );
-    this.state.catchUp(false);
+  }
+
+  /** Under the lock: appends values as canonical JSON lines, fsynced, and keeps them as read. */
+  private append(key: "envelopes" | "projected" | "events", values: readonly unknown[]): void {
+    if (values.length === 0) return;
+    const span = appendLines(
+      this.file(key),
+      values.map((value) => canonicalJson(value)),
+    );
+    this.state.wrote(key, span, values);
   }
 }

@@ -69,20 +69,31 @@ export function truncateFile(path: string, length: number): void {
   }
 }
 
+/** Where appended lines landed: the file's length before them and after. */
+export interface AppendedSpan {
+  start: number;
+  end: number;
+}
+
 /**
  * Appends lines, one write each (the line and its newline together, so a crash leaves at most one torn line, the
- * last), then fsyncs before returning: what an ingest acknowledges is on disk.
+ * last), then fsyncs before returning: what an ingest acknowledges is on disk. Returns the byte span they took,
+ * so a caller holding the writer lock can take what it wrote as read without reading it back.
  */
-export function appendLines(path: string, lines: readonly string[]): void {
-  if (lines.length === 0) return;
+export function appendLines(path: string, lines: readonly string[]): AppendedSpan {
   const fd = openSync(path, "a");
   try {
+    const start = fstatSync(fd).size;
+    let end = start;
+    if (lines.length === 0) return { start, end };
     for (const line of lines) {
       const bytes = Buffer.from(`${line}\n`, "utf8");
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      end += bytes.length;
     }
     fsyncSync(fd);
+    return { start, end };
   } finally {
     closeSync(fd);
   }

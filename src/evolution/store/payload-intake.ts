@@ -1,13 +1,15 @@
 import {
   type CompleteRuntimeEventEnvelope,
-  checkValue,
   payloadForm,
   type RuntimeEventBatch,
   type RuntimeEventPayloadForm,
+  runtimeEventBatchContract,
+  runtimeEventEnvelopeContract,
+  runtimeEventListContract,
   runtimeEventPayloadContract,
   toEnvelopes,
 } from "../../contracts/index.js";
-import { sha256Hex, ValidationError } from "../../core/index.js";
+import { issuesFromZod, sha256Hex, ValidationError } from "../../core/index.js";
 import { derivedUuid } from "./derived-id.js";
 
 /** One envelope of a received payload: as it arrived, and completed. */
@@ -32,6 +34,18 @@ export interface Intake {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * Each form's own schema. The payload contract decides the form and checks it with exactly these, then checks
+ * the result again against the union of all three (for its type and JSON Schema); calling the form's schema
+ * directly reports the same issues and checks a payload once. Unknown keys are kept, so the contract's
+ * unknown-key warnings, a second walk over the whole payload, are not computed at all.
+ */
+const formSchemas = {
+  list: runtimeEventListContract.schema,
+  batch: runtimeEventBatchContract.schema,
+  envelope: runtimeEventEnvelopeContract.schema,
+} as const;
+
+/**
  * Decodes and checks a received payload (seed 004: "a single event envelope, a list of event envelopes, or a
  * batch object with events"), refusing it whole with every problem (field path and rule) when any part is bad.
  * Completion fills what the runtime omitted; the ids it generates are derived from the payload's sha256 and the
@@ -54,15 +68,15 @@ export function readPayload(bytes: Buffer, receivedAt: Date): Intake {
       { path: "$", code: "invalid_json", message: `must be JSON: ${(cause as Error).message}` },
     ]);
   }
-  const checked = checkValue(runtimeEventPayloadContract, value);
-  if (!checked.ok) throw new ValidationError(contract, checked.issues);
+  const form = payloadForm(value);
+  const checked = formSchemas[form].safeParse(value);
+  if (!checked.success) throw new ValidationError(contract, issuesFromZod(checked.error));
   const sha256 = sha256Hex(bytes);
   let draws = 0;
-  const completed = toEnvelopes(checked.value, {
+  const completed = toEnvelopes(checked.data, {
     now: () => receivedAt,
     newId: () => derivedUuid("runtime-event-payload", sha256, String(draws++)),
   });
-  const form = payloadForm(value);
   const raws = rawEnvelopes(value, form);
   return {
     sha256,

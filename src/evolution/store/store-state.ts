@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { EvolutionEventRecord, ProjectedFeedbackRecord } from "../../contracts/index.js";
-import { readJsonlFrom, truncateFile } from "./jsonl-file.js";
+import { type AppendedSpan, readJsonlFrom, truncateFile } from "./jsonl-file.js";
 import { STATE_FILES } from "./state-files.js";
 import { projectionRecordId, type StoredEnvelope } from "./stored-records.js";
 
@@ -46,6 +46,20 @@ export class StoreState {
     return cut;
   }
 
+  /**
+   * Takes lines this writer has just appended and fsynced, under the writer lock, as read: the values it
+   * serialised are what a read would parse, so they are kept without reading the bytes back. Only when the lines
+   * start exactly where the last read ended (nothing else was appended between) — otherwise the file is read.
+   */
+  wrote(key: FileKey, span: AppendedSpan, values: readonly unknown[]): void {
+    if (span.start !== this.offsets[key]) {
+      this.catchUp(false);
+      return;
+    }
+    for (const value of values) this.absorb(key, value);
+    this.offsets[key] = span.end;
+  }
+
   /** Feedback envelopes whose projection is not on disk: an ingest was cut off between the two writes. */
   unprojected(): StoredEnvelope[] {
     return [...this.awaiting.values()];
@@ -59,9 +73,9 @@ export class StoreState {
       this.eventIds.add(stored.envelope.event.event_id);
       this.claim(stored.envelope.event.session_id, stored.received.submitted_by);
       const { envelope } = stored;
+      if (envelope.event.event_kind !== "session_feedback") return;
       const recordId = projectionRecordId(envelope.envelope_id, envelope.event.event_id);
-      if (envelope.event.event_kind === "session_feedback" && !this.recordIds.has(recordId))
-        this.awaiting.set(recordId, stored);
+      if (!this.recordIds.has(recordId)) this.awaiting.set(recordId, stored);
     } else if (key === "projected") {
       const record = value as ProjectedFeedbackRecord;
       this.projected.push(record);
