@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EvolutionStore, type StoredEnvelope } from "../../src/evolution/index.js";
@@ -10,24 +12,34 @@ import { api, startWardenHarness, type WardenHarness } from "../support/warden-h
 // over real HTTP, and what lands under IRONCLAW_HOME/evolution is read back with the store.
 
 const SECRET = "evolution-webhook-secret";
+let home: string;
 let h: WardenHarness;
 let bot: TelegramServer;
+let adaToken: string;
 let ada: ReturnType<typeof api>;
 let bob: ReturnType<typeof api>;
 
 beforeAll(async () => {
   bot = await startTelegramServer();
-  h = await startWardenHarness({
-    backend: createFakeCellBackend(),
-    configure: (config) => ({ ...config, integrations: telegramIntegration(bot, SECRET) }),
-  });
-  ada = api(h.url, await h.addUser("ada"));
+  // Kept across the warden's restart below.
+  home = await mkdtemp(join(tmpdir(), "ironclaw-evolution-feed-"));
+  h = await startWarden();
+  adaToken = await h.addUser("ada");
+  ada = api(h.url, adaToken);
   bob = api(h.url, await h.addUser("bob"));
 }, 60_000);
 afterAll(async () => {
   await h?.close();
   await bot?.close();
+  await rm(home, { recursive: true, force: true });
 });
+
+const startWarden = () =>
+  startWardenHarness({
+    backend: createFakeCellBackend(),
+    home,
+    configure: (config) => ({ ...config, integrations: telegramIntegration(bot, SECRET) }),
+  });
 
 type Json = Record<string, unknown>;
 const data = async (response: Response) => ((await response.json()) as { data: Json }).data;
@@ -200,5 +212,22 @@ describe("a chat session feeds evolution", () => {
       metadata: { channel: "telegram:family", via: "telegram:family", rating: "down", user_id: "ada" },
     });
     expect(startsOf(record?.session_id ?? "")).toHaveLength(1);
+  }, 60_000);
+
+  it("after a restart, a new turn of a conversation records no second start, and the same rating stays one", async () => {
+    const [answer] = await answerSeqs(ada, sessionId);
+    const envelopes = state().envelopes().length;
+    await h.close();
+    h = await startWarden();
+    ada = api(h.url, adaToken);
+    h.model.enqueue(reply.text("Still booked."));
+    expect((await ada("POST", "/api/chat", { text: "is it booked?", session_id: sessionId })).status).toBe(
+      200,
+    );
+    const again = { session_id: sessionId, message_seq: answer, rating: "up", comment: "great plan" };
+    expect(await data(await ada("POST", "/api/feedback", again))).toMatchObject({ stored: false });
+    await settled();
+    expect(startsOf(sessionId)).toHaveLength(1);
+    expect(state().envelopes()).toHaveLength(envelopes);
   }, 60_000);
 });
