@@ -6,6 +6,7 @@ export {
   type HandoffState,
   type OperatorHandoff,
 } from "./operator-handoff.js";
+export { buildPayloadReport, writeRuntimeSessionReport } from "./payload-report.js";
 export {
   LATEST_HANDOFF_BUNDLE,
   LATEST_RUNTIME_SESSION_REPORT,
