@@ -109,8 +109,8 @@ export function appendAll(file: string, payloads: readonly BenchPayload[], fsync
 
 /** Opening a full store (reading every line into memory, checking for repairs), and how many envelopes it held. */
 export function reopen(build: StoreBuild, dir: string): Timing & { envelopes: number; projected: number } {
-  const run = timed(() => build.EvolutionStore.open(dir));
-  return { ...run, envelopes: run.value.envelopes().length, projected: run.value.projected().length };
+  const { value: store, wallMs, cpuMs } = timed(() => build.EvolutionStore.open(dir));
+  return { wallMs, cpuMs, envelopes: store.envelopes().length, projected: store.projected().length };
 }
 
 /** The reopen baseline: reading the same three files and JSON.parse of every line, nothing kept but a count. */

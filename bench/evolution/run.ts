@@ -67,12 +67,13 @@ const ratio = (a: number, b: number) => `${(a / (b || 1)).toFixed(2)}×`;
 const rate = (count: number, ms: number) => Math.round(count / (ms / 1000)).toLocaleString("en");
 console.log(
   `\n${formatTable(
-    [`ingest ${total} envelopes`, "wall s", "CPU s", "envelopes/s", "wall ÷ fsync JSONL"],
+    [`ingest ${total} envelopes`, "wall s", "CPU s", "envelopes/s", "per CPU s", "wall ÷ fsync JSONL"],
     Object.entries(ingest).map(([name, f]) => [
       name,
       s(f.wallMs),
       s(f.cpuMs),
       rate(f.envelopes, f.wallMs),
+      rate(f.envelopes, f.cpuMs),
       ratio(f.wallMs, baseline.wallMs),
     ]),
   )}`,
