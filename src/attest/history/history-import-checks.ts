@@ -58,6 +58,8 @@ export async function copyRedactions(
 /** The folder's nodes by id: every regular nodes/*.json that is a valid node (the first file of each id). */
 export function readFolderNodes(nodesDir: string): Map<string, BranchNode> {
   const nodes = new Map<string, BranchNode>();
+  if (!lstatSync(nodesDir, { throwIfNoEntry: false })?.isDirectory())
+    throw new InvalidInputError(nodesDir, "must be the folder of the history's nodes");
   const names = readdirSync(nodesDir, { withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith(".json"))
     .map((e) => e.name)
