@@ -13,6 +13,7 @@ import type {
   ToolAuditEntry,
 } from "../contracts/cell/index.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/index.js";
+import { reportBrainState } from "./brain-state.js";
 import type { QueryOutcome } from "./cell-handler.js";
 import { answerForget, hitToWire } from "./memory-answers.js";
 
@@ -125,6 +126,9 @@ export function createBrainQueries(runtime: AgentRuntime, scheduler: CronSchedul
           answer: { kind: "prompt_files", files: files.map((f) => ({ path: f.path, content: f.text })) },
         };
       }
+      case "brain_state":
+        // For a host that cannot read this brain (a disk image): what its history records after a change.
+        return { answer: reportBrainState(runtime.brain.root) };
       case "tool_audit":
         return { answer: { kind: "tool_audit", entries: auditEntries(runtime, query) } };
       case "memory_promotions": {

@@ -7,7 +7,7 @@ import { CommandService, type CommandServiceOptions } from "../command/index.js"
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger, type Logger } from "../core/index.js";
 import type { ProviderTuning } from "../providers/index.js";
-import { OrderCertifier, runningWorkflowRef, TurnCertifier } from "./attest/index.js";
+import { cellBrainReader, OrderCertifier, runningWorkflowRef, TurnCertifier } from "./attest/index.js";
 import { AuditStore } from "./audit-store.js";
 import { ModelBudget, relayBudgetAlerts } from "./budget/index.js";
 import { ChannelRouter } from "./channels/channel.js";
@@ -144,12 +144,14 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     : undefined;
   const soul = new SoulWatch(soulStore, config.soul_guard, cells, logger);
   cells.guardModelCalls((userId, cell, request) => soul.checkModelCall(userId, cell, request));
-  // Brains the host holds as directories (bwrap and process cells) are read whole after each change.
+  // Brains the host holds as directories (bwrap and process cells) are read whole after each change; disk images
+  // (bwrap as root, microVMs), which the host never opens, as the user's running cell reports them.
   const brains = usersDir(config, options.home);
   const brainChanges = config.attest.brain_history
     ? createBrainHistorySink({
         home: options.home,
         brainDirOf: (userId) => `${brains}/${userId}/brain`,
+        readBrain: cellBrainReader({ runningCell: (userId) => cells.running(userId), logger }),
         // Past the end of the turn that made the change; a person's next message is seconds away.
         delayMs: 250,
       })

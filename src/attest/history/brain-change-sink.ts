@@ -7,6 +7,7 @@ import {
   type HistoryEntry,
   type RedactOutcome,
 } from "./brain-history.js";
+import type { BrainTree } from "./brain-tree.js";
 import type { HistoryRewrite } from "./history-rewrite.js";
 
 /** What the warden knows after a brain changed: whose, why, and what it was told about the change. */
@@ -20,6 +21,19 @@ export interface BrainChange {
   dbSnapshotSha256?: string;
   at?: Date;
 }
+
+/** A brain as its cell reports it: the whole markdown tree and the database's serialized snapshot hash. */
+export interface ReportedBrain {
+  files: BrainTree;
+  dbSnapshotSha256: string;
+}
+
+/**
+ * Asks the user's running cell for its brain; `known` is the tree the history's newest node holds, so files the
+ * cell reports unchanged need not cross the channel again. Undefined when the cell could not or would not report
+ * it (not running, refused, lied, too large): the reader logs why, and the change goes unrecorded.
+ */
+export type BrainReader = (userId: string, known: BrainTree) => Promise<ReportedBrain | undefined>;
 
 /** Failures come back as data: a history that could not be written must not fail the turn that changed the brain. */
 export type BrainChangeOutcome =
@@ -42,8 +56,8 @@ export interface BrainChangeSink {
 /**
  * The sink that records each change in the user's BrainHistory. A brain the host can read as a directory
  * (the bwrap and process backends without images) is read whole, so the node is the brain as it is, whatever
- * the warden was told; a brain the host cannot read (a disk image a cell has mounted) is recorded from the
- * changes the warden passes, when it passes them with a database hash. A record starts `delayMs` after the
+ * the warden was told; a brain the host cannot read (a disk image a cell has mounted) is recorded as its running
+ * cell reports it (`readBrain`), or else from the changes the warden passes with a database hash. A record starts `delayMs` after the
  * change that asked for it, so the end of the turn that made the change (its last events, the cell's stream
  * closing) is not held up by reading the brain and running git; changes of one user that arrive meanwhile, or
  * while one is being recorded, wait as one: a user has at most one record running and one waiting.
@@ -52,6 +66,8 @@ export function createBrainHistorySink(options: {
   home: string;
   /** The user's brain directory on the host, or undefined when it is not one (an image, another host). */
   brainDirOf: (userId: string) => string | undefined;
+  /** A brain that is not a directory here, as its cell reports it (the warden asks over the cell's channel). */
+  readBrain?: BrainReader;
   /** How long after a change its record starts (default 0: on the next turn of the event loop). */
   delayMs?: number;
 }): BrainChangeSink {
@@ -72,6 +88,15 @@ export function createBrainHistorySink(options: {
       if (dir !== undefined && lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
         const db = change.dbSnapshotSha256 ?? (await hashBrainDatabase(dir));
         return { ok: true, entry: await history.record({ cause, brainDir: dir, dbSnapshotSha256: db, at }) };
+      }
+      if (options.readBrain) {
+        const head = history.head();
+        const known = head === undefined ? new Map<string, Buffer>() : await history.treeOf(head);
+        const reported = await options.readBrain(change.userId, known);
+        if (reported === undefined)
+          return { ok: true, entry: undefined, skipped: "the brain's cell did not report its state" };
+        const { files: tree, dbSnapshotSha256 } = reported;
+        return { ok: true, entry: await history.record({ cause, tree, dbSnapshotSha256, at }) };
       }
       if (change.changes === undefined || change.dbSnapshotSha256 === undefined)
         return {

@@ -31,6 +31,8 @@ export interface RecordInput {
   cause: string;
   /** The brain directory on the host: its whole markdown tree is read (the authoritative way). */
   brainDir?: string;
+  /** Or the whole markdown tree, as the brain's cell reported it (a disk image the host cannot read). */
+  tree?: BrainTree;
   /** Otherwise the files that changed; every other file stays as the last node had it. */
   changes?: readonly BrainFileChange[];
   /** sha256 of the brain database's serialized snapshot, hex or `sha256:<hex>`. */
@@ -114,7 +116,11 @@ export class BrainHistory {
     const cause = causeLine(input.cause);
     return withHistoryLock(this.lockFile, async () => {
       const tree =
-        input.brainDir !== undefined ? this.readBrain(input.brainDir) : this.applyChanges(input.changes);
+        input.brainDir !== undefined
+          ? this.readBrain(input.brainDir)
+          : input.tree !== undefined
+            ? reportedTree(input.tree)
+            : this.applyChanges(input.changes);
       return this.commitState(tree, db, cause, input.at ?? new Date());
     });
   }
@@ -292,6 +298,16 @@ export class BrainHistory {
     const redacted = redactions.redacted.includes(node.attestation.commit_sha_required ?? "");
     return { node, commit, cause: info?.cause ?? "", at: info?.at ?? "", redacted };
   }
+}
+
+/** A reported tree holds only paths the history keeps, each named once: anything else is refused whole. */
+function reportedTree(tree: BrainTree): BrainTree {
+  for (const path of tree.keys()) {
+    const named = pathComponents(path, "tree").join("/");
+    if (named !== path || !isHistoryPath(path))
+      throw new InvalidInputError("tree", `${path} is not a markdown path of the brain the history keeps`);
+  }
+  return sortTree(tree);
 }
 
 /** A cause is one line of a commit subject. */

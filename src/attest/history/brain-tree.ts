@@ -23,10 +23,10 @@ import {
  */
 export type BrainTree = Map<string, Buffer>;
 
-const MAX_FILE_BYTES = 32 * 1024 * 1024;
-const MAX_TREE_BYTES = 512 * 1024 * 1024;
+export const MAX_FILE_BYTES = 32 * 1024 * 1024;
+export const MAX_TREE_BYTES = 512 * 1024 * 1024;
 const MAX_DEPTH = 64;
-const MAX_FILES = 50_000;
+export const MAX_FILES = 50_000;
 
 export class BrainTreeError extends IronclawError {
   override readonly name = "BrainTreeError";

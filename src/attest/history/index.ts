@@ -2,7 +2,9 @@ export {
   type BrainChange,
   type BrainChangeOutcome,
   type BrainChangeSink,
+  type BrainReader,
   createBrainHistorySink,
+  type ReportedBrain,
 } from "./brain-change-sink.js";
 export { BRAIN_DATABASE, hashBrainDatabase } from "./brain-database.js";
 export {
@@ -16,6 +18,9 @@ export {
   type BrainTree,
   BrainTreeError,
   isHistoryPath,
+  MAX_FILE_BYTES as MAX_HISTORY_FILE_BYTES,
+  MAX_FILES as MAX_HISTORY_FILES,
+  MAX_TREE_BYTES as MAX_HISTORY_TREE_BYTES,
   readBrainTree,
   treeHash,
   writeBrainTree,

@@ -154,6 +154,14 @@ export {
   memoryForgottenSchema,
 } from "./protocol-memory.js";
 export {
+  type BrainStateAnswer,
+  type BrainStateFile,
+  brainStateAnswerSchema,
+  brainStateFileSchema,
+  brainStateQuerySchema,
+  MAX_BRAIN_STATE_FILES,
+} from "./protocol-brain-state.js";
+export {
   PROTOCOL_MESSAGE_TYPES,
   type ProtocolMessage,
   type ProtocolMessageInput,

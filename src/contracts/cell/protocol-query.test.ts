@@ -56,7 +56,7 @@ describe("brain queries on the protocol", () => {
       }),
     ).toEqual(["query.decision: must be one of approve, reject"]);
     expect(issues({ type: "QueryRequest", ...header, query: { kind: "drop_tables" } })).toEqual([
-      "query.kind: must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions, memory_promotion_decide, memory_forget or prompt_files",
+      "query.kind: must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions, memory_promotion_decide, memory_forget, prompt_files or brain_state",
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { aBoolean, aNumber, aString, idString } from "../common.js";
 import { brainPath } from "./brain-path.js";
+import { brainStateAnswerSchema, brainStateQuerySchema } from "./protocol-brain-state.js";
 import { cronJobSchema } from "./cron-jobs.js";
 import { toolName } from "./names.js";
 import { TOOL_OUTCOMES } from "./protocol-chat.js";
@@ -66,11 +67,12 @@ export const brainQuerySchema = z.discriminatedUnion(
     memoryPromotionDecisionQuerySchema,
     promptFilesQuerySchema,
     memoryForgetQuerySchema,
+    brainStateQuerySchema,
   ],
   {
     error: () =>
       "must be a query of kind memory_search, memory_status, cron_jobs, tool_audit, memory_promotions, " +
-      "memory_promotion_decide, memory_forget or prompt_files",
+      "memory_promotion_decide, memory_forget, prompt_files or brain_state",
   },
 );
 export type BrainQuery = z.output<typeof brainQuerySchema>;
@@ -199,6 +201,7 @@ export const brainAnswerSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("memory_promotion_decide"), proposal: memoryPromotionSchema }),
   z.strictObject({ kind: z.literal("prompt_files"), files: z.array(promptFileSchema) }),
   memoryForgetAnswerSchema,
+  brainStateAnswerSchema,
 ]);
 export type BrainAnswer = z.output<typeof brainAnswerSchema>;
 

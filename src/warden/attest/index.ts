@@ -2,6 +2,7 @@
  * Provenance in the warden: each chat turn and each integrated command order certified and signed on the host,
  * kept as evidence per user and per run.
  */
+export { type CellBrainReaderOptions, cellBrainReader } from "./cell-brain-reader.js";
 export {
   type CertifiedOrderEntry,
   type CertifiedTurnEntry,
