@@ -71,6 +71,14 @@ export {
   toolName,
 } from "./names.js";
 export {
+  type BrainStateAnswer,
+  type BrainStateFile,
+  brainStateAnswerSchema,
+  brainStateFileSchema,
+  brainStateQuerySchema,
+  MAX_BRAIN_STATE_FILES,
+} from "./protocol-brain-state.js";
+export {
   STOP_REASONS,
   type StreamDelta,
   streamDeltaSchema,
@@ -153,14 +161,6 @@ export {
   memoryForgetQuerySchema,
   memoryForgottenSchema,
 } from "./protocol-memory.js";
-export {
-  type BrainStateAnswer,
-  type BrainStateFile,
-  brainStateAnswerSchema,
-  brainStateFileSchema,
-  brainStateQuerySchema,
-  MAX_BRAIN_STATE_FILES,
-} from "./protocol-brain-state.js";
 export {
   PROTOCOL_MESSAGE_TYPES,
   type ProtocolMessage,

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { aBoolean, aNumber, aString, idString } from "../common.js";
 import { brainPath } from "./brain-path.js";
-import { brainStateAnswerSchema, brainStateQuerySchema } from "./protocol-brain-state.js";
 import { cronJobSchema } from "./cron-jobs.js";
 import { toolName } from "./names.js";
+import { brainStateAnswerSchema, brainStateQuerySchema } from "./protocol-brain-state.js";
 import { TOOL_OUTCOMES } from "./protocol-chat.js";
 import { messageId, protocolHeader } from "./protocol-header.js";
 import { memoryForgetAnswerSchema, memoryForgetQuerySchema } from "./protocol-memory.js";
