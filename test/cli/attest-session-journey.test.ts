@@ -199,6 +199,23 @@ describe("a certified chat session, exported, verified, imported, diffed and res
     const movedIds = nodesIn(moved).map((n) => n.node.node_id);
     for (const id of [startId, ...summary.nodes, restoredNode.node_id]) expect(movedIds).toContain(id);
 
+    // At home, once the brain moved on past the session (restored there too), the session exports as the brain
+    // is now, saying so, and its chain still verifies.
+    expect((await cli(home, ["brain", "restore", first, "--user", "ada"])).code).toBe(0);
+    const later = join(base, "evidence-after-restore");
+    const movedOn = await cli(home, [
+      "attest",
+      "export",
+      session,
+      later,
+      "--key-out",
+      join(base, "k3"),
+      "--json",
+    ]);
+    expect(movedOn.code).toBe(0);
+    expect(JSON.parse(movedOn.stdout)).toMatchObject({ brain_moved_on: { ended_at: third } });
+    expect((await cli(home, ["verify", later])).code).toBe(0);
+
     // Every signed or hashed file: certificates, proofs, the attested nodes, the sealed bundle.
     const targets = [
       ...readdirSync(join(dir, "certificates")).map((n) => ({
