@@ -16,6 +16,7 @@ interface Guest {
   files: Map<string, string>;
   lie?: (files: BrainStateFile[]) => BrainStateFile[];
   silent?: boolean;
+  release?: () => void;
   reads: string[];
 }
 
@@ -30,7 +31,11 @@ async function start(guest: Guest) {
     async onQuery(request) {
       if (request.query.kind !== "brain_state")
         return { error: { code: "unsupported", message: "this cell answers brain_state alone" } };
-      if (guest.silent) return new Promise<never>(() => {});
+      if (guest.silent)
+        return new Promise((answer) => {
+          // Answered only once the test has seen the warden give up, so the cell can then stop at once.
+          guest.release = () => answer({ error: { code: "failed", message: "too late" } });
+        });
       const files = [...guest.files].map(([path, text]) => ({
         path,
         sha256: sha256Hex(Buffer.from(text)),
@@ -146,6 +151,9 @@ describe("a brain recorded from its cell's report", () => {
     await u.cells.get("ada");
     const impatient = cellBrainReader({ runningCell: (id) => u.cells.running(id), logger, timeoutMs: 200 });
     await expect(impatient("ada", new Map())).resolves.toBeUndefined();
-    expect(lines.join("")).toContain("report of its brain was refused");
+    const refused = lines.map((l) => JSON.parse(l) as { msg: string; reason?: string }).at(-1);
+    expect(refused?.msg).toContain("report of its brain was refused");
+    expect(refused?.reason).toBe("no final reply within 200 ms");
+    guest.release?.();
   });
 });
