@@ -4,6 +4,9 @@ import { derivedUuid } from "../../evolution/index.js";
 import type { Conversation, ConversationEntry, ConversationStore } from "../conversations/index.js";
 import { cutTask, type EvolutionFeed, type WardenEvent } from "./evolution-feed.js";
 
+/** Conversations whose start this process remembers having recorded. */
+const REMEMBERED_STARTS = 10_000;
+
 /**
  * A rating's outcome (seed 004 status and score). Only the two ends: a thumb says the answer served or did not,
  * and nothing finer; "partial" is left to command runs, whose outcome is a share of orders merged.
@@ -48,6 +51,9 @@ export class ChatEvolution {
   turnAnswered(userId: string, sessionId: string): void {
     if (this.started.has(sessionId)) return;
     this.started.add(sessionId);
+    // Only spares the store a duplicate it would skip anyway, so the oldest conversations may be forgotten.
+    if (this.started.size > REMEMBERED_STARTS)
+      this.started.delete(this.started.values().next().value as string);
     this.feed.later("a chat session", () => {
       try {
         const conversation = this.conversations.get(userId, sessionId);
