@@ -28,12 +28,12 @@ describe("ironclaw evolution openclaw-import|report", { timeout: 240_000 }, () =
     const handoff = JSON.parse(readFileSync(result.reports.handoff, "utf8"));
     // The exact resume command, run as written (without its own shell), replays into IRONCLAW_HOME/evolution.
     const replayArgs = (handoff.resume_commands.replay_bundle as string).split(" ").slice(1);
-    const replay = await runIronclaw(replayArgs, { env });
+    const replay = await runIronclawInProcess(replayArgs, { env });
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain(
       "replayed bundle of session demo-openclaw-session-001: 2 stored, 0 skipped",
     );
-    const again = await runIronclaw(replayArgs, { env });
+    const again = await runIronclawInProcess(replayArgs, { env });
     expect(again.stdout).toContain("0 stored, 2 skipped as duplicates");
     expect(
       existsSync(join(home, "evolution", "reports", "latest_openclaw_operator_handoff_bundle.json")),
