@@ -29,6 +29,28 @@ export {
   routedSessionRecordSchema,
 } from "./evolution-records.js";
 export {
+  type EvidenceLink,
+  evidenceLinkSchema,
+  type GovernancePromoteBody,
+  type GovernanceReportData,
+  type GovernanceReviewBody,
+  type GovernanceRowData,
+  governancePromoteBodySchema,
+  governanceReportSchema,
+  governanceReviewBodySchema,
+  governanceRollbackBodySchema,
+  governanceRowSchema,
+  type PromotionResult,
+  type PromotionResultChange,
+  type ProposalDetail,
+  promotionChangeSchema,
+  promotionResultSchema,
+  proposalDetailSchema,
+  proposalParamsSchema,
+  reviewResultSchema,
+  rollbackResultSchema,
+} from "./governance-api.js";
+export {
   HANDOFF_BUNDLE_REPORT_KIND,
   HANDOFF_BUNDLE_SCHEMA_VERSION,
   type HandoffBundle,

@@ -8,3 +8,4 @@ export {
 } from "./evolution-feed.js";
 export { FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.js";
 export { RunFeed } from "./run-feed.js";
+export { type Target, WardenGovernance } from "./warden-governance.js";

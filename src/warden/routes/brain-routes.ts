@@ -8,12 +8,12 @@ import {
   brainWriteBodySchema,
   brainWriteResultSchema,
 } from "../../contracts/index.js";
-import { ConflictError } from "../../core/index.js";
 import { HttpError } from "../../http/index.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 import { type BrainDeps, brainFileOp } from "./brain-access.js";
 import { checkJobsToml, JOBS_FILE } from "./cron-file.js";
+import { editBrainAsPerson } from "./person-edit.js";
 
 /**
  * The memory inspector's way into a brain: file operations the user's cell performs (the warden never opens a
@@ -60,25 +60,13 @@ export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit" | "chat
       async handler({ auth, body }) {
         // The scheduler would keep running the last good schedule and only log why: refuse it here instead.
         if (body.path === JOBS_FILE) checkJobsToml(body.content);
-        const halted = ctx.soul.halted(auth.userId);
-        if (halted) throw new ConflictError(halted);
         // A person's edit of a prompt file is theirs: it becomes the version the soul guard compares with.
-        const undo = ctx.soul.recordPersonEdit(auth.userId, body.path, body.content, `user:${auth.userId}`);
-        await brainFileOp(ctx, auth.userId, { op: "write", path: body.path, content: body.content }).catch(
-          (error) => {
-            undo();
-            throw error;
-          },
-        );
-        ctx.audit.record({
-          userId: auth.userId,
-          actor: `user:${auth.userId}`,
-          action: "brain.write",
-          detail: { path: body.path, bytes: Buffer.byteLength(body.content) },
+        await editBrainAsPerson(ctx, auth.userId, {
+          path: body.path,
+          content: body.content,
+          by: `user:${auth.userId}`,
+          cause: `memory edit in the UI: write ${body.path}`,
         });
-        ctx.chat.brainChanged(auth.userId, `memory edit in the UI: write ${body.path}`, [
-          { path: body.path, content: body.content },
-        ]);
         return { path: body.path, written: true };
       },
     }),
@@ -96,22 +84,12 @@ export function brainRoutes(ctx: BrainDeps & Pick<WardenContext, "audit" | "chat
             "forbidden",
             "soul.md cannot be deleted: edit it instead (the soul guard reviews the change)",
           );
-        const halted = ctx.soul.halted(auth.userId);
-        if (halted) throw new ConflictError(halted);
-        const undo = ctx.soul.recordPersonEdit(auth.userId, query.path, null, `user:${auth.userId}`);
-        await brainFileOp(ctx, auth.userId, { op: "delete", path: query.path }).catch((error) => {
-          undo();
-          throw error;
+        await editBrainAsPerson(ctx, auth.userId, {
+          path: query.path,
+          content: null,
+          by: `user:${auth.userId}`,
+          cause: `memory edit in the UI: delete ${query.path}`,
         });
-        ctx.audit.record({
-          userId: auth.userId,
-          actor: `user:${auth.userId}`,
-          action: "brain.delete",
-          detail: { path: query.path },
-        });
-        ctx.chat.brainChanged(auth.userId, `memory edit in the UI: delete ${query.path}`, [
-          { path: query.path, content: null },
-        ]);
         return { path: query.path, deleted: true };
       },
     }),

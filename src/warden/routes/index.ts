@@ -15,6 +15,7 @@ import { cronRoutes } from "./cron-routes.js";
 import { escalationRoutes } from "./escalation-routes.js";
 import { evolutionRoutes } from "./evolution-routes.js";
 import { feedbackRoutes } from "./feedback-routes.js";
+import { governanceRoutes } from "./governance-routes.js";
 import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
@@ -52,6 +53,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...escalationRoutes(ctx),
     ...evolutionRoutes(ctx),
     ...feedbackRoutes(ctx),
+    ...governanceRoutes(ctx),
     ...vaultRoutes(ctx),
     ...attestRoutes(ctx),
     ...brainHistoryRoutes(ctx),
