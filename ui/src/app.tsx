@@ -17,6 +17,7 @@ const SoulView = lazy(() => import("./soul/soul-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
 const UsageView = lazy(() => import("./usage/usage-view.js"));
 const AdminView = lazy(() => import("./admin/admin-view.js"));
+const EvolutionView = lazy(() => import("./evolution/evolution-view.js"));
 
 export function App() {
   const api = createApiClient();
@@ -61,6 +62,9 @@ export function App() {
               </Match>
               <Match when={route().view === "usage"}>
                 <UsageView api={api} me={auth.state.me?.user ?? ""} admin={auth.state.me?.admin ?? false} />
+              </Match>
+              <Match when={route().view === "evolution" && auth.state.me?.admin}>
+                <EvolutionView api={api} />
               </Match>
               <Match when={route().view === "admin" && auth.state.me?.admin}>
                 <AdminView api={api} />

@@ -10,6 +10,7 @@ export const VIEWS = [
   "soul",
   "audit",
   "usage",
+  "evolution",
   "admin",
 ] as const;
 export type View = (typeof VIEWS)[number];

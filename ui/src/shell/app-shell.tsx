@@ -15,6 +15,7 @@ const LABELS: Record<View, string> = {
   soul: "Soul guard",
   audit: "Audit",
   usage: "Usage",
+  evolution: "Evolution",
   admin: "Admin",
 };
 
@@ -37,7 +38,9 @@ export function AppShell(props: {
   // On a phone the screens sit behind a menu button (which carries the soul badge too); a choice closes it.
   const [menuOpen, setMenuOpen] = createSignal(false);
   const views = (): View[] =>
-    (Object.keys(LABELS) as View[]).filter((v) => v !== "admin" || props.auth.state.me?.admin);
+    (Object.keys(LABELS) as View[]).filter(
+      (v) => (v !== "admin" && v !== "evolution") || props.auth.state.me?.admin,
+    );
   return (
     <div class="app">
       {/* A button, not a #main link: the address's hash is the router's. */}
