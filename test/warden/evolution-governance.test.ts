@@ -18,6 +18,7 @@ const OWN_NOTES = "# Skill: file\n\nMy own notes on files.\n";
 let h: WardenHarness;
 let ada: Call;
 let boss: Call;
+let bob: Call | undefined;
 
 const data = async <T = Json>(response: Response): Promise<T> =>
   ((await response.json()) as { data: T }).data;
@@ -179,6 +180,42 @@ describe("governance of evolution through the warden", () => {
     expect(entries.find((x) => names(x, `evolution rollback ${proposalId}`))?.files).toContain(SKILL_FILE);
     const again = await boss("POST", "/api/evolution/rollback", { proposal_id: proposalId });
     expect(again.status).toBe(409);
+  });
+
+  it("refuses to promote a proposal whose evidence comes from two users' sessions, naming both", async () => {
+    bob ??= api(h.url, await h.addUser("bob"));
+    const bobCall = bob;
+    const feedback = (caller: Call, session: string) =>
+      caller("POST", "/api/evolution/events", {
+        contract_name: "openclaw_appleseed.runtime_event",
+        contract_version: "1.0",
+        source: "meeting-planner",
+        event: {
+          event_kind: "session_feedback",
+          session_id: session,
+          task: "plan a meeting",
+          status: "failure",
+          score: 0,
+          missing_capabilities: ["calendar"],
+        },
+      });
+    expect((await feedback(ada, "ada-meeting")).status).toBe(200);
+    expect((await feedback(bobCall, "bob-meeting")).status).toBe(200);
+    const report = await data<{ proposals: Json[] }>(await boss("GET", "/api/evolution/governance"));
+    const id = report.proposals.find((p) => p.subject === "calendar")?.proposal_id as string;
+    const detail = await data<{ target: { user_id: string | null; refusal: string } }>(
+      await boss("GET", `/api/evolution/proposals/${id}`),
+    );
+    expect(detail.target.user_id).toBeNull();
+    expect(detail.target.refusal).toContain("several users (ada, bob)");
+    await boss("POST", "/api/evolution/review", { proposal_id: id, decision: "approve" });
+    const promoted = await data<{ changes: Json[] }>(await boss("POST", "/api/evolution/promote", {}));
+    expect(promoted.changes).toEqual([
+      expect.objectContaining({ proposal_id: id, user_id: null, outcome: "refused" }),
+    ]);
+    expect(String(promoted.changes[0]?.reason)).toContain("ada, bob");
+    const after = await data<{ proposals: Json[] }>(await boss("GET", "/api/evolution/governance"));
+    expect(after.proposals.find((p) => p.proposal_id === id)?.review_status).toBe("approved");
   });
 
   it("lists the governance routes in the OpenAPI document", async () => {
