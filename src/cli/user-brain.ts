@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { listKeptCells, loadHostConfig, usersDir } from "../cells/index.js";
+import { configuredImage, listKeptCells, loadHostConfig, usersDir } from "../cells/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { InvalidInputError, IronclawError, ironclawHome } from "../core/index.js";
 import { runningWardenUrl } from "../warden/index.js";
@@ -39,21 +40,47 @@ export async function kindAt(path: string): Promise<"dir" | "file" | "link" | "o
   return info.isDirectory() ? "dir" : info.isFile() ? "file" : "other";
 }
 
-/** The user's directory brain, refusing a disk brain (not readable here yet) and a brain that is a link. */
-export async function directoryBrain(place: UserBrainPlace, user: string): Promise<string> {
+/** A user's brain as export finds it: its directory, or a disk image the host never opens. */
+export type ExportableBrain = { kind: "dir"; dir: string } | { kind: "disk"; file: string };
+
+/**
+ * The user's brain to export: the directory when there is one, else the disk image (of microVM cells, and of
+ * bwrap cells under a root warden), which a cell wrote and the host therefore does not mount. A brain that is
+ * a link, or no brain at all, is refused.
+ */
+export async function exportableBrain(place: UserBrainPlace, user: string): Promise<ExportableBrain> {
   const kind = await kindAt(place.brainDir);
-  if (kind === "dir") return place.brainDir;
+  if (kind === "dir") return { kind: "dir", dir: place.brainDir };
   if (kind !== undefined)
     throw new IronclawError(
       "brain_refused",
       `${place.brainDir} is ${kind === "link" ? "a symbolic link" : "not a directory"}: a brain must be a real directory`,
     );
-  if ((await kindAt(place.diskFile)) !== undefined)
-    throw new IronclawError(
-      "brain_is_disk",
-      `the brain of ${user} is a disk image (${place.diskFile}, used by microVM cells and by bwrap cells under a root warden): exporting a brain disk is not supported yet`,
-    );
+  if ((await kindAt(place.diskFile)) !== undefined) return { kind: "disk", file: place.diskFile };
   throw new IronclawError("brain_missing", `${user} has no brain under ${place.userDir}: nothing to export`);
+}
+
+/**
+ * Refuses to write a directory brain this host's cells would never use. A microVM cell boots only brain.ext4
+ * and makes a fresh one when it is missing; a bwrap cell under a root warden copies a directory brain into its
+ * new brain.ext4 on its first start, and other cells use the directory itself. Under `auto` the choice is
+ * made by probing at the warden's start: a host that may pick microVMs gets a warning, not a refusal.
+ */
+export function checkDirectoryBrainUsable(place: UserBrainPlace, user: string): string | undefined {
+  const { backend, allow_tcg } = place.config.cells;
+  const toml = join(place.home, "ironclawd.toml");
+  if (backend === "microvm")
+    throw new IronclawError(
+      "brain_unusable",
+      `this host's cells are microVMs ([cells] backend = "microvm" in ${toml}), which boot a brain disk (brain.ext4) and would start ${user} on a new one, never on an imported directory: set [cells] backend = "bwrap" (a root warden copies a directory brain into its disk at the cell's first start) or "process", then import`,
+    );
+  const microvmPossible =
+    backend === "auto" &&
+    existsSync(configuredImage(place.config, place.home).kernel) &&
+    (allow_tcg || existsSync("/dev/kvm"));
+  if (microvmPossible)
+    return `[cells] backend = "auto" may pick microVM cells on this host, which would not use this directory brain: set [cells] backend = "bwrap" in ${toml} to be sure`;
+  return undefined;
 }
 
 /**

@@ -1,20 +1,11 @@
-import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import {
-  BrainHistory,
-  type ExportedHistory,
-  type ExportedState,
-  exportBrainState,
-  exportHistory,
-  formatStateKey,
-  loadOrCreateHostKey,
-  PUBLIC_KEY_FILE,
-} from "../../attest/index.js";
+import { BrainHistory, exportHistory, loadOrCreateHostKey, PUBLIC_KEY_FILE } from "../../attest/index.js";
 import { InvalidInputError, IronclawError, ironclawHome } from "../../core/index.js";
 import { copyCertifiedTurns, copySessionTurns, evidenceDirOf } from "../../warden/index.js";
-import { type CliIo, println } from "../command.js";
+import { println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
-import { brainWriter, directoryBrain, userBrainPlace } from "../user-brain.js";
+import { plural, report, sealBrain } from "./attest-brain.js";
 import { copyRunEvidence, resolveExportTarget, TARGET_KINDS, type TargetKind } from "./attest-targets.js";
 
 const exportState = defineCommand({
@@ -39,9 +30,11 @@ encrypted bytes written. Each export is the next step of the user's key ratchet 
 ($IRONCLAW_HOME/attest/): each state's key derives from the one before it, never the other way. The key printed
 (or written to --key-out) opens this state's bundle: keep it to import the brain elsewhere with
 \`ironclaw brain import\`.
-Brains of bwrap and process cells (users/<user>/brain/) are exported; a brain disk (users/<user>/brain.ext4, of
-microVM cells and of bwrap cells under a root warden) is not supported yet. Stop the user's cell first: a running
-agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem.`,
+A brain disk (users/<user>/brain.ext4, of microVM cells and of bwrap cells under a root warden) is written by its
+cell and never opened by the host: its bundle is left out, said so in the output (--json: "bundle": null and
+"bundle_skipped"), and --key-out writes nothing; the certificates and the brain's history (which the warden
+recorded from what the cell reported) are exported, and \`ironclaw brain import\` rebuilds the brain from that
+history. Stop the user's cell first: a running agent may be writing its database. The host's Ed25519 public key is written as <dir>/public-key.pem.`,
   positionals: [
     { name: "target", required: true, description: "a session id, a run id or a user" },
     { name: "dir", required: true, description: "the evidence folder (created if missing)" },
@@ -57,7 +50,8 @@ agent may be writing its database. The host's Ed25519 public key is written as <
       name: "key-out",
       type: "string",
       valueName: "file",
-      description: "write the state key to this new file (mode 0600) instead of printing it",
+      description:
+        "write the state key to this new file (mode 0600) instead of printing it; nothing for a brain disk, which gets no bundle",
     },
     jsonOption("what was exported (the state with its key unless --key-out)"),
   ],
@@ -105,7 +99,7 @@ agent may be writing its database. The host's Ed25519 public key is written as <
       ...(movedOn ? { brain_moved_on: { ended_at: ended, head } } : {}),
     };
     report(io, summary, { ...sealed, history }, options.json);
-    if (movedOn && !options.json)
+    if (movedOn && !options.json && "done" in sealed)
       println(
         io.stdout,
         `note: the brain changed after the session's last turn (node ${ended}, now ${head}): the bundle holds it as it is now`,
@@ -113,102 +107,6 @@ agent may be writing its database. The host's Ed25519 public key is written as <
     return 0;
   },
 });
-
-interface Sealed {
-  done: ExportedState;
-  keyOut: string | undefined;
-}
-
-/** Seals the user's brain as the next state bundle of their ratchet, the key printed or written to keyOut. */
-async function sealBrain(
-  io: CliIo,
-  user: string,
-  evidenceDir: string,
-  keyOutOption: string | undefined,
-): Promise<Sealed> {
-  const place = userBrainPlace(io, user);
-  const brainDir = await directoryBrain(place, user);
-  const writer = await brainWriter(place.home, user);
-  if (writer) println(io.stderr, `warning: ${writer}; a brain being written may be caught mid-change`);
-  const keyOut = keyOutOption === undefined ? undefined : resolve(io.cwd, keyOutOption);
-  // Opened before the export: a key file that cannot be written must not leave a bundle no one can open.
-  const keyFile = keyOut === undefined ? undefined : await openNewKeyFile(keyOut);
-  try {
-    const done = await exportBrainState({ home: place.home, user, brainDir, evidenceDir });
-    await keyFile?.writeFile(`${formatStateKey(done.key)}\n`);
-    return { done, keyOut };
-  } catch (error) {
-    if (keyOut !== undefined) await rm(keyOut, { force: true });
-    throw error;
-  } finally {
-    await keyFile?.close();
-  }
-}
-
-function report(
-  io: CliIo,
-  what: { kind: string; user: string; certificates: number; session_id?: string },
-  { done, keyOut, history }: Sealed & { history: ExportedHistory | undefined },
-  json: boolean,
-): void {
-  const key = formatStateKey(done.key);
-  const { packed } = done;
-  if (json) {
-    const summary = {
-      ...what,
-      state_id: packed.stateId,
-      ratchet_step: packed.ratchetStep,
-      parent_state_id: done.parentStateId ?? null,
-      bundle_dir: done.bundleDir,
-      bundle_sha256: packed.bundleSha256,
-      manifest_sha256: packed.manifestSha256,
-      size_bytes: packed.sizeBytes,
-      skipped: packed.skipped,
-      history: history === undefined ? null : historySummary(history),
-    };
-    println(io.stdout, JSON.stringify(keyOut ? { ...summary, key_file: keyOut } : { ...summary, key }));
-    return;
-  }
-  const whose = what.session_id === undefined ? "" : ` at the end of session ${what.session_id}`;
-  println(
-    io.stdout,
-    `exported the brain of ${what.user}${whose} as state ${packed.stateId} (ratchet step ${packed.ratchetStep})`,
-  );
-  println(
-    io.stdout,
-    `  bundle          ${join(done.bundleDir, "state_bundle.tar.enc")} (${packed.sizeBytes} bytes)`,
-  );
-  println(io.stdout, `  bundle_sha256   ${packed.bundleSha256}`);
-  println(io.stdout, `  manifest_sha256 ${packed.manifestSha256}`);
-  for (const s of packed.skipped) println(io.stdout, `  left out        ${s.path} (${s.reason})`);
-  println(
-    io.stdout,
-    `  certificates    ${what.certificates} certified chat turn${plural(what.certificates)} copied`,
-  );
-  if (history)
-    println(
-      io.stdout,
-      `  history         ${history.manifest.node_ids.length} node${plural(history.manifest.node_ids.length)} to ${history.manifest.head_node_id} (history/${history.manifest.bundle_file}, ${history.manifest.bundle_sha256})`,
-    );
-  if (keyOut) println(io.stdout, `state key written to ${keyOut}`);
-  else println(io.stdout, `state key: ${key}\nkeep it: it opens this bundle, and it is shown only this once`);
-}
-
-function historySummary({ manifest }: ExportedHistory) {
-  const { head_node_id, node_ids, bundle_sha256 } = manifest;
-  return { head_node_id, nodes: node_ids.length, bundle_sha256 };
-}
-
-function plural(n: number): string {
-  return n === 1 ? "" : "s";
-}
-
-async function openNewKeyFile(file: string) {
-  return open(file, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-    throw new InvalidInputError("--key-out", `${file} exists; a state key is written only to a new file`);
-  });
-}
 
 /** The host's public key beside the bundles, as `ironclaw verify` reads it; a folder of another host is refused. */
 async function writePublicKey(evidenceDir: string, pem: string): Promise<void> {

@@ -15,11 +15,18 @@ import { bundleLocatorSchema } from "../../contracts/index.js";
 import { InvalidInputError, IronclawError } from "../../core/index.js";
 import { println } from "../command.js";
 import { defineCommand } from "../command-spec.js";
-import { brainWriter, kindAt, type UserBrainPlace, userBrainPlace } from "../user-brain.js";
+import {
+  brainWriter,
+  checkDirectoryBrainUsable,
+  kindAt,
+  type UserBrainPlace,
+  userBrainPlace,
+} from "../user-brain.js";
+import { brainFromHistory } from "./brain-rebuild.js";
 
 export const importBrain = defineCommand({
   name: "import",
-  summary: "restore a user's brain from an encrypted state bundle",
+  summary: "restore a user's brain from an encrypted state bundle, or rebuild it from an exported history",
   description: `Restores the brain of --user from <dir>: a bundle folder (state_bundle.tar.enc and
 bundle_locator_next.json) or an evidence folder written by \`ironclaw attest export\` (its latest state, or
 --state). The bundle's sha256 is checked before anything is decrypted, then AES-256-GCM with the key of
@@ -29,7 +36,12 @@ of the user's key ratchet on this host. An existing brain is kept unless --force
 An evidence folder's brain history (history/) becomes the user's history here, for \`ironclaw brain
 log|show|diff|restore\`: its bundle is checked against history/history.json, verified and fetched by git with
 no hooks and no transport but the local file, and every node must pin a commit it holds. A user who already
-has a history is refused, --force or not: a history is never replaced.`,
+has a history is refused, --force or not: a history is never replaced.
+A folder with a history but no bundle (the export of a brain disk) needs no key: the brain is rebuilt from the
+history's head, its markdown files byte for byte, with what a new brain has filled in where missing (config/,
+cron/, from the host's [new_brains]); the cell builds the search index from the markdown at its first start.
+The brain is a directory: a bwrap cell under a root warden copies it into its brain.ext4 at its first start, but
+microVM cells would never use it, so a host with [cells] backend = "microvm" is refused.`,
   positionals: [{ name: "dir", required: true, description: "a bundle folder or an evidence folder" }],
   options: [
     {
@@ -42,9 +54,9 @@ has a history is refused, --force or not: a history is never replaced.`,
     {
       name: "key-file",
       type: "string",
-      required: true,
       valueName: "file",
-      description: "the state key export printed or wrote (base64url)",
+      description:
+        "the state key export printed or wrote (base64url); not needed for a folder without a bundle",
     },
     { name: "state", type: "string", valueName: "id", description: "which state of an evidence folder" },
     { name: "force", type: "boolean", description: "move an existing brain aside instead of refusing" },
@@ -54,55 +66,92 @@ has a history is refused, --force or not: a history is never replaced.`,
     const dir = resolve(io.cwd, args.dir);
     const bundleDir = await findBundle(dir, options.state);
     const withHistory = hasExportedHistory(dir);
+    if (bundleDir === undefined && !withHistory)
+      throw new InvalidInputError(
+        "dir",
+        `${dir} holds neither a state bundle (${BUNDLE_FILE}, or bundles/<state_id>/) nor a brain history (history/history.json): nothing to import`,
+      );
     if (withHistory && historyExists(place.home, options.user))
       throw new IronclawError(
         "history_exists",
         `${options.user} already has a brain history on ${place.home}: an import never replaces one; import under another user`,
       );
-    const key = parseStateKey(await readFile(resolve(io.cwd, options["key-file"]), "utf8"), "--key-file");
+    const keyFile = options["key-file"];
+    if (bundleDir !== undefined && keyFile === undefined)
+      throw new InvalidInputError("--key-file", `is required: ${bundleDir} holds a state bundle it opens`);
+    const key =
+      bundleDir === undefined || keyFile === undefined
+        ? undefined
+        : parseStateKey(await readFile(resolve(io.cwd, keyFile), "utf8"), "--key-file");
+    const warning = checkDirectoryBrainUsable(place, options.user);
     const present = await existingBrain(place, options.user, options.force);
     await mkdir(place.userDir, { recursive: true, mode: 0o700 });
     // Restored beside the brain and renamed into place: an import that fails half way leaves no half brain.
     const staging = `${place.brainDir}.import-${randomBytes(4).toString("hex")}`;
+    let historyMade: string | undefined;
     try {
-      const restored = await importBrainState({
-        home: place.home,
-        user: options.user,
-        bundleDir,
-        key,
-        targetDir: staging,
-      });
+      const restored =
+        bundleDir === undefined || key === undefined
+          ? undefined
+          : await importBrainState({
+              home: place.home,
+              user: options.user,
+              bundleDir,
+              key,
+              targetDir: staging,
+            });
       // The history before the brain is renamed into place: a history refused leaves the brain as it was.
       const history = withHistory
         ? await importHistory({ home: place.home, userId: options.user, evidenceDir: dir })
         : undefined;
+      historyMade = history?.dir;
+      const rebuilt =
+        restored === undefined && history !== undefined
+          ? await brainFromHistory(place, options.user, history.headNodeId, staging)
+          : undefined;
       const movedAside = await moveAside(present);
       await rename(staging, place.brainDir);
+      historyMade = undefined;
       if (movedAside) println(io.stdout, `moved the previous brain to ${movedAside}`);
-      println(
-        io.stdout,
-        `restored the brain of ${options.user} from state ${restored.stateId ?? "(unnamed)"}: ${restored.files} files, ${restored.bytes} bytes, manifest ${restored.manifestSha256}`,
-      );
+      if (restored)
+        println(
+          io.stdout,
+          `restored the brain of ${options.user} from state ${restored.stateId ?? "(unnamed)"}: ${restored.files} files, ${restored.bytes} bytes, manifest ${restored.manifestSha256}`,
+        );
+      if (rebuilt) {
+        println(
+          io.stdout,
+          `rebuilt the brain of ${options.user} from its history's head ${history?.headNodeId} (the folder holds no state bundle): ${rebuilt.files} markdown files, ${rebuilt.bytes} bytes`,
+        );
+        if (rebuilt.filledIn.length > 0)
+          println(io.stdout, `  filled in from a new brain's layout: ${rebuilt.filledIn.join(", ")}`);
+        println(io.stdout, "  its search index is built by the cell's first start, from the markdown");
+      }
       println(io.stdout, `brain at ${place.brainDir}`);
       if (history)
         println(
           io.stdout,
           `history of ${history.nodes} node${history.nodes === 1 ? "" : "s"} to ${history.headNodeId} at ${history.dir}`,
         );
-      if (place.config.cells.backend === "microvm")
-        println(
-          io.stderr,
-          "warning: this host's cells are microVMs, which use a brain disk (brain.ext4) and not this directory yet",
-        );
+      if (keyFile !== undefined && bundleDir === undefined)
+        println(io.stderr, "note: --key-file was not needed: the folder holds no state bundle");
+      if (warning) println(io.stderr, `warning: ${warning}`);
       return 0;
+    } catch (error) {
+      // A brain that could not be put in place takes the history imported for it along.
+      if (historyMade !== undefined) await rm(historyMade, { recursive: true, force: true });
+      throw error;
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
   },
 });
 
-/** The bundle folder: `dir` itself, or the chosen (else the highest-step) state under `dir/bundles/`. */
-async function findBundle(dir: string, state: string | undefined): Promise<string> {
+/**
+ * The bundle folder: `dir` itself, or the chosen (else the highest-step) state under `dir/bundles/`; undefined
+ * when the folder holds none (the export of a brain disk).
+ */
+async function findBundle(dir: string, state: string | undefined): Promise<string | undefined> {
   if (existsSync(join(dir, BUNDLE_FILE))) return dir;
   const root = join(dir, "bundles");
   if (state !== undefined) {
@@ -121,11 +170,7 @@ async function findBundle(dir: string, state: string | undefined): Promise<strin
     const locator = bundleLocatorSchema.safeParse(json);
     if (locator.success) steps.push({ dir: join(root, name), step: locator.data.ratchet_step ?? -1 });
   }
-  if (steps.length === 0)
-    throw new InvalidInputError(
-      "dir",
-      `${dir} holds no state bundle (${BUNDLE_FILE}, or bundles/<state_id>/)`,
-    );
+  if (steps.length === 0) return undefined;
   steps.sort((a, b) => b.step - a.step);
   if (steps.length > 1 && steps[0]?.step === steps[1]?.step)
     throw new InvalidInputError("--state", `${dir} holds several states at step ${steps[0]?.step}: name one`);
