@@ -78,6 +78,9 @@ describe("ironclaw attest export and brain import", { timeout: 180_000 }, () => 
   });
 
   it("imports the latest state under a fresh IRONCLAW_HOME with its key; the old step's key is refused by GCM", async () => {
+    const keyless = await runIronclawInProcess(["brain", "import", evidence, "--user", "alice"], on(homeB));
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr).toMatch(/--key-file: is required: .* holds a state bundle it opens/);
     const wrong = await runIronclaw(
       ["brain", "import", evidence, "--user", "alice", "--key-file", join(root, "k0")],
       on(homeB),
