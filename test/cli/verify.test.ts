@@ -15,7 +15,14 @@ describe("ironclaw verify", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     for (const jobId of folder.jobIds)
-      for (const check of ["proof", "commit_pin", "artifact_hash", "mode_fields", "bundle_hash", "response_hash"])
+      for (const check of [
+        "proof",
+        "commit_pin",
+        "artifact_hash",
+        "mode_fields",
+        "bundle_hash",
+        "response_hash",
+      ])
         expect(stdout).toMatch(new RegExp(`^${jobId}  ${check} +pass `, "m"));
     expect(stdout).toMatch(/^nodes {2}chain +pass +3 nodes/m);
     expect(stdout.trim().split("\n").at(-1)).toBe(
