@@ -1,12 +1,11 @@
 import { createSignal, For, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
-import type { GovernanceRow, ProposalDetail } from "../api/evolution-endpoints.js";
+import type { GovernanceRow } from "../api/evolution-endpoints.js";
 import { localDateTime } from "../shared/format.js";
 import { Notice } from "../shared/notice.js";
 import { createEvolutionController, type EvolutionController } from "./evolution-controller.js";
+import { PromotionPanel, ProposalPanel } from "./evolution-panels.js";
 import "./evolution.css";
-
-const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** Evolution governance (admins): proposals with readiness, risk and gate, the review queue, the evidence chain. */
 export default function EvolutionView(props: { api: ApiClient }) {
@@ -18,16 +17,18 @@ export default function EvolutionView(props: { api: ApiClient }) {
     <main class="evolution-screen" id="main" tabindex="-1">
       <header class="screen-bar">
         <h1>Evolution</h1>
-        <button
-          type="button"
-          disabled={state.busy}
-          onClick={() => void dispatch({ type: "promote", dryRun: true })}
-        >
-          Promote all approved (dry run)
-        </button>
-        <button type="button" onClick={() => void dispatch({ type: "start" })}>
-          Refresh
-        </button>
+        <div class="row-actions">
+          <button
+            type="button"
+            disabled={state.busy}
+            onClick={() => void dispatch({ type: "promote", dryRun: true })}
+          >
+            Promote all approved (dry run)
+          </button>
+          <button type="button" onClick={() => void dispatch({ type: "start" })}>
+            Refresh
+          </button>
+        </div>
       </header>
       <Notice message={state.message} />
       <Show when={state.report}>
@@ -64,6 +65,7 @@ export default function EvolutionView(props: { api: ApiClient }) {
       <Show when={state.report?.proposals.length === 0}>
         <p class="muted">No proposals: rated sessions give none yet.</p>
       </Show>
+      <Show when={state.promotion}>{(result) => <PromotionPanel result={result()} />}</Show>
       <Show when={state.open}>{(detail) => <ProposalPanel detail={detail()} controller={evolution} />}</Show>
     </main>
   );
@@ -103,99 +105,46 @@ function ProposalRow(props: { row: GovernanceRow; controller: EvolutionControlle
           )}
         </Show>
       </td>
-      <td class="row-actions">
-        <Show when={props.row.review_status === "pending" && props.row.readiness !== "blocked"}>
-          <input
-            aria-label={`Reason for ${props.row.subject}`}
-            placeholder="why (optional)"
-            value={reason()}
-            onInput={(e) => setReason(e.currentTarget.value)}
-          />
-          <button type="button" class="primary" disabled={state.busy} onClick={() => review("approve")}>
-            Approve
-          </button>
-        </Show>
-        <Show when={props.row.review_status === "pending" || props.row.review_status === "approved"}>
-          <button type="button" class="danger" disabled={state.busy} onClick={() => review("reject")}>
-            Reject
-          </button>
-        </Show>
-        <Show when={props.row.review_status === "approved"}>
-          <button
-            type="button"
-            class="primary"
-            disabled={state.busy}
-            onClick={() => void dispatch({ type: "promote", dryRun: false, proposalId: id() })}
-          >
-            Promote
-          </button>
-        </Show>
-        <Show when={props.row.review_status === "promoted"}>
-          <button
-            type="button"
-            class="danger"
-            disabled={state.busy}
-            onClick={() => void dispatch({ type: "rollback", proposalId: id() })}
-          >
-            Roll back
-          </button>
-        </Show>
+      <td>
+        <div class="row-actions">
+          <Show when={props.row.review_status === "pending" && props.row.readiness !== "blocked"}>
+            <input
+              aria-label={`Reason for ${props.row.subject}`}
+              placeholder="why (optional)"
+              value={reason()}
+              onInput={(e) => setReason(e.currentTarget.value)}
+            />
+            <button type="button" class="primary" disabled={state.busy} onClick={() => review("approve")}>
+              Approve
+            </button>
+          </Show>
+          <Show when={props.row.review_status === "pending" || props.row.review_status === "approved"}>
+            <button type="button" class="danger" disabled={state.busy} onClick={() => review("reject")}>
+              Reject
+            </button>
+          </Show>
+          <Show when={props.row.review_status === "approved"}>
+            <button
+              type="button"
+              class="primary"
+              disabled={state.busy}
+              onClick={() => void dispatch({ type: "promote", dryRun: false, proposalId: id() })}
+            >
+              Promote
+            </button>
+          </Show>
+          <Show when={props.row.review_status === "promoted"}>
+            <button
+              type="button"
+              class="danger"
+              disabled={state.busy}
+              onClick={() => void dispatch({ type: "rollback", proposalId: id() })}
+            >
+              Roll back
+            </button>
+          </Show>
+        </div>
       </td>
     </tr>
-  );
-}
-
-function ProposalPanel(props: { detail: ProposalDetail; controller: EvolutionController }) {
-  const p = () => props.detail.proposal;
-  return (
-    <section class="proposal-panel" aria-labelledby="proposal-title">
-      <header class="screen-bar">
-        <h2 id="proposal-title">{p().summary}</h2>
-        <button type="button" class="ghost" onClick={() => void props.controller.dispatch({ type: "close" })}>
-          Close
-        </button>
-      </header>
-      <p>
-        Changes <code>{p().change.path}</code> in the brain of{" "}
-        <strong>{props.detail.target.user_id ?? "nobody"}</strong>
-        <Show when={props.detail.target.refusal}>{(why) => <> — {why()}</>}</Show>, appending:
-      </p>
-      <pre class="proposed-line">{p().change.line}</pre>
-      <h3>Gate {p().gate.passed ? "passed" : "not passed"}</h3>
-      <ul class="gate-checks">
-        <For each={p().gate.checks}>
-          {(check) => (
-            <li data-met={check.met ? "yes" : "no"}>
-              {check.met ? "✓" : "✗"} {check.rule}: {check.observed} (needs {check.threshold})
-            </li>
-          )}
-        </For>
-      </ul>
-      <p class="muted">
-        Risk {p().risk.level}: {p().risk.reasons.join("; ")}.
-      </p>
-      <h3>Evidence: raw envelope → projected record</h3>
-      <For each={props.detail.evidence}>
-        {(link) => (
-          <article class="evidence" data-record={link.record_id}>
-            <p>
-              Session <code>{link.session_id}</code> of {link.submitted_by ?? "the host"}: {link.status},
-              score {link.score}
-              {link.comment ? ` — “${link.comment}”` : ""}
-            </p>
-            <div class="evidence-chain">
-              <figure>
-                <figcaption>Raw envelope, as received</figcaption>
-                <pre>{link.raw_envelope ? json(link.raw_envelope) : "(direct feedback: no envelope)"}</pre>
-              </figure>
-              <figure>
-                <figcaption>Projected record</figcaption>
-                <pre>{link.projected ? json(link.projected) : "(not projected)"}</pre>
-              </figure>
-            </div>
-          </article>
-        )}
-      </For>
-    </section>
   );
 }
