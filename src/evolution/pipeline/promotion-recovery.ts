@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../core/index.js";
-import type { ArtifactChange } from "./promotion.js";
 import type { PromotionApplier } from "./promotion-applier.js";
+import type { ArtifactChange } from "./promotion-artifact.js";
 import { type ReviewQueue, transition, withPending } from "./review-queue.js";
 
 /**
