@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { canonicalJson } from "../../core/index.js";
+import { writeDurably } from "../store/index.js";
 
 /** JSON files are canonical JSON plus a newline, so the same content is always the same bytes. */
 export function reportJson(value: unknown): string {
@@ -14,21 +15,5 @@ export function reportJson(value: unknown): string {
  */
 export function writeReportFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temporary, "w");
-  try {
-    const bytes = Buffer.from(text, "utf8");
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, path);
-  const dir = openSync(dirname(path), "r");
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
+  writeDurably(path, Buffer.from(text, "utf8"));
 }

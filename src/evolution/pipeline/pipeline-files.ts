@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { canonicalJson, IronclawError } from "../../core/index.js";
+import { writeDurably } from "../store/index.js";
 
 /** The pipeline's files in a state directory, exactly as seed 004's "Local Audit Surface" names them. */
 export const PIPELINE_FILES = {
@@ -23,20 +15,6 @@ export const PIPELINE_FILES = {
 } as const;
 
 export type PipelineFile = keyof typeof PIPELINE_FILES;
-
-function writeAll(fd: number, bytes: Buffer): void {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-}
-
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export class PipelineFiles {
   constructor(readonly stateDir: string) {}
@@ -57,16 +35,7 @@ export class PipelineFiles {
 
   writeText(file: PipelineFile, text: string): string {
     const path = this.path(file);
-    const temporary = `${path}.${process.pid}.tmp`;
-    const fd = openSync(temporary, "w");
-    try {
-      writeAll(fd, Buffer.from(text, "utf8"));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-    syncDirectory(dirname(path));
+    writeDurably(path, Buffer.from(text, "utf8"));
     return path;
   }
 

@@ -1,29 +1,7 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, currentOwner, isOwnerAlive } from "../../core/index.js";
-
-function readOwner(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-function tryTake(path: string, me: string): boolean {
-  try {
-    const fd = openSync(path, "wx");
-    try {
-      writeSync(fd, me);
-    } finally {
-      closeSync(fd);
-    }
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return false;
-  }
-}
+import { clearStale, readOwner, tryTake } from "../store/index.js";
 
 /**
  * Runs one pipeline step (review, promote, rollback, evolve) holding the state directory's pipeline lock, so the
@@ -42,19 +20,7 @@ export async function withPipelineLock<T>(
   while (!tryTake(path, me)) {
     const holder = readOwner(path);
     if (holder !== undefined && holder !== "" && isOwnerAlive(holder) === false) {
-      const aside = `${path}.${process.pid}.stale`;
-      try {
-        renameSync(path, aside);
-        // Not the dead holder's lock after all: put it back, unless a newer one already stands (link fails then).
-        if (readOwner(aside) !== holder) linkSync(aside, path);
-      } catch {
-        // Another process cleared or took it meanwhile; try again.
-      }
-      try {
-        unlinkSync(aside);
-      } catch {
-        // Nothing was moved aside.
-      }
+      clearStale(path, holder);
       continue;
     }
     if (Date.now() > deadline)

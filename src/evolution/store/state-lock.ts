@@ -3,7 +3,7 @@ import { ConflictError, currentOwner, isOwnerAlive } from "../../core/index.js";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-function readOwner(path: string): string | undefined {
+export function readOwner(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -16,7 +16,7 @@ function readOwner(path: string): string | undefined {
  * our own, so two processes clearing the same stale lock cannot remove a fresh one the other just took: if what
  * was moved is not the dead owner's lock, it is put back (a link fails if a newer lock already stands).
  */
-function clearStale(path: string, staleOwner: string): void {
+export function clearStale(path: string, staleOwner: string): void {
   const aside = `${path}.${process.pid}.stale`;
   try {
     renameSync(path, aside);
@@ -33,6 +33,22 @@ function clearStale(path: string, staleOwner: string): void {
   unlinkSync(aside);
 }
 
+/** Creates the lock file exclusively, naming its owner; false when another holds it. */
+export function tryTake(path: string, me: string): boolean {
+  try {
+    const fd = openSync(path, "wx");
+    try {
+      writeSync(fd, me);
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return false;
+  }
+}
+
 /**
  * Runs `work` holding the state directory's writer lock, a file created exclusively that names this process. One
  * writer at a time per state directory, across processes: the warden and `ironclaw evolution …` may share one.
@@ -42,18 +58,7 @@ export function withWriterLock<T>(path: string, work: () => T, timeoutMs = 10_00
   const me = currentOwner();
   const started = Date.now();
   const deadline = started + timeoutMs;
-  for (;;) {
-    try {
-      const fd = openSync(path, "wx");
-      try {
-        writeSync(fd, me);
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
+  while (!tryTake(path, me)) {
     const holder = readOwner(path);
     // An empty lock is one whose creator died between creating and naming it, once it stays empty a while.
     const dead = holder === "" ? Date.now() - started > 1000 : isOwnerAlive(holder ?? null) === false;
