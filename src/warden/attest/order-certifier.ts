@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { digestOf, type HostKey, issueCertificate, loadOrCreateHostKey } from "../../attest/index.js";
 import { hostGit } from "../../command/index.js";
 import type { Logger } from "../../core/index.js";
-import { type EventStore, type RecordedEvent, subscribe } from "../../ledger/index.js";
+import type { EventStore, RecordedEvent } from "../../ledger/index.js";
+import { LedgerFollower } from "../ledger-follower.js";
 import {
   appendIndex,
   type CertifiedOrderEntry,
@@ -34,42 +35,29 @@ export interface OrderCertifierOptions {
  */
 export class OrderCertifier {
   private key: HostKey | undefined;
-  private readonly stop = new AbortController();
-  private following: Promise<void> | undefined;
+  private readonly follower: LedgerFollower;
 
-  constructor(private readonly options: OrderCertifierOptions) {}
+  constructor(private readonly options: OrderCertifierOptions) {
+    this.follower = new LedgerFollower({
+      store: options.store,
+      types: ["INTEGRATED"],
+      logger: options.logger,
+      handle: (event) => this.certifyOnce(event),
+      failed: (event, error) => [
+        { run: event.run_id, order: event.order_id, reason: error.message },
+        "an integrated order could not be certified",
+      ],
+      lost: "integrated orders are no longer being certified",
+    });
+  }
 
   start(): void {
-    this.following ??= this.follow();
+    this.follower.start();
   }
 
   /** Stops following; the certificate being written, if any, is finished first. */
-  async close(): Promise<void> {
-    this.stop.abort();
-    await this.following;
-  }
-
-  private async follow(): Promise<void> {
-    const { signal } = this.stop;
-    try {
-      // Appends through the same store wake it at once; the poll only bounds what another process integrates.
-      const events = subscribe(this.options.store, {
-        filter: { types: ["INTEGRATED"] },
-        pollIntervalMs: 2_000,
-        signal,
-      });
-      for await (const event of events) {
-        await this.certifyOnce(event).catch((error: Error) =>
-          this.options.logger.warn(
-            { run: event.run_id, order: event.order_id, reason: error.message },
-            "an integrated order could not be certified",
-          ),
-        );
-      }
-    } catch (error) {
-      if (!signal.aborted)
-        this.options.logger.warn({ err: error }, "integrated orders are no longer being certified");
-    }
+  close(): Promise<void> {
+    return this.follower.close();
   }
 
   private async certifyOnce(event: RecordedEvent): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Logger } from "../../core/index.js";
 import { derivedUuid } from "../../evolution/index.js";
-import { type EventStore, type RecordedEvent, subscribe } from "../../ledger/index.js";
+import type { EventStore, RecordedEvent } from "../../ledger/index.js";
+import { LedgerFollower } from "../ledger-follower.js";
 import { cutTask, type EvolutionFeed, type WardenEvent } from "./evolution-feed.js";
 
 const RUN_EVENTS = ["RUN_CREATED", "RUN_COMPLETED", "RUN_FAILED", "RUN_CANCELLED"] as const;
@@ -13,8 +14,7 @@ const RUN_EVENTS = ["RUN_CREATED", "RUN_COMPLETED", "RUN_FAILED", "RUN_CANCELLED
  * while no warden was up are recorded when one starts; event ids derive from the run's, so each is kept once.
  */
 export class RunFeed {
-  private readonly stop = new AbortController();
-  private following: Promise<void> | undefined;
+  private readonly follower: LedgerFollower;
 
   constructor(
     private readonly options: {
@@ -24,38 +24,28 @@ export class RunFeed {
       /** Longest wait before looking at the ledger again for runs another process wrote (default 2 s). */
       pollIntervalMs?: number;
     },
-  ) {}
+  ) {
+    this.follower = new LedgerFollower({
+      store: options.store,
+      types: [...RUN_EVENTS],
+      ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+      logger: options.logger,
+      handle: (event) => this.recordOnce(event),
+      failed: (event, error) => [
+        { run: event.run_id, type: event.type, reason: error.message },
+        "a command run could not be recorded for evolution",
+      ],
+      lost: "command runs are no longer recorded for evolution",
+    });
+  }
 
   start(): void {
-    this.following ??= this.follow();
+    this.follower.start();
   }
 
   /** Stops following; the run being recorded, if any, is finished first. */
-  async close(): Promise<void> {
-    this.stop.abort();
-    await this.following;
-  }
-
-  private async follow(): Promise<void> {
-    const { signal } = this.stop;
-    try {
-      const events = subscribe(this.options.store, {
-        filter: { types: RUN_EVENTS },
-        pollIntervalMs: this.options.pollIntervalMs ?? 2_000,
-        signal,
-      });
-      for await (const event of events) {
-        await this.recordOnce(event).catch((error: Error) =>
-          this.options.logger.warn(
-            { run: event.run_id, type: event.type, reason: error.message },
-            "a command run could not be recorded for evolution",
-          ),
-        );
-      }
-    } catch (error) {
-      if (!signal.aborted)
-        this.options.logger.warn({ err: error }, "command runs are no longer recorded for evolution");
-    }
+  close(): Promise<void> {
+    return this.follower.close();
   }
 
   private async recordOnce(event: RecordedEvent): Promise<void> {
