@@ -61,3 +61,12 @@ export interface Proposal {
   operator_actions: Record<"approve" | "reject" | "promote_dry_run" | "promote" | "rollback", string>;
   rollback: { strategy: "restore_previous_text"; path: string; note: string };
 }
+
+/** The order proposals and review entries are listed in: by kind, then subject (code-unit order, stable bytes). */
+export function byKindThenSubject(
+  a: { kind: string; subject: string },
+  b: { kind: string; subject: string },
+): number {
+  if (a.kind !== b.kind) return a.kind < b.kind ? -1 : 1;
+  return a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0;
+}

@@ -8,7 +8,14 @@ import {
   riskOf,
   skillGateChecks,
 } from "./gate-policy.js";
-import type { EvidenceRecord, GateCheck, Proposal, ProposalKind, ProposedChange } from "./proposal.js";
+import {
+  byKindThenSubject,
+  type EvidenceRecord,
+  type GateCheck,
+  type Proposal,
+  type ProposalKind,
+  type ProposedChange,
+} from "./proposal.js";
 
 const CAPABILITIES_FILE = "instructions/capabilities.md";
 const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -170,17 +177,5 @@ export function buildProposals(set: FeedbackSet, policy: GatePolicy): Proposal[]
       checks: capabilityGateChecks({ capability, reporting_sessions: reporting.length }, policy),
     });
   }
-  return drafts
-    .map(finish)
-    .sort((a, b) =>
-      a.kind !== b.kind
-        ? a.kind < b.kind
-          ? -1
-          : 1
-        : a.subject < b.subject
-          ? -1
-          : a.subject > b.subject
-            ? 1
-            : 0,
-    );
+  return drafts.map(finish).sort(byKindThenSubject);
 }

@@ -1,6 +1,13 @@
 import { ConflictError, InvalidInputError, NotFoundError } from "../../core/index.js";
 import type { PromotionChange } from "./promotion-applier.js";
-import type { Proposal, ProposalKind, ProposedChange, Readiness, RiskLevel } from "./proposal.js";
+import {
+  byKindThenSubject,
+  type Proposal,
+  type ProposalKind,
+  type ProposedChange,
+  type Readiness,
+  type RiskLevel,
+} from "./proposal.js";
 
 export type ReviewStatus = "pending" | "approved" | "rejected" | "promoted" | "rolled_back";
 export type ReviewAction = "approve" | "reject" | "promote" | "rollback";
@@ -87,17 +94,7 @@ export function mergeProposals(queue: ReviewQueue, proposals: readonly Proposal[
       pending_promotion: null,
     });
   }
-  entries.sort((a, b) =>
-    a.kind !== b.kind
-      ? a.kind < b.kind
-        ? -1
-        : 1
-      : a.subject < b.subject
-        ? -1
-        : a.subject > b.subject
-          ? 1
-          : 0,
-  );
+  entries.sort(byKindThenSubject);
   return { report_kind: "operator_review_queue", entries };
 }
 
