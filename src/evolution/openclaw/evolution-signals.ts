@@ -1,10 +1,10 @@
 import type { ProjectedFeedbackRecord } from "../../contracts/index.js";
+import { DEFAULT_GATE_POLICY, isNegative } from "../pipeline/index.js";
 
-/** Below this score a selected skill counts against itself; at or above REINFORCE_SCORE it counts for itself. */
-export const WEAK_SCORE = 0.5;
+/** At or above this score a selected skill counts for itself (below the pipeline's weak score, against). */
 export const REINFORCE_SCORE = 0.8;
-/** Records a signal needs before it could pass the offline gate without an operator arguing for it. */
-export const MIN_EVIDENCE = 2;
+/** Records a signal needs before it could pass the pipeline's offline gate without an operator arguing for it. */
+export const MIN_EVIDENCE = DEFAULT_GATE_POLICY.min_negative_sessions;
 
 export type SignalKind = "capability_gap" | "skill_underperformed" | "skill_reinforced";
 
@@ -17,8 +17,6 @@ export interface EvolutionSignal {
   statuses: string[];
   record_ids: string[];
 }
-
-const unsuccessful = (r: ProjectedFeedbackRecord) => r.status !== "success" || r.score < WEAK_SCORE;
 
 /**
  * The local, deterministic reading of projected feedback (no model): a missing capability named by an
@@ -34,7 +32,7 @@ export function projectEvolutionSignals(records: readonly ProjectedFeedbackRecor
     groups.set(key, group);
   };
   for (const record of records) {
-    if (unsuccessful(record)) {
+    if (isNegative(record)) {
       for (const capability of record.missing_capabilities) add("capability_gap", capability, record);
       for (const skill of record.selected_skill_ids) add("skill_underperformed", skill, record);
     } else if (record.score >= REINFORCE_SCORE) {
