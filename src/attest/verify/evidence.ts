@@ -53,17 +53,22 @@ export const PUBLIC_KEY_FILE = "public-key.pem";
 const SIDECARS = ["result.json", "bundle_locator_next.json"];
 
 /**
- * Reads every file the layout names. Only regular files count: a symbolic link in a folder someone handed over
- * is not followed out of it.
+ * Reads every file the layout names; with `onlyJob`, of the certificates and proofs only that job's (one
+ * certificate checked inside its folder needs no other). Only regular files count: a symbolic link in a folder
+ * someone handed over is not followed out of it.
  */
-export function loadEvidence(root: string): Evidence {
+export function loadEvidence(root: string, onlyJob?: string): Evidence {
   const read = (relative: string): EvidenceFile => ({
     file: relative,
     bytes: readFileSync(join(root, relative)),
   });
   const jsonFiles = (sub: string) => regularFiles(join(root, sub)).filter((name) => name.endsWith(".json"));
   const byStem = (sub: string) =>
-    new Map(jsonFiles(sub).map((name) => [name.slice(0, -".json".length), read(`${sub}/${name}`)]));
+    new Map(
+      jsonFiles(sub)
+        .filter((name) => onlyJob === undefined || name === `${onlyJob}.json`)
+        .map((name) => [name.slice(0, -".json".length), read(`${sub}/${name}`)]),
+    );
   const bundles = new Map<string, StateBundle>();
   for (const stateId of directories(join(root, "bundles"))) {
     const present = new Set(regularFiles(join(root, "bundles", stateId)));

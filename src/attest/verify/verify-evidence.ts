@@ -38,8 +38,8 @@ export function verifyEvidence(target: string, options: VerifyOptions = {}): Ver
       ...checkHistory(evidence),
     ];
   } else if (basename(dirname(target)) === "certificates") {
-    const evidence = loadEvidence(dirname(dirname(target)));
     const jobId = basename(target).replace(/\.json$/, "");
+    const evidence = loadEvidence(dirname(dirname(target)), jobId);
     certificates = [verifyOne(evidence, attestingNodes(evidence), jobId, at)];
   } else {
     const bytes = readFileSync(target);
