@@ -27,6 +27,11 @@ export interface ChildCellInit {
   /** Grace before a stop turns forceful; a booted VM also has to sync and power off. */
   stopTimeoutMs?: number;
   /**
+   * Heartbeat periods of silence before the cell counts as lost (default 3). A VM emulated in software (TCG)
+   * can be starved for longer than that by a busy host and still be well.
+   */
+  missedHeartbeats?: number;
+  /**
    * The guest was restored from its saved memory, runtime running: it announced itself before it was saved,
    * so it is ready as it is, without a Heartbeat of its own first. It has seen the msg_ids its last warden
    * peer sent: this one starts at `nextMsgId`.
@@ -109,6 +114,7 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     sessionId: "warden",
     ...(spec.maxFrameBytes === undefined ? {} : { maxFrameBytes: spec.maxFrameBytes }),
     heartbeatMs: spec.heartbeatMs ?? 5_000,
+    ...(init.missedHeartbeats === undefined ? {} : { missedHeartbeats: init.missedHeartbeats }),
     ...(init.resumed ? { firstMsgId: init.resumed.nextMsgId } : {}),
   });
   const ready = new Promise<"ready">((resolve) => {

@@ -207,6 +207,8 @@ export function createMicrovmBackend(
       ...(saved ? { resumed: { nextMsgId: saved.nextMsgId } } : {}),
       consoleOnStdout: true,
       stopTimeoutMs: 20_000,
+      // Emulated, the guest's heartbeats stall whenever the host's cores are busy: allow 30 s, not 15.
+      ...(mode === "tcg" ? { missedHeartbeats: 6 } : {}),
       ...(resumable
         ? {
             suspend: async (nextMsgId: () => number) => {
