@@ -4,6 +4,7 @@ import { commandContracts } from "./command/index.js";
 import { dispatchContracts } from "./dispatch/index.js";
 import { evolutionContracts } from "./evolution/index.js";
 import type { Contract } from "./registry.js";
+import { skillContracts } from "./skills/index.js";
 
 /** Every contract of the five seeds, in seed order. */
 export const allContracts: readonly Contract[] = [
@@ -12,6 +13,7 @@ export const allContracts: readonly Contract[] = [
   ...attestContracts,
   ...cellContracts,
   ...evolutionContracts,
+  ...skillContracts,
 ].sort((a, b) => a.seed.localeCompare(b.seed));
 
 const byKind = new Map(allContracts.map((c) => [c.kind, c]));

@@ -19,5 +19,6 @@ export {
   unknownKeyWarnings,
   type ValidationResult,
 } from "./registry.js";
+export * from "./skills/index.js";
 export { findUnknownKeys } from "./unknown-keys.js";
 export * from "./warden/index.js";
