@@ -125,6 +125,18 @@ export {
   shutdownSchema,
 } from "./protocol-control.js";
 export {
+  EGRESS_CHUNK_BYTES,
+  EGRESS_WINDOW_BYTES,
+  type EgressAck,
+  type EgressClose,
+  type EgressData,
+  type EgressEnd,
+  type EgressOpen,
+  egressStreamId,
+  type HelloEgress,
+  helloEgressSchema,
+} from "./protocol-egress.js";
+export {
   BRAIN_ENTRY_KINDS,
   type BrainEntry,
   brainEntrySchema,

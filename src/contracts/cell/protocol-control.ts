@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { aBoolean, aString } from "../common.js";
 import { agentName, providerName } from "./names.js";
+import { helloEgressSchema } from "./protocol-egress.js";
 import { protocolHeader } from "./protocol-header.js";
 
 /**
@@ -42,11 +43,15 @@ export const heartbeatSchema = z.strictObject({
 });
 export type Heartbeat = z.output<typeof heartbeatSchema>;
 
-/** Warden → inmate, once the channel is up: the provider names this host offers to the cell's model calls. */
+/**
+ * Warden → inmate, once the channel is up: the provider names this host offers to the cell's model calls and,
+ * when the cell's HTTPS proxy is on, its CA and placeholder env (a Hello without `egress` changes nothing).
+ */
 export const helloSchema = z.strictObject({
   type: z.literal("Hello"),
   ...protocolHeader,
   providers: z.array(providerName),
+  egress: helloEgressSchema.optional(),
 });
 export type Hello = z.output<typeof helloSchema>;
 

@@ -14,6 +14,13 @@ import {
   readySchema,
   shutdownSchema,
 } from "./protocol-control.js";
+import {
+  egressAckSchema,
+  egressCloseSchema,
+  egressDataSchema,
+  egressEndSchema,
+  egressOpenSchema,
+} from "./protocol-egress.js";
 import { fileOpRequestSchema, fileOpResultSchema } from "./protocol-files.js";
 import { jobStatusSchema, jobTriggerSchema } from "./protocol-jobs.js";
 import { memoryForgottenSchema } from "./protocol-memory.js";
@@ -54,6 +61,11 @@ export const PROTOCOL_MESSAGE_TYPES = [
   "MemoryForgotten",
   "CommandRequest",
   "CommandResult",
+  "EgressOpen",
+  "EgressData",
+  "EgressEnd",
+  "EgressClose",
+  "EgressAck",
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
 
@@ -86,6 +98,11 @@ export const protocolMessageSchema = z.discriminatedUnion(
     memoryForgottenSchema,
     commandRequestSchema,
     commandResultSchema,
+    egressOpenSchema,
+    egressDataSchema,
+    egressEndSchema,
+    egressCloseSchema,
+    egressAckSchema,
   ],
   {
     error: (issue) =>
