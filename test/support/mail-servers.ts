@@ -1,0 +1,208 @@
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { connect, createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/**
+ * A real mail host on loopback for the mail tools' tests: Postfix takes mail over SMTP for `example.test` and hands
+ * it over LMTP to Dovecot, which serves the mailboxes over IMAP. Each start is a private instance (its own config,
+ * queue, ports and maildirs under a temporary folder), so tests never touch the machine's own mail system.
+ */
+export interface MailServers {
+  host: "127.0.0.1";
+  imapPort: number;
+  smtpPort: number;
+  domain: "example.test";
+  /** A mailbox that exists, with its password. */
+  user: string;
+  password: string;
+  stop(): Promise<void>;
+}
+
+const DOVECOT = "/usr/sbin/dovecot";
+const POSTFIX = "/usr/sbin/postfix";
+
+/** Why the real servers cannot run here, or undefined when they can (CI installs both, and runs as root). */
+export function mailServersMissing(): string | undefined {
+  if (!existsSync(DOVECOT)) return `${DOVECOT} is not installed (apt-get install dovecot-imapd)`;
+  if (!existsSync(POSTFIX)) return `${POSTFIX} is not installed (apt-get install postfix)`;
+  if (userInfo().uid !== 0) return "Dovecot and Postfix instances of their own need root";
+  return undefined;
+}
+
+export async function startMailServers(): Promise<MailServers> {
+  const missing = mailServersMissing();
+  if (missing) throw new Error(missing);
+  const dir = await mkdtemp(join(tmpdir(), "ironclaw-mail-"));
+  await chmod(dir, 0o755);
+  const [imapPort, lmtpPort, smtpPort] = [await freePort(), await freePort(), await freePort()];
+  const user = "ada@example.test";
+  const password = "imap-pass-7c1e";
+  const stops: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await startDovecot(dir, { imapPort, lmtpPort, user, password });
+    stops.push(() => killPidFile(join(dir, "dovecot-run", "master.pid")));
+    await startPostfix(dir, { smtpPort, lmtpPort });
+    stops.push(() => daemon(POSTFIX, ["-c", join(dir, "postfix", "conf"), "stop"]));
+    await Promise.all([listening(imapPort), listening(smtpPort)]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { host: "127.0.0.1", imapPort, smtpPort, domain: "example.test", user, password, stop };
+}
+
+async function startDovecot(
+  dir: string,
+  o: { imapPort: number; lmtpPort: number; user: string; password: string },
+): Promise<void> {
+  const mail = join(dir, "mail");
+  await mkdir(mail);
+  await mkdir(join(dir, "dovecot-state"));
+  await chown(mail, 65534, 65534);
+  // Read by Dovecot's auth process, which runs as its own user; a test password, no secret.
+  await writeFile(join(dir, "users"), `${o.user}:{PLAIN}${o.password}\n`, { mode: 0o644 });
+  const conf = `
+base_dir = ${dir}/dovecot-run
+state_dir = ${dir}/dovecot-state
+log_path = ${dir}/dovecot.log
+protocols = imap lmtp
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:~/Maildir
+default_login_user = dovenull
+default_internal_user = dovecot
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${dir}/users
+}
+userdb {
+  driver = static
+  args = uid=65534 gid=65534 home=${mail}/%n
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = ${o.imapPort}
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+service lmtp {
+  inet_listener lmtp {
+    address = 127.0.0.1
+    port = ${o.lmtpPort}
+  }
+}
+protocol lmtp {
+  postmaster_address = postmaster@example.test
+}
+`;
+  await writeFile(join(dir, "dovecot.conf"), conf);
+  await daemon(DOVECOT, ["-c", join(dir, "dovecot.conf")]);
+}
+
+async function startPostfix(dir: string, o: { smtpPort: number; lmtpPort: number }): Promise<void> {
+  const root = join(dir, "postfix");
+  const conf = join(root, "conf");
+  await mkdir(conf, { recursive: true });
+  await mkdir(join(root, "queue"));
+  await mkdir(join(root, "data"));
+  const postfixUser = await uidOf("postfix");
+  await chown(join(root, "data"), postfixUser, -1);
+  const main = `
+compatibility_level = 3.6
+queue_directory = ${root}/queue
+data_directory = ${root}/data
+mail_owner = postfix
+myhostname = mail.example.test
+mydomain = example.test
+mydestination = example.test
+inet_interfaces = 127.0.0.1
+inet_protocols = ipv4
+mynetworks = 127.0.0.0/8
+relayhost =
+smtputf8_enable = no
+mailbox_transport = lmtp:inet:127.0.0.1:${o.lmtpPort}
+local_recipient_maps =
+alias_maps =
+alias_database =
+smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination
+default_transport = error:mail for other domains is not sent from this test server
+`;
+  await writeFile(join(conf, "main.cf"), main);
+  // The packaged master.cf, with smtpd on this instance's port and no service chrooted (a chroot would need its
+  // own copy of the system's files under the queue folder).
+  const master = (await readFile("/etc/postfix/master.cf", "utf8"))
+    .split("\n")
+    .map((line) => {
+      if (/^smtp\s+inet\s/.test(line)) return `127.0.0.1:${o.smtpPort} inet n - n - - smtpd`;
+      return /^\S/.test(line) && !line.startsWith("#")
+        ? line.replace(/^(\S+\s+\S+\s+\S+\s+\S+\s+)y(\s)/, "$1n$2")
+        : line;
+    })
+    .join("\n");
+  await writeFile(join(conf, "master.cf"), master);
+  await daemon(POSTFIX, ["-c", conf, "start"]);
+}
+
+/** Runs a command that leaves a daemon behind: its output is not awaited, since the daemon would hold the pipe. */
+async function daemon(command: string, args: string[]): Promise<void> {
+  const child = spawn(command, args, { stdio: "ignore" });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${code}`);
+}
+
+async function uidOf(name: string): Promise<number> {
+  const { stdout } = await run("id", ["-u", name]);
+  return Number(stdout.trim());
+}
+
+async function killPidFile(path: string): Promise<void> {
+  const pid = Number((await readFile(path, "utf8")).trim());
+  if (pid > 0) process.kill(pid, "SIGTERM");
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Resolves once something accepts connections on the port; gives up after 20 s. */
+async function listening(port: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after 20 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
