@@ -29,6 +29,7 @@ import { createAuthenticator } from "./http/auth.js";
 import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
 import { LoginLinks } from "./login-links.js";
+import { WardenSecrets } from "./secrets/index.js";
 import { SentinelKeeper } from "./sentinel-keeper.js";
 import { checkSoulGuardConfig, SoulStore, SoulWatch } from "./soul/index.js";
 import { UserStore } from "./user-store.js";
@@ -91,6 +92,13 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const soulStore = new SoulStore(db, { audit: (entry) => audit.record(entry) });
   const channelLinks = new ChannelLinks(db);
   const budget = new ModelBudget({ db, config });
+  const secrets = new WardenSecrets({
+    db,
+    home: options.home,
+    audit: (entry) => audit.record(entry),
+    logger,
+    usesPerMinute: config.egress.secret_uses_per_minute,
+  });
   // Calls that were in flight when an earlier warden died hold reservations nobody will settle.
   const recovered = budget.recover();
   if (recovered > 0)
@@ -270,6 +278,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     soulStore,
     soul,
     channelLinks,
+    secrets,
     budget,
     telegramBots,
     command,

@@ -6,6 +6,7 @@ import { migrateBudgetTables, migrateUsageTables } from "./budget/index.js";
 import { migrateChannelTables } from "./channels/channel-links.js";
 import { migrateConversationTables } from "./conversations/index.js";
 import { migrateLoginLinkTables } from "./login-links.js";
+import { migrateSecretTables } from "./secrets/index.js";
 import { migrateSoulTables } from "./soul/index.js";
 import { migrateUserTables } from "./user-store.js";
 import { migrateWebSessionTables } from "./web-sessions.js";
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   migrateChannelTables,
   migrateBudgetTables,
   migrateUsageTables,
+  migrateSecretTables,
 ];
 
 /** Opens (creating when missing) `<home>/host.db`, readable by the host user only, with every table migrated. */

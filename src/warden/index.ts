@@ -29,6 +29,23 @@ export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";
 export { HostProviders } from "./host-providers.js";
 export { LoginLinks } from "./login-links.js";
+export {
+  type CellEgressPlan,
+  PlaceholderBook,
+  type ResolvedBinding,
+  type SecretBinding,
+  type SecretBindingInput,
+  SecretBindings,
+  SecretKeyring,
+  SecretStore,
+  type SecretUse,
+  SecretUseLimiter,
+  type SecretUseVerdict,
+  type SkillSecretDeclaration,
+  type SkillSecretSource,
+  type UnresolvedSecret,
+  WardenSecrets,
+} from "./secrets/index.js";
 export { restartThroughWarden, SentinelKeeper, type SentinelKeeperOptions } from "./sentinel-keeper.js";
 export { type DiffLine, diffLines, migrateSoulTables, type SoulChange, SoulStore } from "./soul/index.js";
 export { UserStore } from "./user-store.js";

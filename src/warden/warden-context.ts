@@ -13,6 +13,7 @@ import type { ChatEvolution, EvolutionFeed } from "./evolution/index.js";
 import type { Authenticator } from "./http/auth.js";
 import type { LoginLockout } from "./http/login-lockout.js";
 import type { LoginLinks } from "./login-links.js";
+import type { WardenSecrets } from "./secrets/index.js";
 import type { SoulStore, SoulWatch } from "./soul/index.js";
 import type { UserStore } from "./user-store.js";
 import type { WardenCells } from "./warden-cells.js";
@@ -39,6 +40,8 @@ export interface WardenContext {
   soulStore: SoulStore;
   soul: SoulWatch;
   channelLinks: ChannelLinks;
+  /** Users' secrets, their bindings to hosts, the placeholders cells hold instead of them. */
+  secrets: WardenSecrets;
   /** Spend caps, prices and usage records of the model proxy. */
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;

@@ -82,6 +82,7 @@ describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
         allow_private: false,
         max_bytes: 1 << 20,
         timeout_ms: 5_000,
+        secret_uses_per_minute: 120,
       },
       audit: (entry) => audits.push(entry),
       logger: createLogger("test", { level: "silent" }),

@@ -14,6 +14,7 @@ import { ledgerCommand } from "./ledger.js";
 import { memoryCommand } from "./memory.js";
 import { orderCommand, runCommand } from "./run.js";
 import { schemaCommand } from "./schema.js";
+import { secretsCommand } from "./secrets.js";
 import { sentinelCommand } from "./sentinel.js";
 import { serveCommand } from "./serve.js";
 import { soulCommand } from "./soul.js";
@@ -47,6 +48,7 @@ export const commands: readonly CommandNode[] = [
   cellCommand,
   imageCommand,
   userCommand,
+  secretsCommand,
   soulCommand,
   attestCommand,
   budgetCommand,

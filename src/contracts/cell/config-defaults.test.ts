@@ -40,6 +40,7 @@ describe("config defaults", () => {
         allow_private: false,
         max_bytes: 4_194_304,
         timeout_ms: 20_000,
+        secret_uses_per_minute: 120,
       },
       soul_guard: {
         enabled: true,

@@ -309,6 +309,14 @@ const egressSchema = z
       .max(300_000, "must be at most 300000 ms")
       .default(20_000)
       .describe("How long one fetch may take, in milliseconds."),
+    secret_uses_per_minute: aNumber()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .max(100_000, "must be at most 100000")
+      .default(120)
+      .describe(
+        "How many requests a cell may send with one of its user's secrets in a minute; more are refused.",
+      ),
   })
   .prefault({})
   .describe("The browser tool's network: the warden fetches for the cells, under this policy.");

@@ -3,4 +3,5 @@ export * from "./attest-api.js";
 export * from "./budget-api.js";
 export * from "./escalation-api.js";
 export * from "./feedback-api.js";
+export * from "./secrets-api.js";
 export * from "./ui-api.js";

@@ -21,6 +21,7 @@ import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
 import { memoryRoutes } from "./memory-routes.js";
 import { openAiRoutes } from "./openai-routes.js";
 import { oversightRoutes } from "./oversight-routes.js";
+import { secretRoutes } from "./secret-routes.js";
 import { sentinelRoutes } from "./sentinel-routes.js";
 import { sessionRoutes } from "./session-routes.js";
 import { soulRoutes } from "./soul-routes.js";
@@ -42,6 +43,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...soulRoutes(ctx),
     ...channelRoutes(ctx),
     ...budgetRoutes(ctx),
+    ...secretRoutes(ctx),
     ...usageRoutes(ctx),
     ...memoryRoutes(ctx),
     ...cronRoutes(ctx),
