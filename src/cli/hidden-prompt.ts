@@ -14,8 +14,9 @@ export function isTerminal(stdin: Readable): boolean {
  */
 export function readHiddenLine(stdin: Readable, prompt: string, stderr: Writable): Promise<string> {
   const tty = stdin as TtyInput;
-  stderr.write(prompt);
+  // Echo goes off before the prompt shows: whatever is typed once it is visible never reaches the screen.
   tty.setRawMode?.(true);
+  stderr.write(prompt);
   stdin.resume();
   return new Promise((resolve, reject) => {
     let typed = "";

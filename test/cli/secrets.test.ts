@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditStore, openHostDb, SecretKeyring, SecretStore, UserStore } from "../../src/warden/index.js";
 import { databaseBytes } from "../support/database-bytes.js";
-import { runIronclaw, runIronclawInProcess } from "./run-cli.js";
+import { REPO_ROOT, runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 // `ironclaw secrets` as an operator runs it: the value goes in on stdin and never comes out again, not on
 // stdout, not in a log line, not in host.db's bytes.
@@ -148,4 +149,36 @@ describe("ironclaw secrets", () => {
   it("wrote the value to no log line at the most verbose level", () => {
     expect(logs).not.toContain(VALUE);
   });
+});
+
+describe("ironclaw secrets set on a terminal", () => {
+  // A real pseudo-terminal (util-linux `script`): the terminal echoes what is typed unless the CLI turns echo off.
+  it("asks for the value without echoing it", async () => {
+    const typed = "pty-typed-SECRET-5a6b7c";
+    const tty = spawn(
+      "script",
+      [
+        "-qfec",
+        `${process.execPath} --import tsx src/cli/main.ts secrets set PTY_TOKEN --user alice`,
+        "/dev/null",
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, IRONCLAW_HOME: home, IRONCLAW_LOG: "silent" } },
+    );
+    let screen = "";
+    const exited = new Promise<number | null>((resolve) => tty.once("exit", resolve));
+    tty.stdout.on("data", (chunk: Buffer) => {
+      screen += chunk.toString();
+      // Typed only once the prompt is up, as a person would; text typed earlier is the terminal's to echo.
+      if (screen.includes("(not shown): ") && !tty.stdin.writableEnded) tty.stdin.end(`${typed}\r`);
+    });
+    expect(await exited).toBe(0);
+    expect(screen).toContain("stored PTY_TOKEN for alice");
+    expect(screen).not.toContain(typed);
+    const db = openHostDb(home);
+    try {
+      expect(new SecretStore(db, new SecretKeyring(home)).get("alice", "PTY_TOKEN")).toBe(typed);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 });

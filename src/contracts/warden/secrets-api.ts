@@ -83,15 +83,13 @@ const RESERVED_HEADERS = new Set([
   "upgrade",
   "te",
   "trailer",
-  "proxy-connection",
-  "proxy-authorization",
   "expect",
 ]);
 
 export const secretHeaderSchema = aString()
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, "must be an HTTP header name of 1-64 characters")
-  .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), {
-    message: `must not be one the proxy controls (${[...RESERVED_HEADERS].join(", ")})`,
+  .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()) && !v.toLowerCase().startsWith("proxy-"), {
+    message: `must not be one the proxy controls (${[...RESERVED_HEADERS].join(", ")}, proxy-…)`,
   });
 
 export const secretFormatSchema = aString()
