@@ -242,6 +242,7 @@ export class AgentRuntime {
         : { allowPrivateNetwork: this.options.allowPrivateNetwork }),
       ...(this.options.pageFetcher ? { pageFetcher: this.options.pageFetcher } : {}),
       ...(this.options.commandClient ? { commandClient: this.options.commandClient } : {}),
+      ...(this.options.toolEnv ? { toolEnv: this.options.toolEnv } : {}),
       memory: this.conversations.toolOperations(),
       topK,
     });

@@ -13,6 +13,8 @@ export function createRuntimeTools(input: {
   allowPrivateNetwork?: boolean;
   pageFetcher?: PageFetcher;
   commandClient?: CommandClient;
+  /** Variables the bash tool adds to each command's env, asked at each call. */
+  toolEnv?: () => Record<string, string>;
   memory: MemoryToolOperations;
   topK: number;
 }): AgentTool[] {
@@ -22,6 +24,7 @@ export function createRuntimeTools(input: {
       workspace: input.workspace,
       timeoutMs: tools.bash.timeout_ms,
       maxOutputBytes: tools.bash.max_output_bytes,
+      ...(input.toolEnv ? { env: input.toolEnv } : {}),
     }),
     createFileTool(),
     createBrowserTool({

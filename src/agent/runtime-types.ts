@@ -25,6 +25,8 @@ export interface AgentRuntimeOptions {
   pageFetcher?: PageFetcher;
   /** How the command tool reaches command: in a cell, the warden. Without one, it answers that command is off. */
   commandClient?: CommandClient;
+  /** Variables the bash tool adds to each command's env, asked at each call (in a cell: the HTTPS proxy's). */
+  toolEnv?: () => Record<string, string>;
   /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */
   embedder?: Embedder;
   /** The model's context window and the head room that triggers the pre-compaction flush; default `[agent]`. */

@@ -29,6 +29,8 @@ export interface AgentHandlerOptions {
   workspace?: string;
   /** The channel to the warden, which makes the model calls, provider embeddings and fetches for the cell. */
   warden: ProtocolPeer;
+  /** What the bash tool adds to its commands' env, asked at each call: the HTTPS proxy and placeholders. */
+  toolEnv?: () => Record<string, string>;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),
     commandClient: createProxyCommandClient(options.warden),
+    ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
     ...(embedder ? { embedder } : {}),
     // A cell's tasks are capped (16 by default) and a microVM cell has one vCPU: a worker thread would spend
     // the cap and gain nothing there. The cell's bundle has no worker module either.

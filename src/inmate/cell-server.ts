@@ -3,6 +3,7 @@ import { type CloseInfo, ProtocolPeer } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import { answerFileOp, answerJob, answerQuery, answerTurn } from "./cell-answers.js";
 import type { CellHandler, GuestContext } from "./cell-handler.js";
+import { CellEgress } from "./egress-listener.js";
 
 export interface CellServerOptions {
   /** The cell's user; for a blank cell, a stand-in until the warden's first Hello names the user. */
@@ -17,11 +18,19 @@ export interface CellServerOptions {
   heartbeatMs?: number;
 }
 
+/** What the server offers the handler it makes: the env its tools add, which the warden's Hello may change. */
+export interface CellServices {
+  /** The HTTPS proxy's and the trust bundle's variables and the placeholders; empty while egress is off. */
+  toolEnv: () => Record<string, string>;
+}
+
 /**
  * The handler, or how to make it once the channel is up: the agent handler needs the channel itself, because
  * its model calls, provider embeddings and fetches go to the warden over it.
  */
-export type HandlerSource = CellHandler | ((peer: ProtocolPeer) => Promise<CellHandler>);
+export type HandlerSource =
+  | CellHandler
+  | ((peer: ProtocolPeer, services: CellServices) => Promise<CellHandler>);
 
 /**
  * The inmate's side of the channel: announces itself with a Heartbeat (the host's readiness signal), builds
@@ -47,6 +56,7 @@ export async function serveCell(
     missedHeartbeats: Number.POSITIVE_INFINITY,
   });
   const abort = new AbortController();
+  const egress = new CellEgress((body) => peer.send(body));
   const context: GuestContext = {
     userId: options.userId,
     brainRoot: options.brainRoot,
@@ -66,7 +76,7 @@ export async function serveCell(
   const built: Promise<CellHandler> =
     typeof source === "function"
       ? assigned
-          .then(() => source(peer))
+          .then(() => source(peer, { toolEnv: () => egress.toolEnv() }))
           .then((h) => {
             handler = h;
             return h;
@@ -82,7 +92,7 @@ export async function serveCell(
     peer.close("the handler could not start", false);
   });
   peer.onMessage((message) => {
-    if (isReplyToUs(message) || message.type === "Heartbeat") return;
+    if (isReplyToUs(message) || message.type === "Heartbeat" || egress.receive(message)) return;
     if (assign && message.type === "Hello") {
       // The peer has taken the user from this Hello; the brain is in place before the warden sends it.
       context.userId = message.user_id;
@@ -100,10 +110,12 @@ export async function serveCell(
     const own = new AbortController();
     cancels.set(message.msg_id, own);
     const scoped = { ...context, signal: AbortSignal.any([abort.signal, own.signal]) };
+    // A Hello that turns the HTTPS proxy on is answered once the listener is up and the tools' env names it.
+    const proxy = message.type === "Hello" && message.egress ? egress.configure(message.egress) : undefined;
     const task = (
-      handler
+      handler && !proxy
         ? dispatch(peer, handler, scoped, message)
-        : built.then((h) => dispatch(peer, h, scoped, message))
+        : Promise.all([built, proxy]).then(([h]) => dispatch(peer, h, scoped, message))
     ).catch((error: unknown) => {
       peer.send({
         type: "Error",
@@ -127,6 +139,7 @@ export async function serveCell(
   );
   const info = await peer.closed;
   abort.abort();
+  egress.close();
   await Promise.allSettled([...running]);
   const ready = await built.catch(() => undefined);
   await ready?.close?.();

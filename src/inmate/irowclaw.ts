@@ -26,7 +26,12 @@ async function warmUp(name: string): Promise<void> {
   await (await import("./blank-warm-up.js")).warmUpAgentRuntime();
 }
 
-async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer): Promise<CellHandler> {
+async function loadHandler(
+  name: string,
+  brainRoot: string,
+  peer: ProtocolPeer,
+  toolEnv: () => Record<string, string>,
+): Promise<CellHandler> {
   if (name === "echo") return (await import("./echo-handler.js")).createEchoDevHandler();
   if (name === "shell") return (await import("./shell-test-handler.js")).createShellTestHandler();
   if (name === "gate") return (await import("./gate-handler.js")).createGateHandler();
@@ -34,7 +39,7 @@ async function loadHandler(name: string, brainRoot: string, peer: ProtocolPeer):
     const { createAgentHandler } = await import("./agent-handler.js");
     // Model calls, provider embeddings and web fetches go to the warden over the channel: the cell has
     // neither keys nor network.
-    return createAgentHandler({ brainRoot, warden: peer });
+    return createAgentHandler({ brainRoot, warden: peer, toolEnv });
   }
   throw new Error(`unknown handler ${name}: use one of ${GUEST_HANDLERS.join(", ")}`);
 }
@@ -82,13 +87,17 @@ export async function main(argv: string[]): Promise<number> {
   // left to do but build the handler on the user's brain. A warm-up that fails only leaves that to the
   // hand-out.
   if (values.blank) await warmUp(handlerName).catch(() => undefined);
-  const info = await serveCell(stream, (peer) => loadHandler(handlerName, values.brain, peer), {
-    userId: values.user,
-    brainRoot: values.brain,
-    blank: values.blank,
-    ...(values["max-frame-bytes"] ? { maxFrameBytes: Number(values["max-frame-bytes"]) } : {}),
-    ...(values["heartbeat-ms"] ? { heartbeatMs: Number(values["heartbeat-ms"]) } : {}),
-  });
+  const info = await serveCell(
+    stream,
+    (peer, services) => loadHandler(handlerName, values.brain, peer, services.toolEnv),
+    {
+      userId: values.user,
+      brainRoot: values.brain,
+      blank: values.blank,
+      ...(values["max-frame-bytes"] ? { maxFrameBytes: Number(values["max-frame-bytes"]) } : {}),
+      ...(values["heartbeat-ms"] ? { heartbeatMs: Number(values["heartbeat-ms"]) } : {}),
+    },
+  );
   process.stderr.write(`irowclaw: channel closed (${info.reason}); ${handlerName} flushed\n`);
   return 0;
 }

@@ -9,8 +9,11 @@ export interface BashToolOptions {
   /** Default and ceiling for one command (irowclaw.toml `tools.bash.timeout_ms`). */
   timeoutMs: number;
   maxOutputBytes?: number;
-  /** Extra environment; the runtime's own is not passed on (see below). */
-  env?: Record<string, string>;
+  /**
+   * Extra environment; the runtime's own is not passed on (see below). A function is asked at each call: a
+   * cell's HTTPS proxy and placeholders arrive with the warden's Hello, after the tool was made.
+   */
+  env?: Record<string, string> | (() => Record<string, string>);
 }
 
 const bashArgs = z.strictObject({
@@ -27,13 +30,14 @@ const bashArgs = z.strictObject({
 export function createBashTool(options: BashToolOptions) {
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024;
   // The runtime's environment holds provider keys (api_key_env); a command must not be able to print them.
-  const env: NodeJS.ProcessEnv = {
+  const base: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     HOME: options.workspace,
     LANG: process.env.LANG ?? "C.UTF-8",
     TERM: "dumb",
-    ...options.env,
   };
+  const extra = options.env;
+  const envNow = (): NodeJS.ProcessEnv => ({ ...base, ...(typeof extra === "function" ? extra() : extra) });
   return defineTool({
     name: "bash",
     description:
@@ -46,7 +50,7 @@ export function createBashTool(options: BashToolOptions) {
       const timeoutMs = Math.min(args.timeout_ms ?? options.timeoutMs, options.timeoutMs);
       const run = await runInProcessGroup(args.command, {
         cwd: options.workspace,
-        env,
+        env: envNow(),
         timeoutMs,
         maxOutputBytes,
         signal,
