@@ -163,6 +163,30 @@ describe("cellEgressPlan", () => {
   });
 });
 
+describe("rateLimitFor", () => {
+  it("lets the proxy's uses through up to the limit, then says why and when to retry", () => {
+    secrets.store.set("alice", "GITHUB_TOKEN", VALUE, "cli");
+    secrets.bindings.bind("alice", "GITHUB_TOKEN", { host: "api.github.com" }, "cli");
+    const [binding] = secrets.cellEgressPlan("alice", "cell-1").bindings;
+    if (!binding) throw new Error("no binding");
+    const limit = secrets.rateLimitFor("alice", "cell-1");
+    // usesPerMinute is 3 in this suite.
+    for (let i = 0; i < 3; i++) expect(limit({ binding, method: "GET", path: "/user" })).toBeUndefined();
+    expect(limit({ binding, method: "GET", path: "/user" })).toMatch(
+      /^secret GITHUB_TOKEN was used 3 times in the last minute; retry in \d+ s$/,
+    );
+    const used = audit.list({ userId: "alice", action: "secret.used" });
+    expect(used).toHaveLength(3);
+    expect(used[0]?.detail).toEqual({
+      secretName: "GITHUB_TOKEN",
+      cellId: "cell-1",
+      host: "api.github.com",
+      method: "GET",
+      path: "/user",
+    });
+  });
+});
+
 describe("SecretUseLimiter", () => {
   it("admits N uses of a secret per minute, audits each, and refuses the next with when to retry", () => {
     let now = Date.parse("2026-01-01T00:00:00Z");

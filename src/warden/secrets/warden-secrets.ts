@@ -38,6 +38,7 @@ export class WardenSecrets {
   readonly limiter: SecretUseLimiter;
   private skills: SkillSecretSource | undefined;
   private readonly logger: Logger;
+  private readonly usesPerMinute: number;
 
   constructor(options: WardenSecretsOptions) {
     const keyring = new SecretKeyring(options.home);
@@ -53,6 +54,7 @@ export class WardenSecrets {
     });
     this.skills = options.skills;
     this.logger = options.logger;
+    this.usesPerMinute = options.usesPerMinute;
   }
 
   /** Wires in the skill store once it exists (it is built after the secrets in the warden's start). */
@@ -103,6 +105,32 @@ export class WardenSecrets {
         `secret not given to the cell: ${u.reason}`,
       );
     return { env, bindings, unresolved };
+  }
+
+  /**
+   * The egress proxy's `rateLimit` for one cell: counts and audits each use of a secret (SecretUseLimiter) and
+   * answers why a use is refused, or undefined to let it through.
+   */
+  rateLimitFor(
+    userId: string,
+    cellId: string,
+  ): (use: { binding: ResolvedBinding; method: string; path: string }) => string | undefined {
+    return ({ binding, method, path }) => {
+      const verdict = this.limiter.admit({
+        userId,
+        cellId,
+        secretName: binding.secretName,
+        host: binding.host,
+        method,
+        path,
+        ...(binding.skill ? { skill: binding.skill } : {}),
+      });
+      if (verdict.ok) return undefined;
+      return (
+        `secret ${binding.secretName} was used ${this.usesPerMinute} times in the last minute; ` +
+        `retry in ${Math.ceil(verdict.retryAfterMs / 1000)} s`
+      );
+    };
   }
 
   /** The cell stopped: its placeholders mean nothing any more. */
