@@ -109,6 +109,15 @@ describe("/api/secrets", () => {
     expect((await boss("GET", "/api/secrets?user=nobody")).status).toBe(404);
   });
 
+  it("documents its routes in /api/openapi.json", async () => {
+    const doc = (await (await fetch(`${h.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(Object.keys(doc.paths["/api/secrets"] ?? {})).toEqual(["get"]);
+    expect(Object.keys(doc.paths["/api/secrets/{name}"] ?? {}).sort()).toEqual(["delete", "put"]);
+    expect(Object.keys(doc.paths["/api/secrets/{name}/bindings"] ?? {}).sort()).toEqual(["delete", "put"]);
+  });
+
   it("unbinds and deletes, audited by name, and the value is in no log line and no byte of host.db", async () => {
     expect((await ada("DELETE", "/api/secrets/GITHUB_TOKEN/bindings?host=api.github.com")).status).toBe(200);
     expect((await ada("DELETE", "/api/secrets/GITHUB_TOKEN/bindings?host=api.github.com")).status).toBe(404);
