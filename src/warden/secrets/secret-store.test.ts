@@ -106,6 +106,12 @@ describe("SecretStore", () => {
     expect(() => store.set("nobody", "A", "v", "cli")).toThrow(/user nobody not found/);
   });
 
+  it("forgets a removed user's secrets with the user", () => {
+    store.set("bob", "GITHUB_TOKEN", VALUE, "cli");
+    new UserStore(db).remove("bob");
+    expect(db.prepare("SELECT COUNT(*) FROM warden_secrets WHERE user_id = 'bob'").pluck().get()).toBe(0);
+  });
+
   it("audits set and remove by name, never with the value", () => {
     store.set("alice", "GITHUB_TOKEN", VALUE, "user:alice");
     expect(store.remove("alice", "GITHUB_TOKEN", "user:alice")).toBe(true);
