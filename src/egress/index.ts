@@ -1,3 +1,19 @@
+export { checkedAddress } from "./checked-address.js";
 export { EgressRefusal } from "./egress-refusal.js";
 export { addressRefusal, interfaceOf } from "./ip-ranges.js";
 export { fetchPage } from "./page-fetch.js";
+export {
+  type CellCa,
+  type CellCaOptions,
+  createCellCa,
+  DEFAULT_PROXY_LIMITS,
+  handleProxyConnection,
+  type LeafCertificate,
+  type ProxyAuditEntry,
+  type ProxyBinding,
+  type ProxyContext,
+  type ProxyLimits,
+  SECRET_TOKEN,
+  type SecretUseRequest,
+  systemResolve,
+} from "./proxy/index.js";

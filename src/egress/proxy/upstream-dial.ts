@@ -1,0 +1,61 @@
+import { lookup } from "node:dns/promises";
+import { isIP, type Socket, connect as tcpConnect } from "node:net";
+import { rootCertificates, type TLSSocket, connect as tlsConnect } from "node:tls";
+import { checkedAddress } from "../checked-address.js";
+import type { ProxyContext } from "./proxy-context.js";
+
+/** Every address of a name from the system resolver (an address literal resolves to itself). */
+export async function systemResolve(host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+}
+
+/** The address to dial for `host`: resolved once through the context, then checked (see checkedAddress). */
+export async function resolveOnce(host: string, ctx: ProxyContext): Promise<string> {
+  return checkedAddress(host, await ctx.resolve(host), ctx.allowPrivate);
+}
+
+/** A TCP connection to a checked address, for a blind tunnel. */
+export function dialTcp(address: string, port: number, timeoutMs: number): Promise<Socket> {
+  return settle(tcpConnect({ host: address, port }), "connect", timeoutMs, `${address}:${port}`);
+}
+
+/**
+ * A TLS connection to a checked address, verified as `host` against the system roots (+ extraCa), HTTP/1.1 only:
+ * the proxy re-serialises requests, so it speaks only what it parses.
+ */
+export function dialTls(
+  host: string,
+  address: string,
+  port: number,
+  ctx: ProxyContext,
+  timeoutMs: number,
+): Promise<TLSSocket> {
+  const socket = tlsConnect({
+    host: address,
+    port,
+    servername: host,
+    ca: [...rootCertificates, ...(ctx.extraCa ?? [])],
+    ALPNProtocols: ["http/1.1"],
+  });
+  return settle(socket, "secureConnect", timeoutMs, `${host} (${address}):${port}`);
+}
+
+function settle<T extends Socket>(socket: T, ready: string, timeoutMs: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`connecting to ${what} took longer than ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once(ready, () => {
+      clearTimeout(timer);
+      socket.off("error", fail);
+      resolve(socket);
+    });
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(new Error(`connecting to ${what} failed: ${error.message}`, { cause: error }));
+    };
+    socket.once("error", fail);
+  });
+}
