@@ -23,6 +23,8 @@ import { assembleSystemPrompt, readPromptFiles } from "./prompt-assembly.js";
 import { allowedTools, loadRuntimeConfig, type RuntimeConfig, selectProfile } from "./runtime-config.js";
 import { createRuntimeTools } from "./runtime-tools.js";
 import type { AgentRuntimeOptions, TurnRequest, TurnResult } from "./runtime-types.js";
+import { SkillCatalog } from "./skills/skill-catalog.js";
+import { renderSkillsPrompt } from "./skills/skills-prompt.js";
 import { PathPolicy } from "./tools/path-policy.js";
 import { createToolBox, type ToolBox } from "./tools/tool-box.js";
 
@@ -39,6 +41,7 @@ export class AgentRuntime {
   private readonly toolBoxes = new Map<string, ToolBox>();
   private pathPolicy: PathPolicy | undefined;
   private configStamp: string;
+  private readonly skills: SkillCatalog | undefined;
 
   private constructor(
     readonly brain: BrainLayout,
@@ -54,6 +57,7 @@ export class AgentRuntime {
     this.dayLog = new DayLog(brain.root, (write) => memory.writeFiles(write));
     this.audit = new BrainAuditLog(this.db, this.dayLog);
     this.now = options.now ?? (() => new Date());
+    this.skills = options.skillsDir ? new SkillCatalog(options.skillsDir) : undefined;
     this.conversations = new ConversationMemory({
       memory,
       db,
@@ -153,6 +157,7 @@ export class AgentRuntime {
       recalled,
       tools: allow,
       now: startedAt,
+      skills: this.skillsPrompt(allow),
     });
     const tools = this.toolBox(profile, retrieval.topK);
     const limits = { ...this.runtimeConfig.config.agent, ...profile.limits };
@@ -216,9 +221,20 @@ export class AgentRuntime {
   private toolBox(profile: AgentProfile, topK: number): ToolBox {
     let box = this.toolBoxes.get(profile.name);
     if (!box) {
-      const roots = [this.brain.root, this.workspace, ...this.runtimeConfig.config.tools.file.extra_roots];
+      const skills = this.options.skillsDir;
+      const roots = [
+        this.brain.root,
+        this.workspace,
+        ...this.runtimeConfig.config.tools.file.extra_roots,
+        ...(skills ? [skills] : []),
+      ];
       this.pathPolicy ??= new PathPolicy(this.options.fileRoots ?? roots, {
-        readOnly: [join(this.brain.root, BRAIN_PATHS.config), join(this.brain.root, BRAIN_PATHS.db)],
+        readOnly: [
+          join(this.brain.root, BRAIN_PATHS.config),
+          join(this.brain.root, BRAIN_PATHS.db),
+          // Read-only by the mount in a cell; by the policy as well, for the backend that has no mounts.
+          ...(skills ? [skills] : []),
+        ],
       });
       box = createToolBox({
         tools: this.createTools(topK),
@@ -246,6 +262,21 @@ export class AgentRuntime {
       memory: this.conversations.toolOperations(),
       topK,
     });
+  }
+
+  /**
+   * The installed skills' section, listed afresh each turn (cheap while nothing changed): only where the agent
+   * can read a SKILL.md, with its file tool.
+   */
+  private skillsPrompt(allow: readonly string[]): string {
+    if (!this.skills || !allow.includes("file")) return "";
+    try {
+      return renderSkillsPrompt(this.skills.list(), this.runtimeConfig.config.skills.prompt_budget_chars);
+    } catch (error) {
+      // A turn without its skills listed is better than no turn.
+      this.logger.warn({ err: error }, "listing the installed skills failed; answering without them");
+      return "";
+    }
   }
 
   /**

@@ -28,6 +28,8 @@ export interface PromptParts {
   recalled: readonly RecalledPassage[];
   tools: readonly string[];
   now: Date;
+  /** The installed skills' section (see skills/skills-prompt.ts), or empty. */
+  skills?: string;
 }
 
 const DEFAULT_PERSONA = [BRAIN_PATHS.soul, BRAIN_PATHS.identity];
@@ -118,6 +120,7 @@ export function assembleSystemPrompt(parts: PromptParts): string {
   }
   // Fetched pages reach the model as tool results: it must be told that their fenced text is data, not orders.
   if (parts.tools.includes("browser")) sections.push(UNTRUSTED_PAGE_NOTE);
+  if (parts.skills) sections.push(parts.skills);
   const tools = parts.tools.length > 0 ? parts.tools.join(", ") : "none";
   sections.push(
     `# Session\n\nAgent: ${parts.agent}\nCurrent time (UTC): ${parts.now.toISOString()}\nTools: ${tools}`,

@@ -13,6 +13,11 @@ export interface AgentRuntimeOptions {
   workspace?: string;
   /** Where the file tool may go; default the brain, the workspace and `[tools.file] extra_roots`. */
   fileRoots?: string[];
+  /**
+   * The user's installed skills (/mnt/skills in a cell, read-only): listed in the system prompt, and a root the
+   * file tool reads but never writes. Without it the agent is offered no skills.
+   */
+  skillsDir?: string;
   /** Lets the browser reach loopback and private addresses; default `[tools.browser] allow_private`. */
   allowPrivateNetwork?: boolean;
   providerTuning?: ProviderTuning;

@@ -31,6 +31,8 @@ export interface AgentHandlerOptions {
   warden: ProtocolPeer;
   /** What the bash tool adds to its commands' env, asked at each call: the HTTPS proxy and placeholders. */
   toolEnv?: () => Record<string, string>;
+  /** The user's installed skills, mounted read-only: listed in the prompt, readable with the file tool. */
+  skillsDir?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
       : undefined;
   const runtime = await AgentRuntime.open(options.brainRoot, {
     workspace,
+    ...(options.skillsDir ? { skillsDir: options.skillsDir } : {}),
     watchBrain: true,
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),

@@ -29,6 +29,7 @@ async function warmUp(name: string): Promise<void> {
 async function loadHandler(
   name: string,
   brainRoot: string,
+  skillsDir: string | undefined,
   peer: ProtocolPeer,
   toolEnv: () => Record<string, string>,
 ): Promise<CellHandler> {
@@ -39,7 +40,7 @@ async function loadHandler(
     const { createAgentHandler } = await import("./agent-handler.js");
     // Model calls, provider embeddings and web fetches go to the warden over the channel: the cell has
     // neither keys nor network.
-    return createAgentHandler({ brainRoot, warden: peer, toolEnv });
+    return createAgentHandler({ brainRoot, warden: peer, toolEnv, ...(skillsDir ? { skillsDir } : {}) });
   }
   throw new Error(`unknown handler ${name}: use one of ${GUEST_HANDLERS.join(", ")}`);
 }
@@ -50,6 +51,8 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       channel: { type: "string", default: "stdio" },
       brain: { type: "string", default: "/mnt/brain" },
+      // The user's installed skills, read-only (/mnt/skills in a cell); absent: the agent is offered none.
+      skills: { type: "string" },
       user: { type: "string" },
       handler: { type: "string", default: "agent" },
       "max-frame-bytes": { type: "string" },
@@ -89,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
   if (values.blank) await warmUp(handlerName).catch(() => undefined);
   const info = await serveCell(
     stream,
-    (peer, services) => loadHandler(handlerName, values.brain, peer, services.toolEnv),
+    (peer, services) => loadHandler(handlerName, values.brain, values.skills, peer, services.toolEnv),
     {
       userId: values.user,
       brainRoot: values.brain,

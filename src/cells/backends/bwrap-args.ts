@@ -1,5 +1,6 @@
 import { lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { SKILLS_IN_CELL } from "../skills-dir.js";
 import { PACKAGE_IN_CELL } from "../startup-snapshot.js";
 
 /** Resource limits of one bubblewrap cell. */
@@ -55,6 +56,8 @@ export interface BwrapCommand {
   brainDir: string;
   /** Bound at /mnt/brain/work over the brain: a stage slot an order's worktree is attached to later. */
   workDir?: string;
+  /** The user's installed skills (or a blank cell's slot for them), bound read-only at /mnt/skills. */
+  skillsDir?: string;
   nodeArgs: string[];
   limits: BwrapLimits;
   allowNetwork: boolean;
@@ -107,6 +110,7 @@ export function buildBwrapArgs(command: BwrapCommand): { file: string; args: str
     ...(command.embeddingsDir ? ["--ro-bind", command.embeddingsDir, `${PACKAGE_IN_CELL}/embeddings`] : []),
     ...["--bind", command.brainDir, BRAIN_IN_CELL],
     ...(command.workDir ? ["--bind", command.workDir, WORK_IN_CELL] : []),
+    ...(command.skillsDir ? ["--ro-bind", command.skillsDir, SKILLS_IN_CELL] : []),
     ...["--proc", "/proc", "--dev", "/dev"],
     // /dev is a tmpfs of bwrap's: left writable it would take files up to half the host's RAM. Only a sized
     // /dev/shm stays writable.

@@ -8,7 +8,9 @@ import {
   type CellStartSpec,
 } from "../cell.js";
 import { prepareProgramRunner } from "../program-runner.js";
+import { ensureSkillsDir } from "../skills-dir.js";
 import { attachBrain } from "./bwrap-attach.js";
+import { attachSkillsDir } from "./bwrap-attach-skills.js";
 import type { BwrapBrain } from "./bwrap-brain.js";
 import type { BwrapHost } from "./bwrap-host.js";
 import { nextPoolOwner } from "./pool-uids.js";
@@ -17,7 +19,8 @@ import { nextPoolOwner } from "./pool-uids.js";
  * A blank bwrap cell: staged and sandboxed like any cell (its own uid, see pool-uids.ts, its own cgroup), its
  * runtime loaded, but /mnt/brain an empty slot and its user unknown. Handing it out (assign) mounts the
  * user's brain onto the slot from inside the cell's stage namespace (the slot is shared, so the mount shows
- * at /mnt/brain in the sandbox), renames its cgroup after the user and greets it with a Hello naming them.
+ * at /mnt/brain in the sandbox) and their installed skills, read-only, onto another (at /mnt/skills), renames
+ * its cgroup after the user and greets it with a Hello naming them.
  * The cell never sees another brain: the slot was empty until then, and a handed-out cell is never pooled again.
  */
 export async function startBlankCell(host: BwrapHost, spec: BlankCellSpec): Promise<BlankCell> {
@@ -41,7 +44,7 @@ export async function startBlankCell(host: BwrapHost, spec: BlankCellSpec): Prom
   };
   const identity = ["--user", standIn, "--blank"];
   const command = await host
-    .command(cellSpec, identity, { kind: "slot" }, owner, cgroup?.procsFiles)
+    .command(cellSpec, identity, { kind: "slot" }, owner, cgroup?.procsFiles, { kind: "slot" })
     .catch(async (error) => {
       await release();
       throw error;
@@ -63,6 +66,12 @@ export async function startBlankCell(host: BwrapHost, spec: BlankCellSpec): Prom
       if (pid === undefined) throw new CellStartError(`${standIn} has no process`);
       await attachBrain(pid, brain, owner).catch((error: Error) => {
         throw new CellStartError(`could not attach the brain of ${user.userId}: ${error.message}`, {
+          cause: error,
+        });
+      });
+      const skills = await ensureSkillsDir(user.userDir);
+      await attachSkillsDir(pid, skills).catch((error: Error) => {
+        throw new CellStartError(`could not attach the skills of ${user.userId}: ${error.message}`, {
           cause: error,
         });
       });

@@ -19,7 +19,9 @@ export interface CellCommand {
 export async function cellCommand(
   command: Omit<BwrapCommand, "brainDir">,
   brain: BwrapBrain | { kind: "slot" },
-  root: { owner: { uid: number; gid: number }; cgroupProcs: string[]; workSlot?: boolean } | undefined,
+  root:
+    | { owner: { uid: number; gid: number }; cgroupProcs: string[]; workSlot?: boolean; skillsSlot?: boolean }
+    | undefined,
   isPublic: (dir: string) => Promise<boolean> = async () => false,
 ): Promise<CellCommand> {
   if (!root) {
@@ -46,15 +48,23 @@ export async function cellCommand(
       : []),
     // Empty until attachWork (bwrap-attach-work.ts) binds an order's worktree onto it, seen in the cell too.
     ...(root.workSlot ? [{ name: "work" as const, source: "", noFollow: true, kind: "slot" as const }] : []),
+    // The user's skills, read-only from the stage on; a blank cell's are attached at hand-out (bwrap-attach-skills.ts).
+    ...skillsSources(command.skillsDir, root.skillsSlot === true),
   ];
   const inner = buildBwrapArgs({
     ...command,
     brainDir: stagedPath("brain"),
     ...(root.workSlot ? { workDir: stagedPath("work") } : {}),
+    ...(command.skillsDir || root.skillsSlot ? { skillsDir: stagedPath("skills") } : {}),
     ...(stagePackage ? { packageRoot: stagedPath("package") } : {}),
     ...(stageNode ? { nodePrefixSource: stagedPath("node") } : {}),
     ...(stageEmbeddings ? { embeddingsDir: stagedPath("embeddings") } : {}),
   });
   const wrapped = await stageCommand(sources, root.owner, root.cgroupProcs, inner);
   return { ...wrapped, bwrapArgs: inner.bwrapArgs };
+}
+
+function skillsSources(skillsDir: string | undefined, slot: boolean): StageSource[] {
+  if (slot) return [{ name: "skills", source: "", noFollow: true, kind: "slot" }];
+  return skillsDir ? [{ name: "skills", source: skillsDir, noFollow: true, kind: "readonly" }] : [];
 }

@@ -7,6 +7,7 @@ import { type CellCgroup, createCellCgroup, sweepStaleCellCgroups } from "../cel
 import { probeBrainImages, probeToolSandbox } from "../cell-limits.js";
 import { duplexOf, launchChildCell } from "../child-cell.js";
 import { defaultRuntime, type GuestRuntime } from "../guest-runtime.js";
+import { SKILLS_IN_CELL } from "../skills-dir.js";
 import { prepareWordTableDir } from "../word-table-home.js";
 import {
   BRAIN_IN_CELL,
@@ -76,7 +77,8 @@ export interface BwrapHost {
   cgroup(name: string): Promise<CellCgroup | undefined>;
   /**
    * The prlimit + bwrap command (staged under a root warden) that runs the inmate: `identity` is its --user
-   * (and --blank) arguments, `brain` what /mnt/brain is (a slot for a blank cell's brain to come).
+   * (and --blank) arguments, `brain` what /mnt/brain is (a slot for a blank cell's brain to come), `skills`
+   * the host folder bound read-only at /mnt/skills (or a slot for a blank cell's, see bwrap-attach-skills.ts).
    */
   command(
     spec: Pick<CellStartSpec, "handler" | "maxFrameBytes" | "allowNetwork" | "env" | "workSlot">,
@@ -84,6 +86,7 @@ export interface BwrapHost {
     brain: BwrapBrain | { kind: "slot" },
     owner: Owner | undefined,
     cgroupProcs: string[] | undefined,
+    skills: { dir: string } | { kind: "slot" },
   ): Promise<CellCommand>;
   /** Spawns the command and waits for the runtime's first Heartbeat. */
   launch(command: CellCommand, spec: CellStartSpec, cleanup: () => Promise<void>): Promise<CellHandle>;
@@ -154,7 +157,7 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
       noCgroups(made.unavailable);
       return undefined;
     },
-    async command(spec, identity, brain, owner, cgroupProcs) {
+    async command(spec, identity, brain, owner, cgroupProcs, skills) {
       const host = await features();
       return cellCommand(
         {
@@ -163,7 +166,7 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
           nodePath: options.nodePath ?? process.execPath,
           nodeArgs: [
             ...(host.snapshot ?? runtime.nodeArgs(PACKAGE_IN_CELL)),
-            ...["--channel", "stdio", "--brain", BRAIN_IN_CELL, ...identity],
+            ...["--channel", "stdio", "--brain", BRAIN_IN_CELL, "--skills", SKILLS_IN_CELL, ...identity],
             ...["--handler", spec.handler ?? "agent"],
             ...(spec.maxFrameBytes ? ["--max-frame-bytes", String(spec.maxFrameBytes)] : []),
           ],
@@ -172,9 +175,17 @@ export function createBwrapHost(options: BwrapBackendOptions): BwrapHost {
           toolSandbox: host.tools,
           ...(host.embeddings ? { embeddingsDir: host.embeddings } : {}),
           ...(spec.env ? { env: spec.env } : {}),
+          ...("dir" in skills ? { skillsDir: skills.dir } : {}),
         },
         brain,
-        owner ? { owner, cgroupProcs: cgroupProcs ?? [], workSlot: spec.workSlot === true } : undefined,
+        owner
+          ? {
+              owner,
+              cgroupProcs: cgroupProcs ?? [],
+              workSlot: spec.workSlot === true,
+              skillsSlot: !("dir" in skills),
+            }
+          : undefined,
         // Asked at every start (a few stat calls): an operator's chmod takes effect at the next one.
         isPublicRootDir,
       );

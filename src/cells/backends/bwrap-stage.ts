@@ -22,7 +22,8 @@ import { runProgram } from "../program-runner.js";
  */
 export const STAGE_ROOT = "/run/ironclaw-cell-stage";
 
-export type StageName = "brain" | "package" | "node" | "embeddings" | "work";
+/** `skills-hold`: where a blank cell's skills are made read-only before they go onto its `skills` slot. */
+export type StageName = "brain" | "package" | "node" | "embeddings" | "work" | "skills" | "skills-hold";
 
 export function stagedPath(name: StageName): string {
   return join(STAGE_ROOT, name);
@@ -38,9 +39,10 @@ export interface StageSource {
    * the cell's uid when it is not its already. The mount lives in the cell's namespace only, and the loop
    * device detaches itself when the namespace goes. `slot` (no source): the mount point bound onto itself
    * and made shared, so what is mounted on it later (bwrap-attach.ts) shows in the cell too: a blank cell's
-   * brain, attached when the cell is handed out.
+   * brain, attached when the cell is handed out. `readonly`: bound, then remounted read-only before the cell
+   * starts, so the cell's namespace receives it read-only and locked so (its user's installed skills).
    */
-  kind?: "bind" | "image" | "slot";
+  kind?: "bind" | "image" | "slot" | "readonly";
 }
 
 /**
@@ -69,6 +71,10 @@ while [ "$1" != "--" ]; do
   elif [ "$1" = slot ]; then
     mount -n --bind "$3" "$3"
     mount -n --make-shared "$3"
+  elif [ "$1" = readonly ]; then
+    mount -n --bind "$2" "$3"
+    mount -n -o remount,bind,ro,nodev,nosuid "$3"
+    binds="$binds $3"; want="$want $4"
   else
     mount -n --bind "$2" "$3"
     binds="$binds $3"; want="$want $4"
@@ -158,7 +164,7 @@ export async function identifySource(source: StageSource): Promise<string> {
  * The mount points, created once: root-owned and writable by root alone, or another local user could plant
  * a link there and have root mount over its target (in the cell's namespace, but still).
  */
-async function prepareStage(names: StageName[]): Promise<void> {
+export async function prepareStage(names: StageName[]): Promise<void> {
   if (names.includes("work")) await prepareScratchRoot();
   for (const dir of [STAGE_ROOT, ...names.map(stagedPath)]) {
     await mkdir(dir, { recursive: true, mode: 0o755 });

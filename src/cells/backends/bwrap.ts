@@ -6,6 +6,7 @@ import {
   CellStartError,
   type CellStartSpec,
 } from "../cell.js";
+import { ensureSkillsDir } from "../skills-dir.js";
 import { attachWorkDir } from "./bwrap-attach-work.js";
 import { startBlankCell } from "./bwrap-blank.js";
 import { type BwrapBackendOptions, createBwrapHost, type Owner } from "./bwrap-host.js";
@@ -28,8 +29,8 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): CellBacke
         await cgroup?.remove();
         if (brain.kind === "image") await releaseBrainLock(brain.lockFile);
       };
-      const command = await host
-        .command(spec, ["--user", spec.userId], brain, owner, cgroup?.procsFiles)
+      const command = await ensureSkillsDir(spec.userDir)
+        .then((dir) => host.command(spec, ["--user", spec.userId], brain, owner, cgroup?.procsFiles, { dir }))
         .catch(async (error) => {
           await release();
           throw error;

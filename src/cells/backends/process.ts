@@ -5,6 +5,7 @@ import { ensureBrainDir } from "../brain-dir.js";
 import { assertUserId, type CellBackend, type CellHandle, type CellStartSpec } from "../cell.js";
 import { duplexOf, launchChildCell } from "../child-cell.js";
 import { defaultRuntime, type GuestRuntime } from "../guest-runtime.js";
+import { ensureSkillsDir } from "../skills-dir.js";
 
 export const PROCESS_WARNING =
   "the process cell backend does not isolate: the agent runs as a plain host process with this user's rights";
@@ -29,11 +30,13 @@ export function createProcessBackend(options: ProcessBackendOptions = {}): CellB
       options.onWarning?.(PROCESS_WARNING);
       await mkdir(spec.userDir, { recursive: true });
       const brain = await ensureBrainDir(spec.userDir, spec.brainSeed);
+      // No mount here: the runtime reads the host folder itself (its file tool's policy keeps it read-only).
+      const skills = await ensureSkillsDir(spec.userDir);
       const child = spawn(
         process.execPath,
         [
           ...runtime.nodeArgs(runtime.packageRoot),
-          ...["--channel", "stdio", "--brain", brain.dir, "--user", spec.userId],
+          ...["--channel", "stdio", "--brain", brain.dir, "--skills", skills, "--user", spec.userId],
           ...["--handler", spec.handler ?? "agent"],
           ...(spec.maxFrameBytes ? ["--max-frame-bytes", String(spec.maxFrameBytes)] : []),
         ],

@@ -230,6 +230,25 @@ const promotionSchema = z
     message: "must be at most window_days",
   });
 
+/** Installed skills as the system prompt lists them (seed 003 §16.2: progressive disclosure). */
+const skillsSchema = z
+  .strictObject({
+    prompt_budget_chars: aNumber()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(100_000, "must be at most 100000 characters")
+      .default(4000)
+      .describe(
+        "The most characters the list of installed skills (name, description, where SKILL.md is) takes in the " +
+          "system prompt; skills past it are left out, and counted. 0 lists none.",
+      ),
+  })
+  .prefault({})
+  .describe(
+    "Skills the user installed, read-only at /mnt/skills: only their names and descriptions enter the prompt; " +
+      "the agent reads a skill's SKILL.md when it fits the task.",
+  );
+
 /** `/mnt/brain/config/irowclaw.toml`, the agent runtime's config (seed 003 §10.2). */
 export const irowclawConfigSchema = z.strictObject({
   default_agent: agentName.meta({
@@ -249,6 +268,7 @@ export const irowclawConfigSchema = z.strictObject({
   indexing: indexingSchema,
   agent: agentLimitsSchema,
   promotion: promotionSchema,
+  skills: skillsSchema,
 });
 // A profile's provider and the embedding provider may name a provider this file does not define: in a cell
 // every provider is the warden's (ironclawd.toml [providers]), and a brain outside a cell reports an undefined
@@ -264,7 +284,7 @@ export const irowclawConfigContract = defineContract({
     "The inmate's TOML config in the brain: default_agent, [providers.<name>] base_url and api_key_env " +
     "(a reference to an environment variable; inline keys are refused), [tools] allow list, bash timeout and " +
     "output cap, file workspace and roots, browser caps, network egress, [indexing] chunk size, embedder and " +
-    "watch debounce, [agent] max steps and context budget.",
+    "watch debounce, [agent] max steps and context budget, [skills] the prompt's budget for installed skills.",
   format: "toml",
   schema: irowclawConfigSchema,
 });
