@@ -219,7 +219,10 @@ export class AgentRuntime {
 
   /** One tool box per agent, built on first use: tool schemas are converted to JSON Schema only once. */
   private toolBox(profile: AgentProfile, topK: number): ToolBox {
-    let box = this.toolBoxes.get(profile.name);
+    // The integrations the user has configured can change while the cell runs (a token added): the tool box
+    // is built again when they do.
+    const key = `${profile.name}\n${this.options.integrations?.configured().join(",") ?? ""}`;
+    let box = this.toolBoxes.get(key);
     if (!box) {
       const skills = this.options.skillsDir;
       const roots = [
@@ -244,7 +247,7 @@ export class AgentRuntime {
         audit: this.audit,
         now: this.now,
       });
-      this.toolBoxes.set(profile.name, box);
+      this.toolBoxes.set(key, box);
     }
     return box;
   }
@@ -259,6 +262,7 @@ export class AgentRuntime {
       ...(this.options.pageFetcher ? { pageFetcher: this.options.pageFetcher } : {}),
       ...(this.options.commandClient ? { commandClient: this.options.commandClient } : {}),
       ...(this.options.toolEnv ? { toolEnv: this.options.toolEnv } : {}),
+      ...(this.options.integrations ? { integrations: this.options.integrations } : {}),
       memory: this.conversations.toolOperations(),
       topK,
     });

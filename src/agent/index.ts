@@ -91,6 +91,8 @@ export {
   createCommandTool,
 } from "./tools/command-tool.js";
 export { createFileTool, type FileToolLimits } from "./tools/file-tool.js";
+export { createGithubTools } from "./tools/github-tools.js";
+export type { IntegrationAccess, IntegrationAnswer, IntegrationCall } from "./tools/integration-client.js";
 export { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 export { PathPolicy } from "./tools/path-policy.js";
 export { type GroupRun, type GroupRunOptions, runInProcessGroup } from "./tools/process-group.js";

@@ -3,6 +3,8 @@ import { createBashTool } from "./tools/bash-tool.js";
 import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
 import { type CommandClient, createCommandTool, noCommand } from "./tools/command-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
+import { createGithubTools } from "./tools/github-tools.js";
+import type { IntegrationAccess } from "./tools/integration-client.js";
 import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 import { type AgentTool, ToolRefusal } from "./tools/tool-definition.js";
 
@@ -15,6 +17,8 @@ export function createRuntimeTools(input: {
   commandClient?: CommandClient;
   /** Variables the bash tool adds to each command's env, asked at each call. */
   toolEnv?: () => Record<string, string>;
+  /** The warden's integrations; a tool family is created only for an integration the user has configured. */
+  integrations?: IntegrationAccess;
   memory: MemoryToolOperations;
   topK: number;
 }): AgentTool[] {
@@ -40,6 +44,7 @@ export function createRuntimeTools(input: {
     }),
     createMemoryTool(input.memory, { topK: input.topK }),
     createCommandTool(input.commandClient ?? noCommand),
+    ...(input.integrations?.configured().includes("github") ? createGithubTools(input.integrations) : []),
   ];
 }
 

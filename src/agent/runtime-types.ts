@@ -4,6 +4,7 @@ import type { ChatMessage, ProviderRegistry, ProviderTuning } from "../providers
 import type { AgentEvent, AgentRunResult } from "./agent-event.js";
 import type { PageFetcher } from "./tools/browser-tool.js";
 import type { CommandClient } from "./tools/command-tool.js";
+import type { IntegrationAccess } from "./tools/integration-client.js";
 
 // What opening a runtime takes, and what one turn takes and gives back.
 
@@ -30,6 +31,11 @@ export interface AgentRuntimeOptions {
   pageFetcher?: PageFetcher;
   /** How the command tool reaches command: in a cell, the warden. Without one, it answers that command is off. */
   commandClient?: CommandClient;
+  /**
+   * The integrations (GitHub…) the warden runs with the user's credentials: in a cell, requests to the warden.
+   * Without it, or for an integration the user has not configured, the agent gets no such tools.
+   */
+  integrations?: IntegrationAccess;
   /** Variables the bash tool adds to each command's env, asked at each call (in a cell: the HTTPS proxy's). */
   toolEnv?: () => Record<string, string>;
   /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */

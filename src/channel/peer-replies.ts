@@ -19,6 +19,7 @@ export function isFinalReply(message: ProtocolMessage): boolean {
     case "FetchResult":
     case "QueryResult":
     case "CommandResult":
+    case "IntegrationResult":
       return true;
     case "ModelEvent":
       return message.event.type === "done" || message.event.type === "error";

@@ -1,5 +1,6 @@
 export { checkedAddress } from "./checked-address.js";
 export { EgressRefusal } from "./egress-refusal.js";
+export { createGuardedFetch, type EgressDial, type GuardedFetchOptions } from "./guarded-fetch.js";
 export { addressRefusal, interfaceOf } from "./ip-ranges.js";
 export { fetchPage } from "./page-fetch.js";
 export {

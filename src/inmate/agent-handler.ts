@@ -15,6 +15,7 @@ import { runFileOp } from "./brain-file-ops.js";
 import { createBrainQueries } from "./brain-queries.js";
 import type { CellHandler, TurnEvent } from "./cell-handler.js";
 import { createProxyCommandClient } from "./command-proxy.js";
+import { createProxyIntegrations } from "./integration-proxy.js";
 import {
   createProxyFetcher,
   createProxyProviders,
@@ -48,6 +49,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     indexing.embedder === "provider" && indexing.embedding_provider && indexing.embedding_model
       ? await ProxyEmbedder.create(options.warden, indexing.embedding_provider, indexing.embedding_model)
       : undefined;
+  const integrations = createProxyIntegrations(options.warden);
   const runtime = await AgentRuntime.open(options.brainRoot, {
     workspace,
     ...(options.skillsDir ? { skillsDir: options.skillsDir } : {}),
@@ -55,6 +57,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),
     commandClient: createProxyCommandClient(options.warden),
+    integrations,
     ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
     ...(embedder ? { embedder } : {}),
     // A cell's tasks are capped (16 by default) and a microVM cell has one vCPU: a worker thread would spend
@@ -83,6 +86,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     );
   return {
     name: "agent",
+    onHello: (hello) => integrations.learn(hello),
     describe() {
       runtime.refreshConfig();
       const agents = [...runtime.runtimeConfig.profiles.values()].map(({ profile: p }) => ({

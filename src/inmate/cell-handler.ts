@@ -1,6 +1,7 @@
 import type {
   FileOpRequest,
   FileOpResult,
+  Hello,
   JobStatus,
   JobTrigger,
   QueryRequest,
@@ -69,6 +70,8 @@ export interface CellHandler {
    * runs report their JobStatus this way (seed 003 §8.2: an optional notification for the warden to relay).
    */
   attach?(notify: (status: JobProgress & { job_id: string }) => void): void;
+  /** What the warden's Hello tells the cell (which integrations its user has), taken before Ready is sent. */
+  onHello?(hello: Hello): void | Promise<void>;
   /** What the cell offers, for the Ready answer to the warden's Hello. */
   describe?(): { agents: { name: string; provider: string; model: string }[]; defaultAgent?: string };
   /** Called once before the cell exits: flush and close the brain database here. */

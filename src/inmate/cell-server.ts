@@ -153,6 +153,7 @@ function isReplyToUs(message: ProtocolMessage): boolean {
     message.type === "EmbedResult" ||
     message.type === "FetchResult" ||
     message.type === "CommandResult" ||
+    message.type === "IntegrationResult" ||
     (message.type === "Error" && message.reply_to !== undefined)
   );
 }
@@ -173,6 +174,7 @@ async function dispatch(
     case "QueryRequest":
       return answerQuery(peer, handler, context, message);
     case "Hello":
+      await handler.onHello?.(message);
       peer.send({
         type: "Ready",
         user_id: message.user_id,

@@ -5,6 +5,7 @@ import type {
   EmbedRequest,
   FetchRequest,
   HostPolicy,
+  IntegrationRequest,
   IronclawdConfig,
   ModelRequest,
   ProtocolErrorCode,
@@ -19,6 +20,7 @@ import type { AuditEntry } from "./audit-store.js";
 import type { CallState, ModelBudget, ModelCallStart, Overrun } from "./budget/index.js";
 import { type CommandReply, commandNotEnabled } from "./command-requests.js";
 import { type HostProviders, isRefusal } from "./host-providers.js";
+import type { IntegrationReply } from "./integrations/index.js";
 import { userModelFailure } from "./model-failure.js";
 
 const FETCH_BODY_CAP = Math.floor((DEFAULT_MAX_FRAME_BYTES - 64 * 1024) * 0.75);
@@ -54,6 +56,8 @@ export interface CellRequestOptions {
   labels?: { session: string; job: string };
   /** The command tool's requests (command-requests.ts); without it each is answered that command is off. */
   command?: (request: CommandRequest) => Promise<CommandReply>;
+  /** The integration tools' requests (integrations/); without it each is answered that none is set up. */
+  integrations?: (request: IntegrationRequest, signal: AbortSignal) => Promise<IntegrationReply>;
 }
 
 /**
@@ -85,6 +89,8 @@ export function serveCellRequests(cell: CellHandle, options: CellRequestOptions)
         return start(message, (signal) => proxyFetch(cell, message, options, signal));
       case "CommandRequest":
         return start(message, () => serveCommand(cell, message, options));
+      case "IntegrationRequest":
+        return start(message, (signal) => serveIntegration(cell, message, options, signal));
       case "Cancel":
         running.get(message.target)?.abort();
         return;
@@ -113,6 +119,18 @@ async function serveCommand(
     options.command ?? ((r: CommandRequest) => commandNotEnabled(options.audit)(options.userId, r));
   const reply = await serve(request);
   cell.send({ type: "CommandResult", reply_to: request.msg_id, ...reply });
+}
+
+async function serveIntegration(
+  cell: CellHandle,
+  request: IntegrationRequest,
+  options: CellRequestOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const reply: IntegrationReply = options.integrations
+    ? await options.integrations(request, signal)
+    : { ok: false, error: { code: "not_configured", message: "no integrations are set up on this host" } };
+  cell.send({ type: "IntegrationResult", reply_to: request.msg_id, ...reply });
 }
 
 function refuse(cell: CellHandle, message: ProtocolMessage, code: ProtocolErrorCode, text: string): void {

@@ -6,6 +6,7 @@ import { type CellBackend, type CellStartSpec, createConfiguredBackend, usersDir
 import { CommandService, type CommandServiceOptions } from "../command/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
 import { createLogger, type Logger } from "../core/index.js";
+import type { EgressDial } from "../egress/index.js";
 import type { ProviderTuning } from "../providers/index.js";
 import { cellBrainReader, OrderCertifier, runningWorkflowRef, TurnCertifier } from "./attest/index.js";
 import { AuditStore } from "./audit-store.js";
@@ -28,6 +29,7 @@ import { HostProviders } from "./host-providers.js";
 import { createAuthenticator } from "./http/auth.js";
 import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
+import { createHostIntegrations } from "./integrations/index.js";
 import { LoginLinks } from "./login-links.js";
 import { WardenSecrets } from "./secrets/index.js";
 import { SentinelKeeper } from "./sentinel-keeper.js";
@@ -57,6 +59,8 @@ export interface WardenOptions {
    * (a warden embedded in another program) audits happen only on POST /api/audit.
    */
   sentinel?: { command: readonly string[] };
+  /** Tests: real host names (api.github.com) mapped to local servers, and their CA (see EgressDial). */
+  egressDial?: EgressDial;
 }
 
 export interface Warden {
@@ -109,6 +113,14 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     : await createConfiguredBackend(config, { home: options.home, onWarning: (w) => logger.warn(w) });
   if (!chosen.backend.isolated) logger.warn("cells run in the process backend: NOT isolated from this host");
   const providers = new HostProviders(config, env, options.providerTuning ?? {});
+  // The integration tools' calls, made here with each user's own credential; none of it enters a cell.
+  const integrations = createHostIntegrations({
+    config,
+    secret: (userId, name) => secrets.store.get(userId, name),
+    ...(options.egressDial ? { dial: options.egressDial } : {}),
+    audit: (entry) => audit.record(entry),
+    logger,
+  });
   const cells = new WardenCells({
     backend: chosen.backend,
     usersDir: usersDir(config, options.home),
@@ -121,6 +133,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     // Called during turns only, once `chat` below exists: a turn's certificate names the models it called.
     onModelCall: (call) => chat.noteModelCall(call),
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
+    integrations,
   });
   // Command's ledger and queue sit beside host.db; a ledger that cannot open stops the start like host.db would.
   const command = config.command.enabled

@@ -18,6 +18,7 @@ import type { ModelBudget } from "./budget/index.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
 import { type CommandRequestHandler, commandNotEnabled } from "./command-requests.js";
 import type { HostProviders } from "./host-providers.js";
+import type { IntegrationDesk } from "./integrations/index.js";
 
 /** Why a cell's model call may not leave, or undefined. */
 export type ModelCallGuard = (
@@ -42,6 +43,8 @@ export interface WardenCellsOptions {
   spec?: Partial<CellStartSpec>;
   /** How long a Hello may wait for Ready (a microVM under TCG indexes a brain slowly). */
   readyTimeoutMs?: number;
+  /** The integrations (GitHub…) run with each user's credentials; each Hello names those the user has. */
+  integrations?: IntegrationDesk;
 }
 
 export interface LiveCell {
@@ -127,10 +130,7 @@ export class WardenCells {
   /** The agent profiles the user's brain defines now (asked again each time: the owner may edit them). */
   async describe(userId: string): Promise<Ready> {
     const { cell } = await this.get(userId);
-    const reply = await cell.call(
-      { type: "Hello", providers: this.options.providers.names() },
-      { timeoutMs: 30_000 },
-    );
+    const reply = await cell.call(this.hello(userId), { timeoutMs: 30_000 });
     if (reply.type !== "Ready")
       throw new Error(reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`);
     return reply;
@@ -194,7 +194,18 @@ export class WardenCells {
     this.commands = handler;
   }
 
+  /** What a cell is told when it is greeted: the providers offered, and the integrations its user has. */
+  private hello(userId: string) {
+    const integrations = this.options.integrations?.configured(userId) ?? [];
+    return {
+      type: "Hello" as const,
+      providers: this.options.providers.names(),
+      ...(integrations.length > 0 ? { integrations } : {}),
+    };
+  }
+
   private async greet(userId: string, cell: CellHandle): Promise<Ready> {
+    const { integrations } = this.options;
     const detach = serveCellRequests(cell, {
       userId,
       providers: this.options.providers,
@@ -209,6 +220,9 @@ export class WardenCells {
         this.commands
           ? this.commands(userId, request)
           : commandNotEnabled(this.options.audit)(userId, request),
+      ...(integrations
+        ? { integrations: (request, signal) => integrations.serve(userId, request, signal) }
+        : {}),
     });
     const off = cell.onEvent((message) => {
       if (message.type === "JobStatus" && message.reply_to === undefined) {
@@ -237,12 +251,9 @@ export class WardenCells {
       offRefusals();
     });
     const reply = await cell
-      .call(
-        { type: "Hello", providers: this.options.providers.names() },
-        {
-          timeoutMs: this.options.readyTimeoutMs ?? 120_000,
-        },
-      )
+      .call(this.hello(userId), {
+        timeoutMs: this.options.readyTimeoutMs ?? 120_000,
+      })
       .catch(async (error: Error) => {
         // A cell that died on its way up (its brain's index, its config) says more than the lost channel.
         const exit = await Promise.race([cell.exited, delay(3_000)]);

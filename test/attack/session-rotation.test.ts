@@ -21,6 +21,7 @@ beforeAll(async () => {
     configure: (config) => ({
       ...config,
       integrations: {
+        ...config.integrations,
         telegram: { enabled: true, token: "123:T", secret_token: SECRET, api_base_url: bot.url, bot: "home" },
       },
     }),

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 
 /** One Bot API call the fake received: `/bot<token>/<method>` and its JSON body. */
 export interface BotApiCall {
@@ -127,9 +128,10 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-/** The warden's `[integrations]` for a bot named "family" whose Bot API is this test server. */
+/** The warden's `[integrations]` for a bot named "family" whose Bot API is this test server; the rest default. */
 export function telegramIntegration(bot: TelegramServer, secret: string) {
   return {
+    ...ironclawdConfigSchema.parse({}).integrations,
     telegram: {
       enabled: true,
       token: "123456:TEST",

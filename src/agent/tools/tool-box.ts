@@ -34,7 +34,8 @@ export interface ToolBoxOptions {
  */
 export function createToolBox(options: ToolBoxOptions): ToolBox {
   const byName = new Map(options.tools.map((t) => [t.name, t]));
-  const allowed = options.tools.filter((t) => options.allow.includes(t.name));
+  const isAllowed = (t: AgentTool) => options.allow.includes(t.kind ?? t.name);
+  const allowed = options.tools.filter(isAllowed);
   const specs = allowed.map(toToolSpec);
   const maxChars = options.maxResultChars ?? 32_000;
   const now = options.now ?? (() => new Date());
@@ -49,7 +50,7 @@ export function createToolBox(options: ToolBoxOptions): ToolBox {
       const known = allowed.map((t) => t.name).join(", ") || "none";
       return outcome("unknown", true, `there is no tool named ${call.name}; available tools: ${known}`);
     }
-    if (!options.allow.includes(tool.name)) {
+    if (!isAllowed(tool)) {
       return outcome("denied", true, `tool ${tool.name} is not allowed for agent ${options.agent}`);
     }
     let raw: unknown;

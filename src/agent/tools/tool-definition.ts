@@ -28,6 +28,8 @@ export interface ToolResult {
 
 export interface AgentTool<S extends z.ZodType = z.ZodType> {
   name: string;
+  /** The allow-list entry that grants this tool when it is not its name: one entry grants a family (`github`). */
+  kind?: string;
   description: string;
   parameters: S;
   execute(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;

@@ -25,6 +25,26 @@ export {
   cronJobsSchema,
 } from "./cron-jobs.js";
 export {
+  GITHUB_ACTIONS,
+  GITHUB_PER_PAGE_MAX,
+  type GithubAction,
+  type GithubArgs,
+  githubArgsSchemas,
+} from "./github-args.js";
+export {
+  GITHUB_ITEM_BODY_CHARS,
+  GITHUB_LIST_BODY_CHARS,
+  type GithubComment,
+  type GithubIssue,
+  type GithubPull,
+  type GithubResults,
+  githubCommentSchema,
+  githubIssueSchema,
+  githubPullSchema,
+  githubResultSchemas,
+  trimBody,
+} from "./github-results.js";
+export {
   addressDenial,
   type FetchedPage,
   type FetchLimits,
@@ -151,6 +171,20 @@ export {
   fileOpResultSchema,
 } from "./protocol-files.js";
 export { messageId as protocolMessageId } from "./protocol-header.js";
+export {
+  INTEGRATION_ACTIONS,
+  INTEGRATION_ERROR_CODES,
+  INTEGRATION_NAMES,
+  type IntegrationError,
+  type IntegrationErrorCode,
+  type IntegrationName,
+  type IntegrationRequest,
+  type IntegrationResult,
+  integrationErrorSchema,
+  integrationNameSchema,
+  integrationRequestSchema,
+  integrationResultSchema,
+} from "./protocol-integration.js";
 export {
   JOB_RUN_REASONS,
   JOB_STATUSES,

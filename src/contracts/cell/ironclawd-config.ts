@@ -237,15 +237,41 @@ export const telegramBotSchema = z
   });
 export type TelegramBotConfig = z.output<typeof telegramBotSchema>;
 
+/**
+ * GitHub for the agent's GitHub tools (issue #38): the warden calls it with each user's own GITHUB_TOKEN secret,
+ * which never enters a cell. A GitHub Enterprise Server is reached by its API URL.
+ */
+const githubIntegrationSchema = z
+  .strictObject({
+    base_url: aString()
+      .refine((v) => URL.canParse(v) && new URL(v).protocol === "https:", "must be an https:// URL")
+      .default("https://api.github.com")
+      .meta({
+        description: "GitHub's REST API; a GitHub Enterprise Server's is https://HOST/api/v3.",
+        examples: ["https://github.example.com/api/v3"],
+      }),
+    timeout_ms: aNumber()
+      .int("must be an integer")
+      .min(1000, "must be at least 1000 ms")
+      .max(120_000, "must be at most 120000 ms")
+      .default(30_000)
+      .describe("How long one GitHub call may take, in milliseconds."),
+  })
+  .prefault({})
+  .describe("The GitHub tools: the API they call with each user's GITHUB_TOKEN secret.");
+
 // Strict, so that a misspelt or not yet supported channel is reported instead of silently ignored.
 const integrationsSchema = z
   .strictObject({
     telegram: telegramBotSchema
       .optional()
       .describe("A Telegram bot: its users talk to their agents through it (seed 003 §16.1)."),
+    github: githubIntegrationSchema,
   })
   .prefault({})
-  .describe("Chat channels users reach their agents through; tokens stay on the host.");
+  .describe(
+    "Chat channels users reach their agents through, and the services their tools reach; tokens stay on the host.",
+  );
 
 /**
  * A model provider the warden offers to cells (the model proxy). Keys stay on the host: inline here (this file

@@ -3,6 +3,7 @@ import { aBoolean, aString } from "../common.js";
 import { agentName, providerName } from "./names.js";
 import { helloEgressSchema } from "./protocol-egress.js";
 import { protocolHeader } from "./protocol-header.js";
+import { integrationNameSchema } from "./protocol-integration.js";
 
 /**
  * Why a message could not be handled. A fixed list, because both sides ship from this repository and a
@@ -52,6 +53,11 @@ export const helloSchema = z.strictObject({
   ...protocolHeader,
   providers: z.array(providerName),
   egress: helloEgressSchema.optional(),
+  /**
+   * The integrations the cell's user holds a credential for, so the agent is given only tools it can use. Sent
+   * with each Hello: a credential added since the cell started reaches the agent's next turn.
+   */
+  integrations: z.array(integrationNameSchema).optional(),
 });
 export type Hello = z.output<typeof helloSchema>;
 

@@ -22,6 +22,7 @@ import {
   egressOpenSchema,
 } from "./protocol-egress.js";
 import { fileOpRequestSchema, fileOpResultSchema } from "./protocol-files.js";
+import { integrationRequestSchema, integrationResultSchema } from "./protocol-integration.js";
 import { jobStatusSchema, jobTriggerSchema } from "./protocol-jobs.js";
 import { memoryForgottenSchema } from "./protocol-memory.js";
 import {
@@ -66,6 +67,8 @@ export const PROTOCOL_MESSAGE_TYPES = [
   "EgressEnd",
   "EgressClose",
   "EgressAck",
+  "IntegrationRequest",
+  "IntegrationResult",
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
 
@@ -103,6 +106,8 @@ export const protocolMessageSchema = z.discriminatedUnion(
     egressEndSchema,
     egressCloseSchema,
     egressAckSchema,
+    integrationRequestSchema,
+    integrationResultSchema,
   ],
   {
     error: (issue) =>

@@ -1,0 +1,44 @@
+import type { IronclawdConfig } from "../../contracts/index.js";
+import type { Logger } from "../../core/index.js";
+import { createGuardedFetch, type EgressDial } from "../../egress/index.js";
+import type { AuditEntry } from "../audit-store.js";
+import { createGithubRunner, GITHUB_TOKEN_SECRET } from "./github-runner.js";
+import { createIntegrationDesk, type IntegrationDesk } from "./integration-desk.js";
+
+/** A response larger than this is refused: the tools keep a page of compact results, never megabytes. */
+const RESPONSE_CAP_BYTES = 8 * 1024 * 1024;
+
+export interface HostIntegrationsOptions {
+  config: IronclawdConfig;
+  /** A user's secret by name (GITHUB_TOKEN…), or undefined when they have not set it. */
+  secret: (userId: string, name: string) => string | undefined;
+  /** Tests: the host names mapped to local servers and their CA (see EgressDial). */
+  dial?: EgressDial;
+  audit: (entry: AuditEntry) => void;
+  logger: Logger;
+}
+
+/**
+ * The integrations this host runs, from ironclawd.toml: each calls out through the egress module's checks
+ * (`[egress] allow_private` decides whether private addresses may be dialled, as for the browser).
+ */
+export function createHostIntegrations(options: HostIntegrationsOptions): IntegrationDesk {
+  const { github } = options.config.integrations;
+  const guarded = createGuardedFetch({
+    ...(options.dial ? { dial: options.dial } : {}),
+    allowPrivate: options.config.egress.allow_private,
+    timeoutMs: github.timeout_ms,
+    maxBytes: RESPONSE_CAP_BYTES,
+  });
+  return createIntegrationDesk({
+    runners: [
+      createGithubRunner({
+        baseUrl: github.base_url,
+        token: (userId) => options.secret(userId, GITHUB_TOKEN_SECRET),
+        fetch: guarded,
+      }),
+    ],
+    audit: options.audit,
+    logger: options.logger,
+  });
+}

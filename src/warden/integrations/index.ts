@@ -1,0 +1,9 @@
+export { createGithubRunner, GITHUB_TOKEN_SECRET, type GithubRunnerOptions } from "./github-runner.js";
+export { createHostIntegrations, type HostIntegrationsOptions } from "./host-integrations.js";
+export {
+  createIntegrationDesk,
+  type IntegrationDesk,
+  type IntegrationDeskOptions,
+  type IntegrationReply,
+} from "./integration-desk.js";
+export type { IntegrationOutcome, IntegrationRunner } from "./integration-runner.js";
