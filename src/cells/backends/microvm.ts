@@ -20,6 +20,7 @@ import { QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
 import { readImageStatus } from "../image/image-status.js";
 import { ensurePrivateDir } from "../private-dir.js";
+import { countInstalledSkills, MICROVM_SKILLS_UNAVAILABLE } from "../skills-dir.js";
 import { listenOnce } from "./listen-once.js";
 import { type MicrovmCommand, microvmArgs } from "./microvm-command.js";
 import { ControlLine, dropTakenVm, saveVm, takeSavedVm } from "./microvm-save.js";
@@ -80,6 +81,12 @@ export function createMicrovmBackend(
       if (mode === "tcg") {
         logger.warn({ user: spec.userId }, TCG_WARNING);
         options.onWarning?.(TCG_WARNING);
+      }
+      // Said at each start of a user who has skills, so it is not mistaken for skills that do not fit the task.
+      const skills = await countInstalledSkills(spec.userDir);
+      if (skills > 0) {
+        logger.warn({ user: spec.userId, skills }, MICROVM_SKILLS_UNAVAILABLE);
+        options.onWarning?.(`${spec.userId} has ${skills} installed skills: ${MICROVM_SKILLS_UNAVAILABLE}`);
       }
       // users/<u> holds the whole brain as a disk image: the warden's alone.
       await mkdir(spec.userDir, { recursive: true, mode: 0o700 });
