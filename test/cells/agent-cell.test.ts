@@ -83,6 +83,7 @@ describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
         max_bytes: 1 << 20,
         timeout_ms: 5_000,
         secret_uses_per_minute: 120,
+        proxy: true,
       },
       audit: (entry) => audits.push(entry),
       logger: createLogger("test", { level: "silent" }),

@@ -41,6 +41,7 @@ describe("config defaults", () => {
         max_bytes: 4_194_304,
         timeout_ms: 20_000,
         secret_uses_per_minute: 120,
+        proxy: true,
       },
       soul_guard: {
         enabled: true,

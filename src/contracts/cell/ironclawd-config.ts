@@ -343,6 +343,13 @@ const egressSchema = z
       .describe(
         "How many requests a cell may send with one of its user's secrets in a minute; more are refused.",
       ),
+    proxy: aBoolean()
+      .default(true)
+      .describe(
+        "Give each cell an HTTPS proxy (HTTPS_PROXY in its tools' environment) through the warden: requests to " +
+          "hosts a user bound a secret to get the secret added here, other hosts this policy allows are " +
+          "tunnelled, the rest refused. false: tools in a cell have no network at all.",
+      ),
   })
   .prefault({})
   .describe("The browser tool's network: the warden fetches for the cells, under this policy.");

@@ -1,0 +1,1 @@
+export { type CellEgressOptions, type EgressConnectionHandler, serveCellEgress } from "./cell-egress.js";
