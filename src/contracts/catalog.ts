@@ -5,6 +5,7 @@ import { dispatchContracts } from "./dispatch/index.js";
 import { evolutionContracts } from "./evolution/index.js";
 import type { Contract } from "./registry.js";
 import { skillContracts } from "./skills/index.js";
+import { skillsApiContracts } from "./warden/skills-api.js";
 
 /** Every contract of the five seeds, in seed order. */
 export const allContracts: readonly Contract[] = [
@@ -14,6 +15,7 @@ export const allContracts: readonly Contract[] = [
   ...cellContracts,
   ...evolutionContracts,
   ...skillContracts,
+  ...skillsApiContracts,
 ].sort((a, b) => a.seed.localeCompare(b.seed));
 
 const byKind = new Map(allContracts.map((c) => [c.kind, c]));

@@ -24,6 +24,21 @@ describe("the API client", () => {
     });
   });
 
+  it("sends a picked file as its bytes, not as JSON", async () => {
+    const seen: RequestInit[] = [];
+    const api = createApiClient(async (_url, init) => {
+      seen.push(init ?? {});
+      return answer(200, { ok: true, data: {}, error: null });
+    });
+    const file = new Blob([new Uint8Array([0x1f, 0x8b, 8])]);
+    await api.call("POST /api/skills/review", { body: file });
+    expect(seen[0]?.body).toBe(file);
+    expect(seen[0]?.headers).toEqual({
+      accept: "application/json",
+      "content-type": "application/octet-stream",
+    });
+  });
+
   it("returns refusals, their issues, network failures and non-envelope answers as data", async () => {
     const refusal = createApiClient(async () =>
       answer(400, {

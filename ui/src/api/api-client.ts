@@ -54,7 +54,11 @@ export function createApiClient(fetcher: typeof fetch = (...a) => fetch(...a), b
         credentials: "same-origin",
         headers: { accept: "application/json" },
       };
-      if (a.body !== undefined) {
+      if (a.body instanceof Blob) {
+        // A file the user picked (a skill's archive) goes as its bytes; the warden reads its format from them.
+        init.headers = { accept: "application/json", "content-type": "application/octet-stream" };
+        init.body = a.body;
+      } else if (a.body !== undefined) {
         init.headers = { accept: "application/json", "content-type": "application/json" };
         init.body = JSON.stringify(a.body);
       }

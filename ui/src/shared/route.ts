@@ -8,6 +8,7 @@ export const VIEWS = [
   "runs",
   "command",
   "soul",
+  "skills",
   "audit",
   "usage",
   "evolution",

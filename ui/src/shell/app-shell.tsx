@@ -13,6 +13,7 @@ const LABELS: Record<View, string> = {
   runs: "Runs",
   command: "Command",
   soul: "Soul guard",
+  skills: "Skills",
   audit: "Audit",
   usage: "Usage",
   evolution: "Evolution",
