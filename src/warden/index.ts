@@ -47,6 +47,22 @@ export {
   WardenSecrets,
 } from "./secrets/index.js";
 export { restartThroughWarden, SentinelKeeper, type SentinelKeeperOptions } from "./sentinel-keeper.js";
+export {
+  CELL_IMAGE_BIN_DIRS,
+  type InstalledSkill,
+  readSkillsLock,
+  reviewSource,
+  SKILL_LIMITS,
+  type SkillApproval,
+  type SkillAsks,
+  type SkillHostAsk,
+  type SkillLockEntry,
+  SkillRefusal,
+  type SkillReview,
+  type SkillsLock,
+  SkillStore,
+  type SkillStoreOptions,
+} from "./skills/index.js";
 export { type DiffLine, diffLines, migrateSoulTables, type SoulChange, SoulStore } from "./soul/index.js";
 export { UserStore } from "./user-store.js";
 export { runningWardenUrl } from "./warden-address.js";
