@@ -1,6 +1,7 @@
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createBashTool } from "./tools/bash-tool.js";
 import { createBrowserTool, type PageFetcher } from "./tools/browser-tool.js";
+import { createCalendarTools } from "./tools/calendar-tools.js";
 import { type CommandClient, createCommandTool, noCommand } from "./tools/command-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
 import { createGithubTools } from "./tools/github-tools.js";
@@ -45,6 +46,7 @@ export function createRuntimeTools(input: {
     createMemoryTool(input.memory, { topK: input.topK }),
     createCommandTool(input.commandClient ?? noCommand),
     ...(input.integrations?.configured().includes("github") ? createGithubTools(input.integrations) : []),
+    ...(input.integrations?.configured().includes("calendar") ? createCalendarTools(input.integrations) : []),
   ];
 }
 

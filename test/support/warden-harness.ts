@@ -9,6 +9,7 @@ import {
 } from "../../src/cells/index.js";
 import type { IronclawdConfig } from "../../src/contracts/index.js";
 import { createLogger, type Logger } from "../../src/core/index.js";
+import type { EgressDial } from "../../src/egress/index.js";
 import { startWarden, type Warden } from "../../src/warden/index.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
 
@@ -44,6 +45,8 @@ export async function startWardenHarness(
     handler?: "shell" | "echo";
     /** Where the warden logs; silent unless IRONCLAW_TEST_LOG names a level. */
     logger?: Logger;
+    /** Real host names of the integrations' services mapped to local servers, and their CA. */
+    egressDial?: EgressDial;
   } = {},
 ): Promise<WardenHarness> {
   const model = await startModelServer();
@@ -58,6 +61,7 @@ export async function startWardenHarness(
     backend: options.backend ?? testBackend(),
     cellSpec: { startTimeoutMs: 90_000, ...(options.handler ? { handler: options.handler } : {}) },
     providerTuning: { retry: { maxRetries: 0 } },
+    ...(options.egressDial ? { egressDial: options.egressDial } : {}),
     configure: (config) => {
       const tuned: IronclawdConfig = {
         ...config,

@@ -30,7 +30,10 @@ describe("config defaults", () => {
         pool_size: 1,
       },
       storage: { users_dir: "users" },
-      integrations: { github: { base_url: "https://api.github.com", timeout_ms: 30_000 } },
+      integrations: {
+        github: { base_url: "https://api.github.com", timeout_ms: 30_000 },
+        calendar: { username: "{user}", timeout_ms: 30_000 },
+      },
       ui: { enabled: true, path: "/ui" },
       providers: {},
       egress: {
@@ -41,7 +44,6 @@ describe("config defaults", () => {
         max_bytes: 4_194_304,
         timeout_ms: 20_000,
         secret_uses_per_minute: 120,
-        proxy: true,
       },
       soul_guard: {
         enabled: true,
@@ -80,7 +82,7 @@ describe("config defaults", () => {
   it("gives irowclaw every tool, denied egress and local embeddings by default", () => {
     const config = parseTomlConfig('default_agent = "assistant"\n', irowclawConfigSchema);
     expect(config.tools).toEqual({
-      allow: ["bash", "file", "browser", "memory", "command", "github"],
+      allow: ["bash", "file", "browser", "memory", "command", "github", "calendar"],
       bash: { timeout_ms: 30_000, max_output_bytes: 65_536 },
       file: { workspace: "/tmp/workspace", extra_roots: [] },
       browser: { max_bytes: 2_097_152, timeout_ms: 15_000, allow_private: false },

@@ -15,6 +15,32 @@ export {
   retrievalOverridesSchema,
 } from "./agent-profile.js";
 export { absolutePath as absoluteGuestPath, brainMarkdownPath, brainPath } from "./brain-path.js";
+export {
+  CALENDAR_ACTIONS,
+  CALENDAR_RANGE_MAX_DAYS,
+  type CalendarAction,
+  type CalendarArgs,
+  calendarArgsSchemas,
+} from "./calendar-args.js";
+export {
+  CALENDAR_DESCRIPTION_CHARS,
+  CALENDAR_LIST_MAX,
+  type CalendarEvent,
+  type CalendarResults,
+  calendarEventSchema,
+  calendarResultSchemas,
+} from "./calendar-results.js";
+export {
+  describeRrule,
+  formatRrule,
+  parseRrule,
+  RRULE_FREQS,
+  type Rrule,
+  type RruleDay,
+  type RruleFreq,
+  WEEKDAYS,
+  type Weekday,
+} from "./calendar-rrule.js";
 export { checkCronExpression, cronExpression, ianaTimeZone, isTimeZone } from "./cron-expression.js";
 export {
   type CronJob,

@@ -260,6 +260,35 @@ const githubIntegrationSchema = z
   .prefault({})
   .describe("The GitHub tools: the API they call with each user's GITHUB_TOKEN secret.");
 
+/**
+ * A CalDAV server for the agent's calendar tools (issue #38): the warden calls it as each user, with their own
+ * CALDAV_PASSWORD secret, which never enters a cell. No URL, no calendar tools.
+ */
+const calendarIntegrationSchema = z
+  .strictObject({
+    url: aString()
+      .refine((v) => URL.canParse(v) && new URL(v).protocol === "https:", "must be an https:// URL")
+      .optional()
+      .meta({
+        description:
+          "The CalDAV server (its root or a user's principal URL); unset, the agent has no calendar tools.",
+        examples: ["https://cal.example.org/"],
+      }),
+    username: aString()
+      .min(1, "must not be empty")
+      .max(200, "must be at most 200 characters")
+      .default("{user}")
+      .describe("The CalDAV user name the warden logs in as; {user} stands for the IronClaw user's id."),
+    timeout_ms: aNumber()
+      .int("must be an integer")
+      .min(1000, "must be at least 1000 ms")
+      .max(120_000, "must be at most 120000 ms")
+      .default(30_000)
+      .describe("How long one CalDAV request may take, in milliseconds."),
+  })
+  .prefault({})
+  .describe("The calendar tools: the CalDAV server they reach with each user's CALDAV_PASSWORD secret.");
+
 // Strict, so that a misspelt or not yet supported channel is reported instead of silently ignored.
 const integrationsSchema = z
   .strictObject({
@@ -267,6 +296,7 @@ const integrationsSchema = z
       .optional()
       .describe("A Telegram bot: its users talk to their agents through it (seed 003 §16.1)."),
     github: githubIntegrationSchema,
+    calendar: calendarIntegrationSchema,
   })
   .prefault({})
   .describe(
@@ -342,13 +372,6 @@ const egressSchema = z
       .default(120)
       .describe(
         "How many requests a cell may send with one of its user's secrets in a minute; more are refused.",
-      ),
-    proxy: aBoolean()
-      .default(true)
-      .describe(
-        "Give each cell an HTTPS proxy (HTTPS_PROXY in its tools' environment) through the warden: requests to " +
-          "hosts a user bound a secret to get the secret added here, other hosts this policy allows are " +
-          "tunnelled, the rest refused. false: tools in a cell have no network at all.",
       ),
   })
   .prefault({})

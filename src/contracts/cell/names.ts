@@ -20,8 +20,11 @@ export const providerName = nameToken("a provider name", "openrouter");
 export const cronJobId = nameToken("a job id", "morning-brief");
 export const toolName = nameToken("a tool name", "bash");
 
-/** The tools an agent can be given (seed 003 §8.1); `github` grants the GitHub tools (issue #38). */
-export const TOOL_KINDS = ["bash", "file", "browser", "memory", "command", "github"] as const;
+/**
+ * The tools an agent can be given (seed 003 §8.1); `github` and `calendar` grant those integrations' tools
+ * (issue #38).
+ */
+export const TOOL_KINDS = ["bash", "file", "browser", "memory", "command", "github", "calendar"] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 /** A tool allow list: known tools only, each listed once. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { aBoolean, aNumber, aString } from "../common.js";
+import { CALENDAR_ACTIONS, calendarArgsSchemas } from "./calendar-args.js";
 import { GITHUB_ACTIONS, githubArgsSchemas } from "./github-args.js";
 import { protocolHeader } from "./protocol-header.js";
 
@@ -8,12 +9,15 @@ import { protocolHeader } from "./protocol-header.js";
 // arguments; the warden checks them again, calls the service through its egress checks, audits the call and
 // answers with compact data or why not. Calendar and email join GitHub here as further names and action sets.
 
-export const INTEGRATION_NAMES = ["github"] as const;
+export const INTEGRATION_NAMES = ["github", "calendar"] as const;
 export type IntegrationName = (typeof INTEGRATION_NAMES)[number];
 
 /** Each integration's actions and the schema of each action's arguments. */
-export const INTEGRATION_ACTIONS = { github: GITHUB_ACTIONS } as const;
-const ARGS_SCHEMAS: Record<IntegrationName, Record<string, z.ZodType>> = { github: githubArgsSchemas };
+export const INTEGRATION_ACTIONS = { github: GITHUB_ACTIONS, calendar: CALENDAR_ACTIONS } as const;
+const ARGS_SCHEMAS: Record<IntegrationName, Record<string, z.ZodType>> = {
+  github: githubArgsSchemas,
+  calendar: calendarArgsSchemas,
+};
 
 /**
  * Why an integration call was not served: `not_configured` (the user holds no credential for it), `invalid`

@@ -2,6 +2,7 @@ import type { IronclawdConfig } from "../../contracts/index.js";
 import type { Logger } from "../../core/index.js";
 import { createGuardedFetch, type EgressDial } from "../../egress/index.js";
 import type { AuditEntry } from "../audit-store.js";
+import { CALDAV_PASSWORD_SECRET, createCaldavRunner } from "./caldav-runner.js";
 import { createGithubRunner, GITHUB_TOKEN_SECRET } from "./github-runner.js";
 import { createIntegrationDesk, type IntegrationDesk } from "./integration-desk.js";
 
@@ -23,7 +24,7 @@ export interface HostIntegrationsOptions {
  * (`[egress] allow_private` decides whether private addresses may be dialled, as for the browser).
  */
 export function createHostIntegrations(options: HostIntegrationsOptions): IntegrationDesk {
-  const { github } = options.config.integrations;
+  const { github, calendar } = options.config.integrations;
   const guarded = createGuardedFetch({
     ...(options.dial ? { dial: options.dial } : {}),
     allowPrivate: options.config.egress.allow_private,
@@ -36,6 +37,17 @@ export function createHostIntegrations(options: HostIntegrationsOptions): Integr
         baseUrl: github.base_url,
         token: (userId) => options.secret(userId, GITHUB_TOKEN_SECRET),
         fetch: guarded,
+      }),
+      createCaldavRunner({
+        url: calendar.url,
+        username: calendar.username,
+        password: (userId) => options.secret(userId, CALDAV_PASSWORD_SECRET),
+        fetch: createGuardedFetch({
+          ...(options.dial ? { dial: options.dial } : {}),
+          allowPrivate: options.config.egress.allow_private,
+          timeoutMs: calendar.timeout_ms,
+          maxBytes: RESPONSE_CAP_BYTES,
+        }),
       }),
     ],
     audit: options.audit,

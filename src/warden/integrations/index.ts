@@ -1,3 +1,4 @@
+export { CALDAV_PASSWORD_SECRET, type CaldavRunnerOptions, createCaldavRunner } from "./caldav-runner.js";
 export { createGithubRunner, GITHUB_TOKEN_SECRET, type GithubRunnerOptions } from "./github-runner.js";
 export { createHostIntegrations, type HostIntegrationsOptions } from "./host-integrations.js";
 export {
