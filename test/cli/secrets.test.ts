@@ -1,9 +1,16 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuditStore, openHostDb, SecretKeyring, SecretStore, UserStore } from "../../src/warden/index.js";
+import {
+  AuditStore,
+  openHostDb,
+  SecretKeyring,
+  SecretStore,
+  SkillStore,
+  UserStore,
+} from "../../src/warden/index.js";
 import { databaseBytes } from "../support/database-bytes.js";
 import { REPO_ROOT, runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
@@ -148,6 +155,36 @@ describe("ironclaw secrets", () => {
 
   it("wrote the value to no log line at the most verbose level", () => {
     expect(logs).not.toContain(VALUE);
+  });
+});
+
+describe("ironclaw secrets list with an approved skill", () => {
+  it("shows the skill's declared binding and that its secret is missing", async () => {
+    const folder = join(root, "linear");
+    mkdirSync(folder);
+    writeFileSync(
+      join(folder, "SKILL.md"),
+      [
+        "---",
+        "name: linear",
+        "description: Reads and files Linear issues.",
+        "metadata:",
+        "  ironclaw:",
+        "    egress:",
+        "      - { host: api.linear.app, secret: LINEAR_KEY, header: Authorization, format: '{secret}' }",
+        "---",
+        "Use curl with $LINEAR_KEY.",
+        "",
+      ].join("\n"),
+    );
+    const skills = new SkillStore({ usersDir: join(home, "users"), audit: () => {} });
+    const review = await skills.review(folder);
+    await skills.install("alice", folder, { approvedSha256: review.sha256, by: "test" });
+    const list = await inProcess(["secrets", "list", "--user", "alice"]);
+    expect(list.stdout).toContain(
+      "LINEAR_KEY → api.linear.app:443 Authorization: {secret} [skill linear]  — missing secret\n",
+    );
+    expect(list.stdout).toContain("LINEAR_KEY is needed by linear — missing secret\n");
   });
 });
 

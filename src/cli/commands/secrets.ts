@@ -1,6 +1,6 @@
-import { loadHostConfig } from "../../cells/index.js";
+import { loadHostConfig, usersDir } from "../../cells/index.js";
 import { createLogger, InvalidInputError, ironclawHome, NotFoundError } from "../../core/index.js";
-import { AuditStore, openHostDb, UserStore, WardenSecrets } from "../../warden/index.js";
+import { AuditStore, openHostDb, SkillStore, UserStore, WardenSecrets } from "../../warden/index.js";
 import { type CliIo, println } from "../command.js";
 import { defineCommand, defineGroup, jsonOption } from "../command-spec.js";
 import { isTerminal, readHiddenLine } from "../hidden-prompt.js";
@@ -175,12 +175,15 @@ function withSecrets<T>(io: CliIo, work: (deps: { secrets: WardenSecrets; users:
   const db = openHostDb(home);
   try {
     const audit = new AuditStore(db);
+    const record = (entry: Parameters<AuditStore["record"]>[0]) => audit.record(entry);
     const secrets = new WardenSecrets({
       db,
       home,
-      audit: (entry) => audit.record(entry),
+      audit: record,
       logger: createLogger("ironclaw", { level: io.env.IRONCLAW_LOG ?? "warn" }),
       usesPerMinute: config.egress.secret_uses_per_minute,
+      // So `list` shows which approved skills need which secret, as the UI does.
+      skills: new SkillStore({ usersDir: usersDir(config, home), audit: record }),
     });
     return work({ secrets, users: new UserStore(db) });
   } finally {

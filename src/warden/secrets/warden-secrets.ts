@@ -22,7 +22,7 @@ export interface WardenSecretsOptions {
   logger: Logger;
   /** `[egress] secret_uses_per_minute`. */
   usesPerMinute: number;
-  /** Approved skills' declarations; none until the skill store is wired in. */
+  /** Approved skills' declarations and required variables (the SkillStore); without it, user bindings only. */
   skills?: SkillSecretSource;
   now?: () => Date;
 }
@@ -36,7 +36,7 @@ export class WardenSecrets {
   readonly bindings: SecretBindings;
   readonly placeholders: PlaceholderBook;
   readonly limiter: SecretUseLimiter;
-  private skills: SkillSecretSource | undefined;
+  private readonly skills: SkillSecretSource | undefined;
   private readonly logger: Logger;
   private readonly usesPerMinute: number;
 
@@ -55,11 +55,6 @@ export class WardenSecrets {
     this.skills = options.skills;
     this.logger = options.logger;
     this.usesPerMinute = options.usesPerMinute;
-  }
-
-  /** Wires in the skill store once it exists (it is built after the secrets in the warden's start). */
-  useSkills(skills: SkillSecretSource): void {
-    this.skills = skills;
   }
 
   /**
