@@ -5,6 +5,7 @@ import { createCalendarTools } from "./tools/calendar-tools.js";
 import { type CommandClient, createCommandTool, noCommand } from "./tools/command-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
 import { createGithubTools } from "./tools/github-tools.js";
+import { createMailTools } from "./tools/mail-tools.js";
 import type { IntegrationAccess } from "./tools/integration-client.js";
 import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 import { type AgentTool, ToolRefusal } from "./tools/tool-definition.js";
@@ -47,6 +48,7 @@ export function createRuntimeTools(input: {
     createCommandTool(input.commandClient ?? noCommand),
     ...(input.integrations?.configured().includes("github") ? createGithubTools(input.integrations) : []),
     ...(input.integrations?.configured().includes("calendar") ? createCalendarTools(input.integrations) : []),
+    ...(input.integrations?.configured().includes("mail") ? createMailTools(input.integrations) : []),
   ];
 }
 

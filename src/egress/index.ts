@@ -1,4 +1,5 @@
 export { checkedAddress } from "./checked-address.js";
+export { dialAddress } from "./dial-address.js";
 export { EgressRefusal } from "./egress-refusal.js";
 export { createGuardedFetch, type EgressDial, type GuardedFetchOptions } from "./guarded-fetch.js";
 export { addressRefusal, interfaceOf } from "./ip-ranges.js";

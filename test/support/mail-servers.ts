@@ -9,9 +9,10 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 
 /**
- * A real mail host on loopback for the mail tools' tests: Postfix takes mail over SMTP for `example.test` and hands
- * it over LMTP to Dovecot, which serves the mailboxes over IMAP. Each start is a private instance (its own config,
- * queue, ports and maildirs under a temporary folder), so tests never touch the machine's own mail system.
+ * A real mail host on loopback for the mail tools' tests: Postfix takes mail over SMTP (implicit TLS) for
+ * `example.test` and hands it over LMTP to Dovecot, which serves the mailboxes over IMAP (implicit TLS), both
+ * presenting the certificate given (a test CA's, for `mail.example.test`). Each start is a private instance (its
+ * own config, queue, ports and maildirs under a temporary folder), so tests never touch the machine's own mail.
  */
 export interface MailServers {
   host: "127.0.0.1";
@@ -35,11 +36,18 @@ export function mailServersMissing(): string | undefined {
   return undefined;
 }
 
-export async function startMailServers(): Promise<MailServers> {
+export interface MailTls {
+  certPem: string;
+  keyPem: string;
+}
+
+export async function startMailServers(tls: MailTls): Promise<MailServers> {
   const missing = mailServersMissing();
   if (missing) throw new Error(missing);
   const dir = await mkdtemp(join(tmpdir(), "ironclaw-mail-"));
   await chmod(dir, 0o755);
+  await writeFile(join(dir, "cert.pem"), tls.certPem, { mode: 0o644 });
+  await writeFile(join(dir, "key.pem"), tls.keyPem, { mode: 0o600 });
   const [imapPort, lmtpPort, smtpPort] = [await freePort(), await freePort(), await freePort()];
   const user = "ada@example.test";
   const password = "imap-pass-7c1e";
@@ -77,8 +85,9 @@ state_dir = ${dir}/dovecot-state
 log_path = ${dir}/dovecot.log
 protocols = imap lmtp
 listen = 127.0.0.1
-ssl = no
-disable_plaintext_auth = no
+ssl = required
+ssl_cert = <${dir}/cert.pem
+ssl_key = <${dir}/key.pem
 auth_mechanisms = plain login
 mail_location = maildir:~/Maildir
 default_login_user = dovenull
@@ -93,11 +102,12 @@ userdb {
 }
 service imap-login {
   inet_listener imap {
-    address = 127.0.0.1
-    port = ${o.imapPort}
+    port = 0
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = ${o.imapPort}
+    ssl = yes
   }
 }
 service lmtp {
@@ -115,6 +125,8 @@ protocol lmtp {
 }
 
 async function startPostfix(dir: string, o: { smtpPort: number; lmtpPort: number }): Promise<void> {
+  // Postfix runs its smtpd as the postfix user, which reads the key after dropping root: give it the key file.
+  await chown(join(dir, "key.pem"), await uidOf("postfix"), -1);
   const root = join(dir, "postfix");
   const conf = join(root, "conf");
   await mkdir(conf, { recursive: true });
@@ -139,6 +151,8 @@ mailbox_transport = lmtp:inet:127.0.0.1:${o.lmtpPort}
 local_recipient_maps =
 alias_maps =
 alias_database =
+smtpd_tls_cert_file = ${dir}/cert.pem
+smtpd_tls_key_file = ${dir}/key.pem
 smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination
 default_transport = error:mail for other domains is not sent from this test server
 `;
@@ -148,7 +162,8 @@ default_transport = error:mail for other domains is not sent from this test serv
   const master = (await readFile("/etc/postfix/master.cf", "utf8"))
     .split("\n")
     .map((line) => {
-      if (/^smtp\s+inet\s/.test(line)) return `127.0.0.1:${o.smtpPort} inet n - n - - smtpd`;
+      if (/^smtp\s+inet\s/.test(line))
+        return `127.0.0.1:${o.smtpPort} inet n - n - - smtpd -o smtpd_tls_wrappermode=yes -o smtpd_tls_security_level=encrypt`;
       return /^\S/.test(line) && !line.startsWith("#")
         ? line.replace(/^(\S+\s+\S+\s+\S+\s+\S+\s+)y(\s)/, "$1n$2")
         : line;

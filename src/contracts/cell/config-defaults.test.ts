@@ -33,6 +33,14 @@ describe("config defaults", () => {
       integrations: {
         github: { base_url: "https://api.github.com", timeout_ms: 30_000 },
         calendar: { username: "{user}", timeout_ms: 30_000 },
+        mail: {
+          imap_port: 993,
+          smtp_port: 465,
+          smtp_security: "tls",
+          username: "{user}",
+          from: "",
+          timeout_ms: 30_000,
+        },
       },
       ui: { enabled: true, path: "/ui" },
       providers: {},
@@ -44,6 +52,7 @@ describe("config defaults", () => {
         max_bytes: 4_194_304,
         timeout_ms: 20_000,
         secret_uses_per_minute: 120,
+        proxy: true,
       },
       soul_guard: {
         enabled: true,
@@ -82,7 +91,7 @@ describe("config defaults", () => {
   it("gives irowclaw every tool, denied egress and local embeddings by default", () => {
     const config = parseTomlConfig('default_agent = "assistant"\n', irowclawConfigSchema);
     expect(config.tools).toEqual({
-      allow: ["bash", "file", "browser", "memory", "command", "github", "calendar"],
+      allow: ["bash", "file", "browser", "memory", "command", "github", "calendar", "mail"],
       bash: { timeout_ms: 30_000, max_output_bytes: 65_536 },
       file: { workspace: "/tmp/workspace", extra_roots: [] },
       browser: { max_bytes: 2_097_152, timeout_ms: 15_000, allow_private: false },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { aBoolean, aNumber, aString } from "../common.js";
 import { defineContract } from "../registry.js";
 import { ianaTimeZone } from "./cron-expression.js";
-import { bindAddress, hostPattern, httpUrl } from "./host-names.js";
+import { bindAddress, hostPattern, httpUrl, isHostName } from "./host-names.js";
 import { envVarName, nameToken, providerName } from "./names.js";
 
 export const CELL_BACKENDS = ["auto", "microvm", "bwrap", "process"] as const;
@@ -289,6 +289,58 @@ const calendarIntegrationSchema = z
   .prefault({})
   .describe("The calendar tools: the CalDAV server they reach with each user's CALDAV_PASSWORD secret.");
 
+const mailHost = aString().refine(isHostName, "must be a host name like mail.example.org");
+const mailPort = (port: number) =>
+  aNumber()
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(65_535, "must be at most 65535")
+    .default(port);
+
+/**
+ * The user's mail for the agent's mail tools (issue #38): IMAP to search, read and keep drafts, SMTP to send what
+ * the person confirmed, both over TLS, logged in with each user's MAIL_PASSWORD secret, which never enters a cell.
+ * No imap_host, no mail tools.
+ */
+const mailIntegrationSchema = z
+  .strictObject({
+    imap_host: mailHost.optional().meta({
+      description: "The IMAP server (TLS from the first byte); unset, the agent has no mail tools.",
+      examples: ["imap.example.org"],
+    }),
+    imap_port: mailPort(993).describe("The IMAP server's TLS port."),
+    smtp_host: mailHost.optional().meta({
+      description: "The SMTP server that sends confirmed mail; when absent, imap_host.",
+      examples: ["smtp.example.org"],
+    }),
+    smtp_port: mailPort(465).describe(
+      "The SMTP server's port: 465 with smtp_security tls, 587 with starttls.",
+    ),
+    smtp_security: z
+      .enum(["tls", "starttls"], "must be tls or starttls")
+      .default("tls")
+      .describe("tls: TLS from the first byte; starttls: upgraded before anything is sent (never plain)."),
+    username: aString()
+      .min(1, "must not be empty")
+      .max(200, "must be at most 200 characters")
+      .default("{user}")
+      .describe("The login name on both servers; {user} stands for the IronClaw user's id."),
+    from: aString()
+      .max(254, "must be at most 254 characters")
+      .default("")
+      .describe(
+        "The From address of mail the agent drafts; {user} stands for the user's id; empty: the login name.",
+      ),
+    timeout_ms: aNumber()
+      .int("must be an integer")
+      .min(1000, "must be at least 1000 ms")
+      .max(120_000, "must be at most 120000 ms")
+      .default(30_000)
+      .describe("How long one mail server may take to answer, in milliseconds."),
+  })
+  .prefault({})
+  .describe("The mail tools: the IMAP and SMTP servers they reach with each user's MAIL_PASSWORD secret.");
+
 // Strict, so that a misspelt or not yet supported channel is reported instead of silently ignored.
 const integrationsSchema = z
   .strictObject({
@@ -297,6 +349,7 @@ const integrationsSchema = z
       .describe("A Telegram bot: its users talk to their agents through it (seed 003 §16.1)."),
     github: githubIntegrationSchema,
     calendar: calendarIntegrationSchema,
+    mail: mailIntegrationSchema,
   })
   .prefault({})
   .describe(
@@ -372,6 +425,13 @@ const egressSchema = z
       .default(120)
       .describe(
         "How many requests a cell may send with one of its user's secrets in a minute; more are refused.",
+      ),
+    proxy: aBoolean()
+      .default(true)
+      .describe(
+        "Give each cell an HTTPS proxy (HTTPS_PROXY in its tools' environment) through the warden: requests to " +
+          "hosts a user bound a secret to get the secret added here, other hosts this policy allows are " +
+          "tunnelled, the rest refused. false: tools in a cell have no network at all.",
       ),
   })
   .prefault({})

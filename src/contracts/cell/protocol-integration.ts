@@ -2,6 +2,7 @@ import { z } from "zod";
 import { aBoolean, aNumber, aString } from "../common.js";
 import { CALENDAR_ACTIONS, calendarArgsSchemas } from "./calendar-args.js";
 import { GITHUB_ACTIONS, githubArgsSchemas } from "./github-args.js";
+import { MAIL_ACTIONS, mailArgsSchemas } from "./mail-args.js";
 import { protocolHeader } from "./protocol-header.js";
 
 // Integrations (issue #38): typed tools whose client runs in the warden with the user's own credential, so the
@@ -9,14 +10,19 @@ import { protocolHeader } from "./protocol-header.js";
 // arguments; the warden checks them again, calls the service through its egress checks, audits the call and
 // answers with compact data or why not. Calendar and email join GitHub here as further names and action sets.
 
-export const INTEGRATION_NAMES = ["github", "calendar"] as const;
+export const INTEGRATION_NAMES = ["github", "calendar", "mail"] as const;
 export type IntegrationName = (typeof INTEGRATION_NAMES)[number];
 
 /** Each integration's actions and the schema of each action's arguments. */
-export const INTEGRATION_ACTIONS = { github: GITHUB_ACTIONS, calendar: CALENDAR_ACTIONS } as const;
+export const INTEGRATION_ACTIONS = {
+  github: GITHUB_ACTIONS,
+  calendar: CALENDAR_ACTIONS,
+  mail: MAIL_ACTIONS,
+} as const;
 const ARGS_SCHEMAS: Record<IntegrationName, Record<string, z.ZodType>> = {
   github: githubArgsSchemas,
   calendar: calendarArgsSchemas,
+  mail: mailArgsSchemas,
 };
 
 /**

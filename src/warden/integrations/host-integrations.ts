@@ -5,6 +5,7 @@ import type { AuditEntry } from "../audit-store.js";
 import { CALDAV_PASSWORD_SECRET, createCaldavRunner } from "./caldav-runner.js";
 import { createGithubRunner, GITHUB_TOKEN_SECRET } from "./github-runner.js";
 import { createIntegrationDesk, type IntegrationDesk } from "./integration-desk.js";
+import { createMailRunner, MAIL_PASSWORD_SECRET, type MailSends } from "./mail-runner.js";
 
 /** A response larger than this is refused: the tools keep a page of compact results, never megabytes. */
 const RESPONSE_CAP_BYTES = 8 * 1024 * 1024;
@@ -23,15 +24,24 @@ export interface HostIntegrationsOptions {
  * The integrations this host runs, from ironclawd.toml: each calls out through the egress module's checks
  * (`[egress] allow_private` decides whether private addresses may be dialled, as for the browser).
  */
-export function createHostIntegrations(options: HostIntegrationsOptions): IntegrationDesk {
-  const { github, calendar } = options.config.integrations;
+export function createHostIntegrations(options: HostIntegrationsOptions): IntegrationDesk & { mail: MailSends } {
+  const { github, calendar, mail } = options.config.integrations;
+  const mailRunner = createMailRunner({
+    config:
+      mail.imap_host === undefined
+        ? undefined
+        : { ...mail, imap_host: mail.imap_host, smtp_host: mail.smtp_host ?? mail.imap_host },
+    password: (userId) => options.secret(userId, MAIL_PASSWORD_SECRET),
+    dial: options.dial,
+    allowPrivate: options.config.egress.allow_private,
+  });
   const guarded = createGuardedFetch({
     ...(options.dial ? { dial: options.dial } : {}),
     allowPrivate: options.config.egress.allow_private,
     timeoutMs: github.timeout_ms,
     maxBytes: RESPONSE_CAP_BYTES,
   });
-  return createIntegrationDesk({
+  const desk = createIntegrationDesk({
     runners: [
       createGithubRunner({
         baseUrl: github.base_url,
@@ -49,8 +59,10 @@ export function createHostIntegrations(options: HostIntegrationsOptions): Integr
           maxBytes: RESPONSE_CAP_BYTES,
         }),
       }),
+      mailRunner,
     ],
     audit: options.audit,
     logger: options.logger,
   });
+  return { ...desk, mail: mailRunner };
 }

@@ -8,3 +8,11 @@ export {
   type IntegrationReply,
 } from "./integration-desk.js";
 export type { IntegrationOutcome, IntegrationRunner } from "./integration-runner.js";
+export {
+  createMailRunner,
+  MAIL_PASSWORD_SECRET,
+  type MailRunner,
+  type MailRunnerOptions,
+  type MailSends,
+  type PendingSendView,
+} from "./mail-runner.js";
