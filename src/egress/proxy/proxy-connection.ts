@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { isIP, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { EgressRefusal } from "../egress-refusal.js";
 import { ByteReader, ProtocolRefusal } from "./byte-reader.js";
@@ -22,6 +22,7 @@ const CONNECTED = "HTTP/1.1 200 Connection Established\r\n\r\n";
 export async function handleProxyConnection(client: Duplex, ctx: ProxyContext): Promise<void> {
   const limits: ProxyLimits = { ...DEFAULT_PROXY_LIMITS, ...ctx.limits };
   client.on("error", (error) => ctx.logger.debug({ err: error }, "proxy client connection failed"));
+  if (client instanceof Socket) client.setNoDelay(true);
   const reader = new ByteReader(client);
   let target: { host: string; port: number } | undefined;
   try {

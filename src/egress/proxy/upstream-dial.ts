@@ -1,6 +1,12 @@
 import { lookup } from "node:dns/promises";
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
-import { rootCertificates, type TLSSocket, connect as tlsConnect } from "node:tls";
+import {
+  createSecureContext,
+  rootCertificates,
+  type SecureContext,
+  type TLSSocket,
+  connect as tlsConnect,
+} from "node:tls";
 import { checkedAddress } from "../checked-address.js";
 import type { ProxyContext } from "./proxy-context.js";
 
@@ -35,10 +41,26 @@ export function dialTls(
     host: address,
     port,
     servername: host,
-    ca: [...rootCertificates, ...(ctx.extraCa ?? [])],
+    secureContext: trustContext(ctx.extraCa ?? []),
     ALPNProtocols: ["http/1.1"],
   });
   return settle(socket, "secureConnect", timeoutMs, `${host} (${address}):${port}`);
+}
+
+const trustContexts = new Map<string, SecureContext>();
+
+/**
+ * The system roots plus `extraCa`, parsed once per distinct set: building a context from ~150 root PEMs takes
+ * longer than the handshake it is for.
+ */
+function trustContext(extraCa: readonly string[]): SecureContext {
+  const key = extraCa.join("\n");
+  let context = trustContexts.get(key);
+  if (!context) {
+    context = createSecureContext({ ca: [...rootCertificates, ...extraCa] });
+    trustContexts.set(key, context);
+  }
+  return context;
 }
 
 function settle<T extends Socket>(socket: T, ready: string, timeoutMs: number, what: string): Promise<T> {
@@ -49,6 +71,8 @@ function settle<T extends Socket>(socket: T, ready: string, timeoutMs: number, w
     }, timeoutMs);
     socket.once(ready, () => {
       clearTimeout(timer);
+      // Requests are small writes answered at once: Nagle would hold each for the previous segment's ACK.
+      socket.setNoDelay(true);
       socket.off("error", fail);
       resolve(socket);
     });
