@@ -3,7 +3,17 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CellHandle, createBwrapBackend, sourceRuntime, WarmPool } from "../../src/cells/index.js";
+import {
+  type CellHandle,
+  createBwrapBackend,
+  createProcessBackend,
+  sourceRuntime,
+  WarmPool,
+} from "../../src/cells/index.js";
+import { createLogger } from "../../src/core/index.js";
+import { initBrain } from "../../src/memory/index.js";
+import { HostProviders, serveCellRequests } from "../../src/warden/index.js";
+import { type ModelServer, reply, startModelServer } from "../support/model-server.js";
 import { shellIn } from "./cell-shell.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
@@ -123,4 +133,91 @@ describe.skipIf(!asRoot || unavailable !== undefined)("installed skills in a bwr
       "Read-only file system",
     );
   }, 90_000);
+});
+
+/** A brain whose agent talks to the local model server, with only the file tool. */
+async function seedAgentBrain(userDir: string, modelUrl: string): Promise<void> {
+  const brain = join(userDir, "brain");
+  await initBrain(brain);
+  await writeFile(
+    join(brain, "config/irowclaw.toml"),
+    `default_agent = "assistant"\n\n[providers.local]\nbase_url = "${modelUrl}"\n\n[tools]\nallow = ["file"]\n`,
+  );
+  await writeFile(
+    join(brain, "config/agents/assistant.toml"),
+    'name = "assistant"\nprovider = "local"\nmodel = "test-model"\n',
+  );
+}
+
+describe("an agent in a cell with installed skills", () => {
+  let server: ModelServer;
+  let home = "";
+  beforeAll(async () => {
+    server = await startModelServer();
+    home = await mkdtemp(join(tmpdir(), "ironclaw-skills-agent-"));
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const backends = [
+    ["process", () => createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} })],
+    ...(asRoot && unavailable === undefined
+      ? [["bwrap", () => createBwrapBackend({ runtime: sourceRuntime(), ...OPTIONS })] as const]
+      : []),
+  ] as const;
+
+  it.each(backends)(
+    "lists them in its prompt and reads one with its file tool (%s)",
+    async (name, make) => {
+      const userDir = join(home, name);
+      await seedAgentBrain(userDir, server.url);
+      await mkdir(join(userDir, "skills", "weather"), { recursive: true });
+      await writeFile(join(userDir, "skills", "weather", "SKILL.md"), SKILL);
+      const cell = await make().start({
+        userId: `skills-${name}`,
+        userDir,
+        handler: "agent",
+        startTimeoutMs: 90_000,
+        ...(name === "bwrap" ? { runAs: OWNER } : {}),
+      });
+      const detach = serveCellRequests(cell, {
+        userId: `skills-${name}`,
+        providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
+        egress: {
+          policy: "deny",
+          allow_hosts: [],
+          deny_hosts: [],
+          allow_private: false,
+          max_bytes: 1 << 20,
+          timeout_ms: 5_000,
+          secret_uses_per_minute: 120,
+          proxy: false,
+        },
+        audit: () => {},
+        logger: createLogger("test", { level: "silent" }),
+      });
+      try {
+        server.reset();
+        const location =
+          name === "bwrap" ? "/mnt/skills/weather/SKILL.md" : join(userDir, "skills", "weather", "SKILL.md");
+        server.enqueue(
+          reply.toolCalls([{ name: "file", arguments: { action: "read", path: location } }]),
+          reply.text("Rain."),
+        );
+        const done = await cell.call({ type: "UserMessage", text: "Weather?" }, { timeoutMs: 60_000 });
+        expect(done).toMatchObject({ type: "TurnComplete", text: "Rain." });
+        const [first, second] = server.chatRequests();
+        expect(String(first?.messages[0]?.content)).toContain(
+          `<name>weather</name><description>Forecasts.</description><location>${location}</location>`,
+        );
+        expect(second?.messages.at(-1)).toMatchObject({ role: "tool", content: SKILL });
+      } finally {
+        detach();
+        await cell.stop();
+      }
+    },
+    120_000,
+  );
 });
