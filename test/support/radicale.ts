@@ -25,6 +25,8 @@ export interface Radicale {
   port: number;
   /** The server certificate, to trust beside the system roots. */
   certPem: string;
+  /** Its key, for a second server a test stands up under the same name. */
+  keyPem: string;
   /** Creates a calendar collection for a user (MKCALENDAR), named `slug` and shown as `displayName`. */
   makeCalendar(user: string, password: string, slug: string, displayName: string): Promise<void>;
   /** Every byte Radicale stored, for tests that look for what must never be written. */
@@ -98,6 +100,7 @@ export async function startRadicale(users: Record<string, string>): Promise<Radi
     stderr += chunk.toString();
   });
   const certPem = await readFile(cert, "utf8");
+  const keyPem = await readFile(key, "utf8");
   const call = (method: string, path: string, auth?: string, body?: string) =>
     httpsCall(port, certPem, method, path, auth, body);
   await waitUntilServing(
@@ -109,6 +112,7 @@ export async function startRadicale(users: Record<string, string>): Promise<Radi
     url: `https://${CALDAV_HOST}:${port}/`,
     port,
     certPem,
+    keyPem,
     async makeCalendar(user, password, slug, displayName) {
       const body =
         '<?xml version="1.0" encoding="utf-8"?><C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">' +

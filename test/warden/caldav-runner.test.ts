@@ -1,3 +1,5 @@
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CalendarResults,
@@ -212,6 +214,31 @@ describe.skipIf(radicaleMissing !== undefined)("the calendar over CalDAV, agains
     );
     expect(reply.error?.code).toBe("refused");
     expect(reply.error?.message).toContain("127.0.0.1");
+  });
+
+  it("never follows the server to another host, where the password would go along", async () => {
+    const asked: string[] = [];
+    // A server under the calendar's name that sends discovery elsewhere, as a hijacked or misconfigured one could.
+    const rogue = createServer({ cert: radicale.certPem, key: radicale.keyPem }, (req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.writeHead(301, { location: "https://elsewhere.example.test/dav/" }).end();
+    });
+    await new Promise<void>((resolve) => rogue.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (rogue.address() as AddressInfo).port;
+      const reply = await call(
+        "list_events",
+        { from: "2026-12-01T00:00:00Z", to: "2026-12-02T00:00:00Z" },
+        deskFor(`https://${CALDAV_HOST}:${port}/`, true),
+      );
+      expect(asked[0]).toBe("PROPFIND /.well-known/caldav");
+      expect(reply.error).toEqual({
+        code: "refused",
+        message: `the calendar server pointed to https://elsewhere.example.test; only https://${CALDAV_HOST}:${port} is used`,
+      });
+    } finally {
+      rogue.close();
+    }
   });
 
   it("audits each call with its action, calendar and uid, and never the password", () => {

@@ -66,6 +66,8 @@ function describe<A extends CalendarAction>(action: A, data: CalendarResults[A])
         ...list.events.map((e) => eventLine(e)),
       ];
       if (list.truncated) lines.push("More events in this range: ask for a shorter range to see them all.");
+      if (list.unreadable)
+        lines.push(`${list.unreadable} calendar entries in this range could not be read and are not shown.`);
       return ok(lines.join("\n"), { count: list.events.length, truncated: list.truncated });
     }
     case "create_event": {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { aBoolean, aString } from "../common.js";
+import { aBoolean, aNumber, aString } from "../common.js";
 import type { CalendarAction } from "./calendar-args.js";
 
 // What each calendar action answers, compact: the fields a person reads. Times are ISO 8601 with the offset the
@@ -36,6 +36,8 @@ export const calendarResultSchemas = {
     /** Each occurrence in the range, a recurring event once per occurrence, in time order. */
     events: z.array(calendarEventSchema),
     truncated: aBoolean(),
+    /** Calendar objects in the range that are not iCalendar the warden can read (left out, counted). */
+    unreadable: aNumber().int("must be an integer").min(1, "must be at least 1").optional(),
   }),
   create_event: z.strictObject({ event: calendarEventSchema }),
   move_event: z.strictObject({

@@ -8,6 +8,9 @@ import type { IntegrationOutcome, IntegrationRunner } from "./integration-runner
 /** The user secret the calendar tools log in to the CalDAV server with. */
 export const CALDAV_PASSWORD_SECRET = "CALDAV_PASSWORD";
 
+/** How long a user's discovered calendars are reused before the account is asked again. */
+const CALENDARS_FRESH_MS = 60_000;
+
 export interface CaldavRunnerOptions {
   /** `[integrations.calendar] url`; undefined: no user has calendar tools. */
   url: string | undefined;
@@ -26,6 +29,16 @@ export interface CaldavRunnerOptions {
  */
 export function createCaldavRunner(options: CaldavRunnerOptions): IntegrationRunner {
   const now = options.now ?? Date.now;
+  // Discovery costs five requests or more (well-known, principal, home, the calendars and their reports); an
+  // agent's calls come in bursts (create, then list), so each user's calendars are reused for a minute.
+  const known = new Map<string, { at: number; calendars: DAVCalendar[] }>();
+  const calendarsOf = async (userId: string, url: string, fetchImpl: typeof fetch) => {
+    const cached = known.get(userId);
+    if (cached && now() - cached.at < CALENDARS_FRESH_MS) return cached.calendars;
+    const calendars = await eventCalendars(url, fetchImpl);
+    known.set(userId, { at: now(), calendars });
+    return calendars;
+  };
   return {
     name: "calendar",
     configured: (userId) => options.url !== undefined && Boolean(options.password(userId)),
@@ -46,17 +59,19 @@ export function createCaldavRunner(options: CaldavRunnerOptions): IntegrationRun
       if (!isCalendarAction(action))
         return { ok: false, error: { code: "invalid", message: `unknown action ${action}` }, audit: {} };
       const username = options.username.replaceAll("{user}", userId);
-      const login = loggedIn(options.fetch, username, password, signal);
+      const login = loggedIn(options.fetch, new URL(options.url).origin, username, password, signal);
       try {
         const session: CaldavSession = {
-          calendars: await eventCalendars(options.url, login.fetch),
+          calendars: await calendarsOf(userId, options.url, login.fetch),
           fetch: login.fetch,
           now,
         };
         const done = await perform(session, action, args);
         return { ok: true, data: done.data as Record<string, unknown>, audit: done.audit };
       } catch (error) {
-        return failure(error, login.unauthorized(), username, password);
+        // A calendar added or removed meanwhile, or a changed password: the next call discovers afresh.
+        known.delete(userId);
+        return failure(login.stray() ?? error, login.unauthorized(), username, password);
       }
     },
   };
@@ -75,18 +90,42 @@ function isCalendarAction(action: string): action is CalendarAction {
   return (CALENDAR_ACTIONS as readonly string[]).includes(action);
 }
 
-/** The fetch with the user's login on every request, noting whether the server refused it. */
-function loggedIn(fetchImpl: typeof fetch, username: string, password: string, signal: AbortSignal) {
+/**
+ * The fetch with the user's login on every request, noting whether the server refused it. Only the configured
+ * server's origin is dialled: a server answering with an href or a redirect to another host would otherwise
+ * receive the password with it.
+ */
+function loggedIn(
+  fetchImpl: typeof fetch,
+  origin: string,
+  username: string,
+  password: string,
+  signal: AbortSignal,
+) {
   const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
   let refused = false;
+  let stray: CalendarError | undefined;
   const withLogin = async (input: string | URL | Request, init: RequestInit = {}) => {
+    const target = new URL(input instanceof Request ? input.url : String(input));
+    if (target.origin !== origin) {
+      // Kept as well as thrown: tsdav's discovery catches errors and tries further URLs.
+      stray = new CalendarError(
+        "refused",
+        `the calendar server pointed to ${target.origin}; only ${origin} is used`,
+      );
+      throw stray;
+    }
     const headers = new Headers(init.headers);
     headers.set("authorization", authorization);
     const response = await fetchImpl(input, { ...init, headers, signal });
-    if (response.status === 401) refused = true;
+    if (response.status === 401) {
+      // Thrown, not returned: a refused REPORT must never read as an empty calendar.
+      refused = true;
+      throw new Error("the calendar server refused the login");
+    }
     return response;
   };
-  return { fetch: withLogin as typeof fetch, unauthorized: () => refused };
+  return { fetch: withLogin as typeof fetch, unauthorized: () => refused, stray: () => stray };
 }
 
 /** The account's calendars that hold events (a CalDAV home may also hold task lists and journals). */

@@ -53,6 +53,7 @@ export const caldavActions: Actions = {
     const from = Date.parse(args.from);
     const to = Date.parse(args.to);
     const found: Occurrence[] = [];
+    let unreadable = 0;
     for (const calendar of chosen) {
       const objects = await fetchCalendarObjects({
         calendar,
@@ -60,10 +61,13 @@ export const caldavActions: Actions = {
         urlFilter: (url) => url !== "" && !url.endsWith("/"),
         fetch: session.fetch,
       });
-      for (const object of objects)
-        found.push(
-          ...occurrencesIn(readObject(object), nameOf(calendar), { from, to, max: CALENDAR_LIST_MAX + 1 }),
-        );
+      for (const object of objects) {
+        // One object another client wrote badly must not hide the rest of the calendar.
+        const parsed = readable(object);
+        if (parsed)
+          found.push(...occurrencesIn(parsed, nameOf(calendar), { from, to, max: CALENDAR_LIST_MAX + 1 }));
+        else unreadable++;
+      }
     }
     found.sort((a, b) => a.startUtc - b.startUtc);
     return {
@@ -73,6 +77,7 @@ export const caldavActions: Actions = {
         calendars: chosen.map(nameOf),
         events: found.slice(0, CALENDAR_LIST_MAX).map((o) => o.event),
         truncated: found.length > CALENDAR_LIST_MAX,
+        ...(unreadable > 0 ? { unreadable } : {}),
       },
       audit: { calendar: args.calendar ?? "*", events: String(Math.min(found.length, CALENDAR_LIST_MAX)) },
     };
@@ -187,6 +192,14 @@ function uidFilter(uid: string) {
       },
     },
   };
+}
+
+function readable(object: DAVCalendarObject): IcalComponent | undefined {
+  try {
+    return readObject(object);
+  } catch {
+    return undefined;
+  }
 }
 
 function readObject(object: DAVCalendarObject): IcalComponent {
