@@ -6,7 +6,7 @@ import { offsetMinutes } from "./zoned-time.js";
 // cannot resolve a bare IANA name). Built from the runtime's zone database: each change of offset from the year
 // before the event to ten years after it, as one observance each, which every reader understands.
 
-const DAY = 86_400_000;
+const STEP = 7 * 86_400_000;
 const YEARS_AFTER = 10;
 
 /** A VTIMEZONE for `zone` covering the years around `aroundUtc`. */
@@ -17,10 +17,11 @@ export function vtimezoneFor(zone: string, aroundUtc: number): IcalComponent {
   const observances: IcalComponent[] = [];
   const initial = offsetMinutes(zone, from);
   let before = initial;
-  for (let t = from; t < to; t += DAY) {
-    const next = offsetMinutes(zone, t + DAY);
+  // Stepped a week at a time, then bisected to the minute: no zone changes its offset twice within a week.
+  for (let t = from; t < to; t += STEP) {
+    const next = offsetMinutes(zone, t + STEP);
     if (next === before) continue;
-    const change = findChange(zone, t, t + DAY, before);
+    const change = findChange(zone, t, t + STEP, before);
     observances.push(
       observance(next > before ? "DAYLIGHT" : "STANDARD", change + before * 60_000, before, next),
     );
