@@ -33,6 +33,7 @@ import { createHostIntegrations } from "./integrations/index.js";
 import { LoginLinks } from "./login-links.js";
 import { WardenSecrets } from "./secrets/index.js";
 import { SentinelKeeper } from "./sentinel-keeper.js";
+import { SkillStore } from "./skills/index.js";
 import { checkSoulGuardConfig, SoulStore, SoulWatch } from "./soul/index.js";
 import { UserStore } from "./user-store.js";
 import { forgetWardenAddress, recordWardenAddress } from "./warden-address.js";
@@ -96,12 +97,18 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const soulStore = new SoulStore(db, { audit: (entry) => audit.record(entry) });
   const channelLinks = new ChannelLinks(db);
   const budget = new ModelBudget({ db, config });
+  const skills = new SkillStore({
+    usersDir: usersDir(config, options.home),
+    audit: (entry) => audit.record(entry),
+  });
   const secrets = new WardenSecrets({
     db,
     home: options.home,
     audit: (entry) => audit.record(entry),
     logger,
     usesPerMinute: config.egress.secret_uses_per_minute,
+    // Approved skills name the secrets they need and the hosts those may go to.
+    skills,
   });
   // Calls that were in flight when an earlier warden died hold reservations nobody will settle.
   const recovered = budget.recover();
@@ -292,6 +299,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     soul,
     channelLinks,
     secrets,
+    skills,
     budget,
     telegramBots,
     command,

@@ -14,6 +14,7 @@ import type { Authenticator } from "./http/auth.js";
 import type { LoginLockout } from "./http/login-lockout.js";
 import type { LoginLinks } from "./login-links.js";
 import type { WardenSecrets } from "./secrets/index.js";
+import type { SkillStore } from "./skills/index.js";
 import type { SoulStore, SoulWatch } from "./soul/index.js";
 import type { UserStore } from "./user-store.js";
 import type { WardenCells } from "./warden-cells.js";
@@ -42,6 +43,8 @@ export interface WardenContext {
   channelLinks: ChannelLinks;
   /** Users' secrets, their bindings to hosts, the placeholders cells hold instead of them. */
   secrets: WardenSecrets;
+  /** Users' installed skills, each pinned in their skills.lock to the hash a person approved. */
+  skills: SkillStore;
   /** Spend caps, prices and usage records of the model proxy. */
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;

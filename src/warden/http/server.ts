@@ -1,5 +1,7 @@
+import type { Readable } from "node:stream";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { SKILL_UPLOAD_TYPES } from "../../contracts/index.js";
 import {
   HttpError,
   noRouteError,
@@ -16,6 +18,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The request body's bytes exactly as received; undefined when there was no body. */
     rawBody: Buffer | undefined;
+    /** An archive's bytes still unread, for the route that takes uploads; undefined for any other body. */
+    bodyStream: Readable | undefined;
   }
 }
 
@@ -49,6 +53,13 @@ export async function buildWardenServer(ctx: WardenContext): Promise<FastifyInst
         }),
       );
     }
+  });
+  // Archives (a skill's upload) are not read here: the route that takes one checks its caller first, then
+  // streams the bytes to disk under its own size cap. Every other route finds no body.
+  app.decorateRequest("bodyStream", undefined);
+  app.addContentTypeParser([...SKILL_UPLOAD_TYPES], (request, payload, done) => {
+    request.bodyStream = payload;
+    done(null, undefined);
   });
   const translate = wardenErrors({
     bodyLimit: ctx.config.server.body_limit,

@@ -23,6 +23,7 @@ import { openAiRoutes } from "./openai-routes.js";
 import { oversightRoutes } from "./oversight-routes.js";
 import { secretRoutes } from "./secret-routes.js";
 import { sentinelRoutes } from "./sentinel-routes.js";
+import { skillsRoutes } from "./skills-routes.js";
 import { sessionRoutes } from "./session-routes.js";
 import { soulRoutes } from "./soul-routes.js";
 import { systemRoutes } from "./system-routes.js";
@@ -44,6 +45,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...channelRoutes(ctx),
     ...budgetRoutes(ctx),
     ...secretRoutes(ctx),
+    ...skillsRoutes(ctx),
     ...usageRoutes(ctx),
     ...memoryRoutes(ctx),
     ...cronRoutes(ctx),
