@@ -300,6 +300,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     channelLinks,
     secrets,
     skills,
+    mailSends: integrations.mail,
     budget,
     telegramBots,
     command,

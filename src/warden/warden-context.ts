@@ -11,6 +11,7 @@ import type { ConversationStore } from "./conversations/index.js";
 import type { EscalationBook } from "./escalations/index.js";
 import type { ChatEvolution, EvolutionFeed } from "./evolution/index.js";
 import type { Authenticator } from "./http/auth.js";
+import type { MailSends } from "./integrations/index.js";
 import type { LoginLockout } from "./http/login-lockout.js";
 import type { LoginLinks } from "./login-links.js";
 import type { WardenSecrets } from "./secrets/index.js";
@@ -45,6 +46,8 @@ export interface WardenContext {
   secrets: WardenSecrets;
   /** Users' installed skills, each pinned in their skills.lock to the hash a person approved. */
   skills: SkillStore;
+  /** Mail the users' agents asked to send, waiting for the person's confirmation. */
+  mailSends: MailSends;
   /** Spend caps, prices and usage records of the model proxy. */
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;

@@ -15,6 +15,7 @@ import { cronRoutes } from "./cron-routes.js";
 import { escalationRoutes } from "./escalation-routes.js";
 import { evolutionRoutes } from "./evolution-routes.js";
 import { feedbackRoutes } from "./feedback-routes.js";
+import { mailRoutes } from "./mail-routes.js";
 import { governanceRoutes } from "./governance-routes.js";
 import { learningRoutes } from "./learning-routes.js";
 import { LEDGER_OPENAPI_PATHS, mountLedger } from "./ledger-mount.js";
@@ -23,8 +24,8 @@ import { openAiRoutes } from "./openai-routes.js";
 import { oversightRoutes } from "./oversight-routes.js";
 import { secretRoutes } from "./secret-routes.js";
 import { sentinelRoutes } from "./sentinel-routes.js";
-import { skillsRoutes } from "./skills-routes.js";
 import { sessionRoutes } from "./session-routes.js";
+import { skillsRoutes } from "./skills-routes.js";
 import { soulRoutes } from "./soul-routes.js";
 import { systemRoutes } from "./system-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -57,6 +58,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...escalationRoutes(ctx),
     ...evolutionRoutes(ctx),
     ...feedbackRoutes(ctx),
+    ...mailRoutes(ctx),
     ...governanceRoutes(ctx),
     ...vaultRoutes(ctx),
     ...attestRoutes(ctx),
