@@ -20,6 +20,7 @@ import { commandNotifier } from "./command-notifier.js";
 import { commandOversightOptions } from "./command-oversight.js";
 import { createCommandDesk } from "./command-requests.js";
 import { ConversationStore, forgetInConversations } from "./conversations/index.js";
+import { CellProxies } from "./egress/index.js";
 import { ackCommand, EscalationBook, EscalationRelay } from "./escalations/index.js";
 import { ChatEvolution, EvolutionFeed, feedbackCommand, RunFeed } from "./evolution/index.js";
 import { hostCommandOptions } from "./host-command.js";
@@ -141,6 +142,14 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     onModelCall: (call) => chat.noteModelCall(call),
     ...(options.cellSpec ? { spec: options.cellSpec } : {}),
     integrations,
+    // Each cell's HTTPS proxy: its own CA, its user's placeholders, and the secrets added here, never in it.
+    egress: new CellProxies({
+      egress: config.egress,
+      secrets,
+      audit: (entry) => audit.record(entry),
+      logger: logger.child({ part: "egress-proxy" }),
+      ...(options.egressDial ? { dial: options.egressDial } : {}),
+    }),
   });
   // Command's ledger and queue sit beside host.db; a ledger that cannot open stops the start like host.db would.
   const command = config.command.enabled

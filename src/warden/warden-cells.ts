@@ -12,7 +12,14 @@ import {
   userCellSpec,
   WarmPool,
 } from "../cells/index.js";
-import type { IronclawdConfig, JobStatus, MemoryForgotten, ModelRequest, Ready } from "../contracts/index.js";
+import type {
+  HelloEgress,
+  IronclawdConfig,
+  JobStatus,
+  MemoryForgotten,
+  ModelRequest,
+  Ready,
+} from "../contracts/index.js";
 import { Emitter, type Logger } from "../core/index.js";
 import type { ModelBudget } from "./budget/index.js";
 import { type AuditEntry, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
@@ -43,8 +50,16 @@ export interface WardenCellsOptions {
   spec?: Partial<CellStartSpec>;
   /** How long a Hello may wait for Ready (a microVM under TCG indexes a brain slowly). */
   readyTimeoutMs?: number;
+  /** Each cell's HTTPS proxy (egress/cell-proxies.ts); without it tools in a cell have no network. */
+  egress?: CellEgressSource;
   /** The integrations (GitHub…) run with each user's credentials; each Hello names those the user has. */
   integrations?: IntegrationDesk;
+}
+
+/** What greets a cell with its HTTPS proxy: started with the cell, then the same for every later Hello. */
+export interface CellEgressSource {
+  start(userId: string, cell: CellHandle): HelloEgress | undefined;
+  hello(cell: CellHandle): HelloEgress | undefined;
 }
 
 export interface LiveCell {
@@ -130,7 +145,9 @@ export class WardenCells {
   /** The agent profiles the user's brain defines now (asked again each time: the owner may edit them). */
   async describe(userId: string): Promise<Ready> {
     const { cell } = await this.get(userId);
-    const reply = await cell.call(this.hello(userId), { timeoutMs: 30_000 });
+    const reply = await cell.call(this.hello(userId, this.options.egress?.hello(cell)), {
+      timeoutMs: 30_000,
+    });
     if (reply.type !== "Ready")
       throw new Error(reply.type === "Error" ? reply.message : `the cell answered ${reply.type}`);
     return reply;
@@ -195,12 +212,13 @@ export class WardenCells {
   }
 
   /** What a cell is told when it is greeted: the providers offered, and the integrations its user has. */
-  private hello(userId: string) {
+  private hello(userId: string, egress: HelloEgress | undefined) {
     const integrations = this.options.integrations?.configured(userId) ?? [];
     return {
       type: "Hello" as const,
       providers: this.options.providers.names(),
       ...(integrations.length > 0 ? { integrations } : {}),
+      ...(egress ? { egress } : {}),
     };
   }
 
@@ -251,7 +269,7 @@ export class WardenCells {
       offRefusals();
     });
     const reply = await cell
-      .call(this.hello(userId), {
+      .call(this.hello(userId, this.options.egress?.start(userId, cell)), {
         timeoutMs: this.options.readyTimeoutMs ?? 120_000,
       })
       .catch(async (error: Error) => {
