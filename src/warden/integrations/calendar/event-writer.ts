@@ -1,9 +1,15 @@
-import { type CalendarArgs, formatRrule, parseRrule } from "../../../contracts/index.js";
+import {
+  type CalendarArgs,
+  formatRrule,
+  parseRrule,
+  type Rrule,
+  WEEKDAYS,
+} from "../../../contracts/index.js";
 import { timesOf } from "./calendar-event.js";
 import { escapeText, type IcalComponent, type IcalProperty, prop, property } from "./ical-text.js";
-import { stamp, timeProperty } from "./ical-time.js";
+import { readTime, stamp, timeProperty } from "./ical-time.js";
 import { vtimezoneFor } from "./vtimezone.js";
-import { instantOfInput } from "./zoned-time.js";
+import { instantOf, instantOfInput, wallOf } from "./zoned-time.js";
 
 // The calendar objects the tools write: a new event in its own VCALENDAR (RFC 4791 §4.1: one UID per resource)
 // with the VTIMEZONE its times name, and an existing event moved by rewriting DTSTART and DTEND only, every
@@ -74,9 +80,62 @@ export function moveEventIn(
     property("LAST-MODIFIED", `${stamp(nowMs)}Z`),
     property("SEQUENCE", String(sequence)),
   ];
+  shiftSeries(calendar, event, { zone, wallDelta: wallIn(zone, start) - previous.start.wall });
   const zones = new Set(
     calendar.components.filter((c) => c.name === "VTIMEZONE").map((c) => prop(c, "TZID")?.value),
   );
   if (zone !== "UTC" && !zones.has(zone)) calendar.components.unshift(vtimezoneFor(zone, start));
   return { event, previous };
+}
+
+const DAY = 86_400_000;
+
+function wallIn(zone: string, utc: number): number {
+  return zone === "UTC" ? utc : wallOf(zone, utc);
+}
+
+/**
+ * A series moved by some days and hours keeps its shape: its rule's weekdays move with it (a Tuesday meeting moved
+ * to Wednesday recurs on Wednesdays), and the occurrences it cancels (EXDATE) or changes (an override's
+ * RECURRENCE-ID) move by the same clock time, so they still name occurrences of the moved series.
+ */
+function shiftSeries(
+  calendar: IcalComponent,
+  master: IcalComponent,
+  shift: { zone: string; wallDelta: number },
+): void {
+  if (shift.wallDelta === 0) return;
+  const dayShift = ((Math.round(shift.wallDelta / DAY) % 7) + 7) % 7;
+  const rrule = prop(master, "RRULE");
+  if (rrule && dayShift !== 0) {
+    const rule = ruleOf(rrule.value);
+    if (rule?.byDay) {
+      rule.byDay = rule.byDay.map((d) => ({
+        ...d,
+        day: WEEKDAYS[(WEEKDAYS.indexOf(d.day) + dayShift) % 7] ?? d.day,
+      }));
+      master.properties = master.properties.map((p) =>
+        p === rrule ? property("RRULE", formatRrule(rule)) : p,
+      );
+    }
+  }
+  const moved = (p: IcalProperty, name: string) =>
+    p.value.split(",").map((v) => {
+      const wall = readTime(p, v).wall + shift.wallDelta;
+      return timeProperty(name, shift.zone, shift.zone === "UTC" ? wall : instantOf(shift.zone, wall));
+    });
+  master.properties = master.properties.flatMap((p) => (p.name === "EXDATE" ? moved(p, "EXDATE") : [p]));
+  for (const override of calendar.components.filter((c) => c.name === "VEVENT" && c !== master))
+    override.properties = override.properties.flatMap((p) =>
+      p.name === "RECURRENCE-ID" ? moved(p, "RECURRENCE-ID") : [p],
+    );
+}
+
+/** A rule outside the subset the tools write is kept as it is. */
+function ruleOf(text: string): Rrule | undefined {
+  try {
+    return parseRrule(text);
+  } catch {
+    return undefined;
+  }
 }
