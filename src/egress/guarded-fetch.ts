@@ -14,6 +14,8 @@ import { addressRefusal } from "./ip-ranges.js";
  */
 export interface EgressDial {
   hosts?: Readonly<Record<string, string>>;
+  /** Tests: the local port a server listens on for a standard one (443 → an ephemeral port). */
+  ports?: Readonly<Record<number, number>>;
   extraCa?: readonly string[];
 }
 
@@ -86,6 +88,7 @@ function send(
       url,
       {
         method: init.method ?? "GET",
+        port: dialPort(url, options.dial),
         headers: Object.fromEntries(headers),
         // The connection goes to the address that was checked, whatever the resolver says now.
         lookup: (_name, opts, callback) => {
@@ -119,6 +122,11 @@ function send(
     request.on("error", reject);
     request.end(body);
   });
+}
+
+function dialPort(url: URL, dial: EgressDial | undefined): number {
+  const port = url.port === "" ? 443 : Number(url.port);
+  return dial?.ports?.[port] ?? port;
 }
 
 async function readCapped(stream: Readable, maxBytes: number): Promise<Buffer> {
