@@ -36,6 +36,8 @@ const MAX_LISTED_BYTES = 256 * 1024;
  */
 export class SkillCatalog {
   private cached: { stamp: string; listing: SkillListing } | undefined;
+  /** Each skill as last read, by its stamp: one skill changed is one skill parsed again (~6 ms each). */
+  private readonly skills = new Map<string, { stamp: string; read: OfferedSkill | UnavailableSkill }>();
 
   constructor(
     readonly dir: string,
@@ -44,14 +46,21 @@ export class SkillCatalog {
 
   list(): SkillListing {
     const names = this.names();
-    const stamp = [statStamp(this.dir), ...names.map((n) => `${n}:${this.skillStamp(n)}`)].join("\n");
+    const stamps = new Map(names.map((name) => [name, this.skillStamp(name)]));
+    const stamp = [statStamp(this.dir), ...[...stamps].map(([name, s]) => `${name}:${s}`)].join("\n");
     if (this.cached?.stamp === stamp) return this.cached.listing;
     const listing: SkillListing = { available: [], unavailable: [] };
-    for (const name of names) {
-      const read = this.read(name);
-      if ("reason" in read) listing.unavailable.push({ name, reason: read.reason });
+    for (const [name, skillStamp] of stamps) {
+      let known = this.skills.get(name);
+      if (known?.stamp !== skillStamp) {
+        known = { stamp: skillStamp, read: this.read(name) };
+        this.skills.set(name, known);
+      }
+      const { read } = known;
+      if ("reason" in read) listing.unavailable.push(read);
       else listing.available.push(read);
     }
+    for (const name of this.skills.keys()) if (!stamps.has(name)) this.skills.delete(name);
     this.cached = { stamp, listing };
     return listing;
   }

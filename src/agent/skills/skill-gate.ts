@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { SkillRequirements } from "../../contracts/index.js";
 
@@ -32,13 +32,9 @@ export function skillUnavailableReason(req: SkillRequirements, host: SkillHost):
 function onPath(bin: string, dirs: readonly string[]): boolean {
   // The schema holds a bin to a bare name; a slash here would look outside PATH.
   if (bin.includes("/")) return false;
+  // stat without throwing: a listing looks up every bin in every PATH folder, and most are not there.
   return dirs.some((dir) => {
-    const file = join(dir, bin);
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
+    const info = statSync(join(dir, bin), { throwIfNoEntry: false });
+    return info?.isFile() === true && (info.mode & 0o111) !== 0;
   });
 }

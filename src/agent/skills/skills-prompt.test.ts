@@ -103,14 +103,18 @@ describe("the skills section of the system prompt", () => {
     expect(prompt).toContain("mac-only (runs only on darwin, not linux)");
   });
 
-  it("reads the folder again only when a skill changed, and shows the change", () => {
+  it("reads again only the skill that changed, and shows the change", () => {
+    install("kept", "description: Unchanged.");
     const file = install("notes", "description: First words.");
     const catalog = new SkillCatalog(skills, host);
     const first = catalog.list();
     expect(catalog.list()).toBe(first);
     writeFileSync(file, "---\nname: notes\ndescription: Second words, longer.\n---\n");
     utimesSync(file, new Date(), new Date(Date.now() + 5_000));
-    expect(catalog.list().available[0]?.description).toBe("Second words, longer.");
+    const second = catalog.list();
+    expect(second.available.map((s) => s.description)).toEqual(["Unchanged.", "Second words, longer."]);
+    // The unchanged skill is the very entry read before: it was not parsed again.
+    expect(second.available[0]).toBe(first.available[0]);
   });
 
   it("is empty when nothing is installed or the folder is not there", () => {
