@@ -17,6 +17,7 @@ import { schemaCommand } from "./schema.js";
 import { secretsCommand } from "./secrets.js";
 import { sentinelCommand } from "./sentinel.js";
 import { serveCommand } from "./serve.js";
+import { skillsCommand } from "./skills.js";
 import { soulCommand } from "./soul.js";
 import { theaterCommand } from "./theater.js";
 import { usageCommand } from "./usage.js";
@@ -50,6 +51,7 @@ export const commands: readonly CommandNode[] = [
   userCommand,
   secretsCommand,
   soulCommand,
+  skillsCommand,
   attestCommand,
   budgetCommand,
   usageCommand,
