@@ -1,10 +1,9 @@
-import { lookup } from "node:dns/promises";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import type { Readable } from "node:stream";
 import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from "node:tls";
+import { dialAddress } from "./dial-address.js";
 import { EgressRefusal } from "./egress-refusal.js";
-import { addressRefusal } from "./ip-ranges.js";
 
 /**
  * How the warden dials out for a cell's user. Production: the system resolver and the system's root
@@ -43,7 +42,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
     if (url.protocol !== "https:")
       throw new EgressRefusal(`${url.origin} is not HTTPS; only HTTPS is dialled`);
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    const address = await resolveChecked(host, options);
+    const address = await dialAddress(host, options);
     const signal = AbortSignal.any([
       AbortSignal.timeout(options.timeoutMs),
       ...(init.signal ? [init.signal] : []),
@@ -51,23 +50,6 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
     return send(url, address, init, signal, options, trust);
   };
   return guarded as typeof fetch;
-}
-
-async function resolveChecked(host: string, options: GuardedFetchOptions): Promise<string> {
-  const mapped = options.dial?.hosts?.[host];
-  const addresses = mapped
-    ? [mapped]
-    : isIP(host)
-      ? [host]
-      : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-  const [first] = addresses;
-  if (first === undefined) throw new EgressRefusal(`${host} has no addresses`);
-  if (!options.allowPrivate)
-    for (const address of addresses) {
-      const why = addressRefusal(address);
-      if (why !== undefined) throw new EgressRefusal(`${host} resolves to ${address}, ${why}`);
-    }
-  return first;
 }
 
 function send(
