@@ -90,9 +90,9 @@ describe("the GitHub tools", () => {
       "github_get_pull",
     ]);
     expect(box(["bash", "file"]).specs()).toEqual([]);
-    const perPage = (box().specs()[1]?.parameters.properties as Record<string, { maximum?: number }>)
-      .per_page;
-    expect(perPage?.maximum).toBe(100);
+    const listSpec = box().specs()[1];
+    const properties = (listSpec?.parameters.properties ?? {}) as Record<string, { maximum?: number }>;
+    expect(properties.per_page?.maximum).toBe(100);
   });
 
   it("name the argument and rule the model broke, before anything reaches GitHub", async () => {
