@@ -5,7 +5,7 @@ import { dispatchContracts } from "./dispatch/index.js";
 import { evolutionContracts } from "./evolution/index.js";
 import type { Contract } from "./registry.js";
 import { skillContracts } from "./skills/index.js";
-import { skillsApiContracts } from "./warden/skills-api.js";
+import { skillsApiContracts } from "./warden/index.js";
 
 /** Every contract of the five seeds, in seed order. */
 export const allContracts: readonly Contract[] = [
