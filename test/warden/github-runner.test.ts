@@ -72,7 +72,7 @@ describe("the GitHub runner", () => {
     expect(String(items[0]?.body).length).toBeLessThanOrEqual(281);
     const second = await ask("list_issues", { repo: "octo/demo", per_page: 2, page: 2 });
     expect(second.data).toMatchObject({ page: 2, more: false });
-    expect((second.data?.items as unknown[]).length).toBe(1);
+    expect(second.data?.items).toHaveLength(1);
     expect(fake.calls.at(-1)).toMatchObject({
       method: "GET",
       path: "/repos/octo/demo/issues?state=open&page=2&per_page=2",
