@@ -99,7 +99,11 @@ describe("the cell's HTTPS proxy listener", () => {
       s.on("data", (d: Buffer) => parts.push(d));
       s.on("end", () => s.end(`stream ${s.id}: ${Buffer.concat(parts).length} bytes`));
     });
-    await warden.call({ type: "Hello", providers: [], egress: { ca_pem: CA_PEM, env: {} } });
+    // No bound host, no CA of the cell's own: the bundle holds the roots alone (a bwrap cell has no /etc).
+    await warden.call({ type: "Hello", providers: [], egress: { env: {} } });
+    const pem = readFileSync(env().SSL_CERT_FILE as string, "utf8");
+    expect(pem.split("BEGIN CERTIFICATE").length).toBeGreaterThan(10);
+    expect(pem).not.toContain(CA_PEM);
     const port = Number(new URL(env().HTTPS_PROXY as string).port);
     const big = "x".repeat(600 * 1024);
     const answers = await Promise.all([1, 2, 3, 4].map(() => exchange(port, big)));

@@ -113,11 +113,12 @@ function closeSocket(socket: Socket, stream: EgressStream): void {
   if (stream.closeReason !== undefined) socket.destroy();
 }
 
-/** The system's roots and the cell's CA in one PEM file of the cell's own (its /tmp is a private tmpfs). */
-function writeTrustBundle(dir: string, caPem: string): string {
+/** The system's roots and the cell's CA, if any, in one PEM file of the cell's own (its /tmp is a private tmpfs). */
+function writeTrustBundle(dir: string, caPem: string | undefined): string {
   const roots = readSystemRoots() ?? rootCertificates.join("\n");
   const file = join(dir, "ca-bundle.pem");
-  writeFileSync(file, `${roots.trimEnd()}\n${caPem.trimEnd()}\n`, { mode: 0o644 });
+  // Without a CA of the cell's own (no bound host) the bundle still holds the roots: the cell has no /etc.
+  writeFileSync(file, `${roots.trimEnd()}\n${caPem ? `${caPem.trimEnd()}\n` : ""}`, { mode: 0o644 });
   return file;
 }
 

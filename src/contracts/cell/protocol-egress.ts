@@ -73,14 +73,15 @@ export type EgressAck = z.output<typeof egressAckSchema>;
 
 /**
  * Part of the warden's Hello: the cell's egress proxy is on. `ca_pem` is the certificate of the cell's own CA
- * (the warden intercepts TLS to bound hosts with leaves it signs), `env` the placeholders tools see in place of
- * secrets (never a secret itself).
+ * (the warden intercepts TLS to bound hosts with leaves it signs), absent when no host is bound for the cell and
+ * nothing is intercepted; `env` the placeholders tools see in place of secrets (never a secret itself).
  */
 export const helloEgressSchema = z.strictObject({
   ca_pem: aString()
     .min(1, "must not be empty")
     .max(16 * 1024, "must be at most 16384 characters")
-    .regex(/^-----BEGIN CERTIFICATE-----/, "must be a PEM certificate"),
+    .regex(/^-----BEGIN CERTIFICATE-----/, "must be a PEM certificate")
+    .optional(),
   env: z
     .record(envVarName, aString().max(4096, "must be at most 4096 characters"))
     .refine((env) => Object.keys(env).length <= 256, "must hold at most 256 variables"),

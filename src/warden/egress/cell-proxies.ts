@@ -63,9 +63,11 @@ export class CellProxies {
     const known = this.cells.get(cell);
     if (known) return known.hello;
     const cellId = `${userId}-${randomUUID()}`;
-    const ca = createCellCa();
     const plan = this.options.secrets?.cellEgressPlan(userId, cellId) ?? { env: {}, bindings: [] };
-    const proxy: CellProxy = { cellId, ca, hello: { ca_pem: ca.certPem, env: plan.env } };
+    // A CA's RSA key takes 0.5–2 s of the warden's CPU: made only for a cell with a host to intercept.
+    const ca = lazyCellCa();
+    const hello: HelloEgress = { env: plan.env, ...(plan.bindings.length > 0 ? { ca_pem: ca.certPem } : {}) };
+    const proxy: CellProxy = { cellId, ca, hello };
     this.cells.set(cell, proxy);
     const context = this.context(userId, cellId, ca, plan.bindings);
     const engine = this.options.engine ?? handleProxyConnection;
@@ -117,6 +119,21 @@ export class CellProxies {
       rateLimit: this.options.secrets?.rateLimitFor(userId, cellId) ?? (() => undefined),
     };
   }
+}
+
+/** A cell's CA made on first use: a cell without bound hosts never intercepts, so never needs one. */
+function lazyCellCa(): CellCa {
+  let ca: CellCa | undefined;
+  const made = () => {
+    ca ??= createCellCa();
+    return ca;
+  };
+  return {
+    get certPem() {
+      return made().certPem;
+    },
+    leafFor: (host) => made().leafFor(host),
+  };
 }
 
 /** The proxy's decision as an audit row of the cell's user: names and sizes, never a secret's value. */
