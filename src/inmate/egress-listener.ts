@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rootCertificates } from "node:tls";
 import { type EgressStream, EgressStreams, type MessageBody } from "../channel/index.js";
 import type { HelloEgress, ProtocolMessage } from "../contracts/cell/index.js";
 
@@ -115,7 +114,10 @@ function closeSocket(socket: Socket, stream: EgressStream): void {
 
 /** The system's roots and the cell's CA, if any, in one PEM file of the cell's own (its /tmp is a private tmpfs). */
 function writeTrustBundle(dir: string, caPem: string | undefined): string {
-  const roots = readSystemRoots() ?? rootCertificates.join("\n");
+  // node:tls is loaded only here, not with the module: the runtime is loaded into a startup snapshot, whose
+  // builder warns about tls on load, and that warning's colours read the environment the snapshot must not see.
+  const tls = process.getBuiltinModule("node:tls") as typeof import("node:tls");
+  const roots = readSystemRoots() ?? tls.rootCertificates.join("\n");
   const file = join(dir, "ca-bundle.pem");
   // Without a CA of the cell's own (no bound host) the bundle still holds the roots: the cell has no /etc.
   writeFileSync(file, `${roots.trimEnd()}\n${caPem ? `${caPem.trimEnd()}\n` : ""}`, { mode: 0o644 });
