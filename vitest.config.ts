@@ -1,9 +1,10 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { COMMAND_JOURNEYS } from "./test/command/journeys.js";
+import { INTEGRATION_JOURNEYS } from "./test/integrations/journeys.js";
 
 // The default suite: unit tests beside their files and integration tests under test/.
-// Slow suites (Postgres, microvm boots, chaos, command's process journeys) and the browser journeys have their
+// Slow suites (Postgres, microvm boots, chaos, command's and integrations' journeys) and the browser journeys have their
 // own configs and npm scripts.
 export default defineConfig({
   test: {
@@ -21,6 +22,7 @@ export default defineConfig({
       "test/chaos/**",
       "test/ui/browser/**",
       ...COMMAND_JOURNEYS,
+      ...INTEGRATION_JOURNEYS,
       "ui/**",
       "node_modules/**",
     ],
