@@ -128,6 +128,8 @@ function named(request: AdmittedRequest) {
 async function connectUpstream(host: string, ctx: ProxyContext, limits: ProxyLimits) {
   const address = await resolveOnce(host, ctx);
   const socket = await dialTls(host, address, ctx.portMap?.[443] ?? 443, ctx, limits.connectTimeoutMs);
+  // A silent upstream ends the exchange (the reader sees the close) instead of holding the cell's tunnel.
+  socket.setTimeout(limits.upstreamIdleMs, () => socket.destroy());
   return { socket, reader: new ByteReader(socket) };
 }
 

@@ -64,12 +64,15 @@ export interface ProxyLimits {
   headTimeoutMs: number;
   /** How long the proxy waits for the upstream's TCP + TLS connection. */
   connectTimeoutMs: number;
+  /** How long an intercepted upstream may stay silent (mid-answer or kept alive) before it is closed. */
+  upstreamIdleMs: number;
 }
 
 export const DEFAULT_PROXY_LIMITS: ProxyLimits = {
   maxHeadBytes: 64 * 1024,
   headTimeoutMs: 30_000,
   connectTimeoutMs: 15_000,
+  upstreamIdleMs: 120_000,
 };
 
 /** What the warden hands the proxy for one cell's connection. */
