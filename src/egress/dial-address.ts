@@ -1,7 +1,19 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { checkedAddress } from "./checked-address.js";
-import type { EgressDial } from "./guarded-fetch.js";
+
+/**
+ * How the warden dials out for a cell's user. Production: the system resolver and the system's root
+ * certificates. Tests (and a lab's private mirror): `hosts` maps a real host name such as api.github.com to a
+ * local address, and `extraCa` trusts the local server's CA besides the roots. One hook for every dial the
+ * warden makes on a user's behalf, so a test reaches every path under the real host name.
+ */
+export interface EgressDial {
+  hosts?: Readonly<Record<string, string>>;
+  /** Tests: the local port a server listens on for a standard one (443 → an ephemeral port). */
+  ports?: Readonly<Record<number, number>>;
+  extraCa?: readonly string[];
+}
 
 /**
  * The one address a connection to `host` may use, for clients that dial a socket themselves (IMAP, SMTP): the

@@ -2,21 +2,8 @@ import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import type { Readable } from "node:stream";
 import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from "node:tls";
-import { dialAddress } from "./dial-address.js";
+import { dialAddress, type EgressDial } from "./dial-address.js";
 import { EgressRefusal } from "./egress-refusal.js";
-
-/**
- * How the warden dials out for a cell's user. Production: the system resolver and the system's root
- * certificates. Tests (and a lab's private mirror): `hosts` maps a real host name such as api.github.com to a
- * local address, and `extraCa` trusts the local server's CA besides the roots. One hook for every dial the
- * warden makes on a user's behalf, so a test reaches every path under the real host name.
- */
-export interface EgressDial {
-  hosts?: Readonly<Record<string, string>>;
-  /** Tests: the local port a server listens on for a standard one (443 → an ephemeral port). */
-  ports?: Readonly<Record<number, number>>;
-  extraCa?: readonly string[];
-}
 
 export interface GuardedFetchOptions {
   dial?: EgressDial;

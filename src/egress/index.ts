@@ -1,7 +1,7 @@
 export { checkedAddress } from "./checked-address.js";
-export { dialAddress } from "./dial-address.js";
+export { dialAddress, type EgressDial } from "./dial-address.js";
 export { EgressRefusal } from "./egress-refusal.js";
-export { createGuardedFetch, type EgressDial, type GuardedFetchOptions } from "./guarded-fetch.js";
+export { createGuardedFetch, type GuardedFetchOptions } from "./guarded-fetch.js";
 export { addressRefusal, interfaceOf } from "./ip-ranges.js";
 export { fetchPage } from "./page-fetch.js";
 export {
