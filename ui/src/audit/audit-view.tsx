@@ -11,6 +11,9 @@ const TOOLS: Record<ToolKind, string> = {
   browser: "browser",
   memory: "memory",
   command: "command",
+  github: "GitHub",
+  calendar: "calendar",
+  mail: "mail",
 };
 const OUTCOMES: Record<ToolOutcome, string> = {
   ok: "ok",
