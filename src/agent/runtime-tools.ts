@@ -5,8 +5,8 @@ import { createCalendarTools } from "./tools/calendar-tools.js";
 import { type CommandClient, createCommandTool, noCommand } from "./tools/command-tool.js";
 import { createFileTool } from "./tools/file-tool.js";
 import { createGithubTools } from "./tools/github-tools.js";
-import { createMailTools } from "./tools/mail-tools.js";
 import type { IntegrationAccess } from "./tools/integration-client.js";
+import { createMailTools } from "./tools/mail-tools.js";
 import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
 import { type AgentTool, ToolRefusal } from "./tools/tool-definition.js";
 

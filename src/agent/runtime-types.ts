@@ -31,13 +31,13 @@ export interface AgentRuntimeOptions {
   pageFetcher?: PageFetcher;
   /** How the command tool reaches command: in a cell, the warden. Without one, it answers that command is off. */
   commandClient?: CommandClient;
+  /** Variables the bash tool adds to each command's env, asked at each call (in a cell: the HTTPS proxy's). */
+  toolEnv?: () => Record<string, string>;
   /**
    * The integrations (GitHub…) the warden runs with the user's credentials: in a cell, requests to the warden.
    * Without it, or for an integration the user has not configured, the agent gets no such tools.
    */
   integrations?: IntegrationAccess;
-  /** Variables the bash tool adds to each command's env, asked at each call (in a cell: the HTTPS proxy's). */
-  toolEnv?: () => Record<string, string>;
   /** Replaces the embedder `[indexing]` asks for (tests use a small deterministic one). */
   embedder?: Embedder;
   /** The model's context window and the head room that triggers the pre-compaction flush; default `[agent]`. */

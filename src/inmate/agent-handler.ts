@@ -57,8 +57,8 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),
     commandClient: createProxyCommandClient(options.warden),
-    integrations,
     ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
+    integrations,
     ...(embedder ? { embedder } : {}),
     // A cell's tasks are capped (16 by default) and a microVM cell has one vCPU: a worker thread would spend
     // the cap and gain nothing there. The cell's bundle has no worker module either.

@@ -62,7 +62,7 @@ export interface CellRequestOptions {
 
 /**
  * The warden's side of a cell's own requests: model calls (the model proxy), provider embeddings, the
- * browser's fetches (the egress proxy) and the command tool's runs. The cell holds no key and has no network, so this is its only way
+ * browser's fetches (the egress proxy), the command tool's runs and the integration tools' calls. The cell holds no key and has no network, so this is its only way
  * out; everything it asks is checked against the host's config, and refusals are audited. Returns a function
  * that detaches from the cell.
  */

@@ -59,9 +59,9 @@ export {
   type SkillLockEntry,
   SkillRefusal,
   type SkillReview,
-  type SkillsLock,
   SkillStore,
   type SkillStoreOptions,
+  type SkillsLock,
 } from "./skills/index.js";
 export { type DiffLine, diffLines, migrateSoulTables, type SoulChange, SoulStore } from "./soul/index.js";
 export { UserStore } from "./user-store.js";

@@ -34,7 +34,7 @@ async function inboxSubjects(): Promise<string[]> {
   await client.mailboxOpen("INBOX");
   const subjects: string[] = [];
   const status = await client.status("INBOX", { messages: true });
-  if (status.messages)
+  if (status && status.messages)
     for await (const m of client.fetch("1:*", { envelope: true })) subjects.push(m.envelope?.subject ?? "");
   await client.logout();
   return subjects;

@@ -58,15 +58,6 @@ export {
   githubArgsSchemas,
 } from "./github-args.js";
 export {
-  MAIL_ACTIONS,
-  MAIL_READ_MAX_CHARS,
-  MAIL_SEARCH_MAX,
-  type MailAction,
-  type MailArgs,
-  mailArgsSchemas,
-} from "./mail-args.js";
-export { type MailResults, type MailSummary, mailResultSchemas, mailSummarySchema } from "./mail-results.js";
-export {
   GITHUB_ITEM_BODY_CHARS,
   GITHUB_LIST_BODY_CHARS,
   type GithubComment,
@@ -116,6 +107,15 @@ export {
   type ProviderConfig,
   providerSchema,
 } from "./irowclaw-config.js";
+export {
+  MAIL_ACTIONS,
+  MAIL_READ_MAX_CHARS,
+  MAIL_SEARCH_MAX,
+  type MailAction,
+  type MailArgs,
+  mailArgsSchemas,
+} from "./mail-args.js";
+export { type MailResults, type MailSummary, mailResultSchemas, mailSummarySchema } from "./mail-results.js";
 export {
   agentName,
   cronJobId,

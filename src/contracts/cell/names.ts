@@ -24,7 +24,16 @@ export const toolName = nameToken("a tool name", "bash");
  * The tools an agent can be given (seed 003 §8.1); `github`, `calendar` and `mail` grant those integrations' tools
  * (issue #38).
  */
-export const TOOL_KINDS = ["bash", "file", "browser", "memory", "command", "github", "calendar", "mail"] as const;
+export const TOOL_KINDS = [
+  "bash",
+  "file",
+  "browser",
+  "memory",
+  "command",
+  "github",
+  "calendar",
+  "mail",
+] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 /** A tool allow list: known tools only, each listed once. */

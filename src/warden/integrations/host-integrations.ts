@@ -24,7 +24,9 @@ export interface HostIntegrationsOptions {
  * The integrations this host runs, from ironclawd.toml: each calls out through the egress module's checks
  * (`[egress] allow_private` decides whether private addresses may be dialled, as for the browser).
  */
-export function createHostIntegrations(options: HostIntegrationsOptions): IntegrationDesk & { mail: MailSends } {
+export function createHostIntegrations(
+  options: HostIntegrationsOptions,
+): IntegrationDesk & { mail: MailSends } {
   const { github, calendar, mail } = options.config.integrations;
   const mailRunner = createMailRunner({
     config:

@@ -1,5 +1,5 @@
 import { ImapFlow } from "imapflow";
-import nodemailer from "nodemailer";
+import nodemailer, { type SendMailOptions } from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type MailServers,
@@ -40,7 +40,7 @@ function runner(options: { password?: string; allowPrivate?: boolean; trust?: bo
 
 const signal = new AbortController().signal;
 
-async function deliver(message: nodemailer.SendMailOptions): Promise<void> {
+async function deliver(message: SendMailOptions): Promise<void> {
   const transport = nodemailer.createTransport({
     host: "127.0.0.1",
     port: servers.smtpPort,
