@@ -48,6 +48,8 @@ describe("openHostDb", () => {
         "usage_calls",
         "warden_audit",
         "warden_login_codes",
+        "warden_secret_bindings",
+        "warden_secrets",
         "warden_tokens",
         "warden_users",
         "warden_web_sessions",

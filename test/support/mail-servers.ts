@@ -1,10 +1,11 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { ImapFlow } from "imapflow";
 
 const run = promisify(execFile);
 
@@ -27,11 +28,14 @@ export interface MailServers {
 
 const DOVECOT = "/usr/sbin/dovecot";
 const POSTFIX = "/usr/sbin/postfix";
+/** Postfix hands mail to Dovecot over LMTP, which Debian packages apart from IMAP. */
+const DOVECOT_LMTP = "/usr/lib/dovecot/lmtp";
 
 /** Why the real servers cannot run here, or undefined when they can (CI installs both, and runs as root). */
 export function mailServersMissing(): string | undefined {
   if (!existsSync(DOVECOT)) return `${DOVECOT} is not installed (apt-get install dovecot-imapd)`;
   if (!existsSync(POSTFIX)) return `${POSTFIX} is not installed (apt-get install postfix)`;
+  if (!existsSync(DOVECOT_LMTP)) return `${DOVECOT_LMTP} is not installed (apt-get install dovecot-lmtpd)`;
   if (userInfo().uid !== 0) return "Dovecot and Postfix instances of their own need root";
   return undefined;
 }
@@ -173,14 +177,27 @@ default_transport = error:mail for other domains is not sent from this test serv
   await daemon(POSTFIX, ["-c", conf, "start"]);
 }
 
-/** Runs a command that leaves a daemon behind: its output is not awaited, since the daemon would hold the pipe. */
+/**
+ * Runs a command that leaves a daemon behind: its output goes to a file, not a pipe the daemon would hold open,
+ * and a failure quotes it.
+ */
 async function daemon(command: string, args: string[]): Promise<void> {
-  const child = spawn(command, args, { stdio: "ignore" });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", resolve);
-  });
-  if (code !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${code}`);
+  const log = join(tmpdir(), `ironclaw-daemon-${process.pid}-${Date.now()}.log`);
+  const out = openSync(log, "w");
+  try {
+    const child = spawn(command, args, { stdio: ["ignore", out, out] });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", resolve);
+    });
+    if (code !== 0)
+      throw new Error(
+        `${command} ${args.join(" ")} exited with ${code}: ${(await readFile(log, "utf8")).trim().slice(0, 2000)}`,
+      );
+  } finally {
+    closeSync(out);
+    await rm(log, { force: true });
+  }
 }
 
 async function uidOf(name: string): Promise<number> {
@@ -219,5 +236,33 @@ async function listening(port: number): Promise<void> {
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after 20 s`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The subjects in one of the test mailbox's folders, read over IMAP as a mail client would (the server's name and CA). */
+export async function mailboxSubjects(
+  servers: MailServers,
+  tls: { servername: string; caPem: string },
+  mailbox = "INBOX",
+): Promise<string[]> {
+  const client = new ImapFlow({
+    host: servers.host,
+    port: servers.imapPort,
+    secure: true,
+    servername: tls.servername,
+    tls: { ca: [tls.caPem], servername: tls.servername },
+    auth: { user: servers.user, pass: servers.password },
+    logger: false,
+  });
+  await client.connect();
+  try {
+    await client.mailboxOpen(mailbox);
+    const subjects: string[] = [];
+    const status = await client.status(mailbox, { messages: true });
+    if (status && status.messages)
+      for await (const m of client.fetch("1:*", { envelope: true })) subjects.push(m.envelope?.subject ?? "");
+    return subjects;
+  } finally {
+    await client.logout().catch(() => client.close());
   }
 }
