@@ -36,19 +36,19 @@ export function testBackend(name = process.env.IRONCLAW_WARDEN_BACKEND ?? "bwrap
  * the scripted model server, keyed by HOST_KEY from the warden's own environment. New brains use the
  * provider's embeddings (through the proxy), so cells start without building the built-in word table.
  */
-export async function startWardenHarness(
-  options: {
-    backend?: CellBackend;
-    home?: string;
-    configure?: (config: IronclawdConfig) => IronclawdConfig;
-    /** Tests of hostile guests: a development handler instead of the agent. */
-    handler?: "shell" | "echo";
-    /** Where the warden logs; silent unless IRONCLAW_TEST_LOG names a level. */
-    logger?: Logger;
-    /** Real host names of the integrations' services mapped to local servers, and their CA. */
-    egressDial?: EgressDial;
-  } = {},
-): Promise<WardenHarness> {
+export interface WardenHarnessOptions {
+  backend?: CellBackend;
+  home?: string;
+  configure?: (config: IronclawdConfig) => IronclawdConfig;
+  /** Tests of hostile guests: a development handler instead of the agent. */
+  handler?: "shell" | "echo";
+  /** Where the warden logs; silent unless IRONCLAW_TEST_LOG names a level. */
+  logger?: Logger;
+  /** Real host names of the integrations' services mapped to local servers, and their CA. */
+  egressDial?: EgressDial;
+}
+
+export async function startWardenHarness(options: WardenHarnessOptions = {}): Promise<WardenHarness> {
   const model = await startModelServer();
   const home = options.home ?? (await mkdtemp(join(tmpdir(), "ironclaw-warden-")));
   const warden = await startWarden({

@@ -1,7 +1,11 @@
-import { ImapFlow } from "imapflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCellCa } from "../../src/egress/index.js";
-import { type MailServers, mailServersMissing, startMailServers } from "../support/mail-servers.js";
+import {
+  type MailServers,
+  mailboxSubjects,
+  mailServersMissing,
+  startMailServers,
+} from "../support/mail-servers.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -20,25 +24,7 @@ let servers: MailServers;
 let ada: ReturnType<typeof api>;
 let bob: ReturnType<typeof api>;
 
-async function inboxSubjects(): Promise<string[]> {
-  const client = new ImapFlow({
-    host: "127.0.0.1",
-    port: servers.imapPort,
-    secure: true,
-    servername: HOST,
-    tls: { ca: [ca.certPem], servername: HOST },
-    auth: { user: servers.user, pass: servers.password },
-    logger: false,
-  });
-  await client.connect();
-  await client.mailboxOpen("INBOX");
-  const subjects: string[] = [];
-  const status = await client.status("INBOX", { messages: true });
-  if (status && status.messages)
-    for await (const m of client.fetch("1:*", { envelope: true })) subjects.push(m.envelope?.subject ?? "");
-  await client.logout();
-  return subjects;
-}
+const inboxSubjects = () => mailboxSubjects(servers, { servername: HOST, caPem: ca.certPem });
 
 describe.skipIf(missing !== undefined)("the mail tools from a user's own agent in a real cell", () => {
   beforeAll(async () => {
@@ -97,18 +83,20 @@ describe.skipIf(missing !== undefined)("the mail tools from a user's own agent i
     expect(JSON.stringify(h.model.chatRequests())).not.toContain(servers.password);
 
     const pending = (await (await ada("GET", "/api/integrations/mail/sends")).json()) as {
-      data: { sends: Array<{ id: string; to: string[]; subject: string }> };
+      data: { mail: string; sends: Array<{ id: string; to: string[]; subject: string; text: string }> };
     };
+    expect(pending.data.mail).toBe("ready");
     expect(pending.data.sends).toHaveLength(1);
     const [send] = pending.data.sends;
     expect(send).toMatchObject({ to: [servers.user], subject: "Dinner plans" });
+    expect(send?.text.trim()).toBe("Thursday at eight?");
     expect(await inboxSubjects()).not.toContain("Dinner plans");
 
     // Nobody else sees or confirms it; a malformed id is named.
     const others = (await (await bob("GET", "/api/integrations/mail/sends")).json()) as {
-      data: { sends: unknown[] };
+      data: { mail: string; sends: unknown[] };
     };
-    expect(others.data.sends).toEqual([]);
+    expect(others.data).toEqual({ mail: "needs_password", sends: [] });
     expect((await bob("POST", `/api/integrations/mail/sends/${send?.id}/confirm`)).status).toBe(404);
     const bad = await ada("POST", "/api/integrations/mail/sends/nope/confirm");
     expect(bad.status).toBe(400);
@@ -125,6 +113,14 @@ describe.skipIf(missing !== undefined)("the mail tools from a user's own agent i
       .list({ userId: "ada" })
       .filter((e) => e.action === "integration.mail");
     expect(audit.map((e) => e.detail?.action)).toEqual(expect.arrayContaining(["draft", "send"]));
+    const confirmations = h.warden.context.audit
+      .list({ userId: "ada" })
+      .filter((e) => e.action === "integration.mail.confirm");
+    // Newest first: the repeated confirmation found nothing to send.
+    expect(confirmations.map((e) => e.detail)).toEqual([
+      { pending: send?.id, sent: false, code: "not_found" },
+      { pending: send?.id, sent: true, recipients: 1 },
+    ]);
     expect(JSON.stringify(audit)).not.toContain(servers.password);
   });
 });

@@ -15,6 +15,7 @@ const RunsView = lazy(() => import("./runs/runs-view.js"));
 const CommandView = lazy(() => import("./command/command-view.js"));
 const SoulView = lazy(() => import("./soul/soul-view.js"));
 const SkillsView = lazy(() => import("./skills/skills-view.js"));
+const MailView = lazy(() => import("./mail/mail-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
 const UsageView = lazy(() => import("./usage/usage-view.js"));
 const AdminView = lazy(() => import("./admin/admin-view.js"));
@@ -60,6 +61,9 @@ export function App() {
               </Match>
               <Match when={route().view === "skills"}>
                 <SkillsView api={api} />
+              </Match>
+              <Match when={route().view === "mail"}>
+                <MailView api={api} />
               </Match>
               <Match when={route().view === "audit"}>
                 <AuditView api={api} />

@@ -8,13 +8,24 @@ export const pendingMailSendSchema = z.strictObject({
   id: z.string(),
   to: z.array(z.string()),
   subject: z.string(),
+  /** The draft's text as the server holds it: what the person reads before confirming. */
+  text: z.string(),
+  /** Whether `text` is only the draft's start (a long mail). */
+  truncated: z.boolean(),
   draft_uid: z.number().int(),
   created_at: z.string(),
   expires_at: z.string(),
 });
 
-/** GET /api/integrations/mail/sends: the caller's sends waiting for confirmation, oldest first. */
-export const pendingMailSendsSchema = z.strictObject({ sends: z.array(pendingMailSendSchema) });
+/**
+ * GET /api/integrations/mail/sends: whether the caller's mail tools can work (`off`: no mail server is set up on
+ * this host; `needs_password`: the caller has not stored the MAIL_PASSWORD secret; `ready`), and the caller's
+ * sends waiting for confirmation, oldest first.
+ */
+export const pendingMailSendsSchema = z.strictObject({
+  mail: z.enum(["off", "needs_password", "ready"]),
+  sends: z.array(pendingMailSendSchema),
+});
 
 /** The path's send id, checked before anything is looked up. */
 export const mailSendParamsSchema = z.strictObject({

@@ -119,7 +119,11 @@ describe.skipIf(missing !== undefined)("mail over real IMAP and SMTP", () => {
       subject: "Lunch on Friday?",
     });
     const id = asked.data.pending_id as string;
-    expect(mail.pending("ada").map((s) => s.id)).toEqual([id]);
+    // The person reads the draft's own text, as the server holds it, before confirming.
+    expect(mail.pending("ada")).toMatchObject([
+      { id, to: [servers.user], subject: "Lunch on Friday?", truncated: false },
+    ]);
+    expect(mail.pending("ada")[0]?.text.trim()).toBe("Shall we meet at noon?");
     // Not sent: the inbox has no such mail, however long one waits for it.
     await new Promise((r) => setTimeout(r, 1500));
     const before = await mail.run("ada", "search", { subject: "Lunch on Friday?" }, signal);

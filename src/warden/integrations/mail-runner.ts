@@ -1,6 +1,6 @@
 import type { ImapFlow } from "imapflow";
 import nodemailer from "nodemailer";
-import { MAIL_ACTIONS, type MailAction, type MailArgs } from "../../contracts/index.js";
+import { MAIL_ACTIONS, MAIL_READ_MAX_CHARS, type MailAction, type MailArgs } from "../../contracts/index.js";
 import { dialAddress, type EgressDial, EgressRefusal } from "../../egress/index.js";
 import type { IntegrationOutcome, IntegrationRunner } from "./integration-runner.js";
 import {
@@ -30,6 +30,8 @@ export interface PendingSendView {
   id: string;
   to: string[];
   subject: string;
+  text: string;
+  truncated: boolean;
   draft_uid: number;
   created_at: string;
   expires_at: string;
@@ -37,6 +39,8 @@ export interface PendingSendView {
 
 /** The person's side of the mail tools: what waits for them, and their confirmation or cancellation. */
 export interface MailSends {
+  /** Whether the user's mail tools can work: no server on this host, no password stored, or ready. */
+  state(userId: string): "off" | "needs_password" | "ready";
   pending(userId: string): PendingSendView[];
   /** Sends the draft the agent asked to send, as it was then; only the person's own surfaces call this. */
   confirm(
@@ -100,11 +104,19 @@ export function createMailRunner(options: MailRunnerOptions): MailRunner {
         }
         const { draft_uid } = args as MailArgs["send"];
         const draft = await readDraft(client, draft_uid);
+        // What the person reads before confirming is the draft's own text, read from the server.
+        const { message } = await readMail(client, {
+          mailbox: draft.mailbox,
+          uid: draft_uid,
+          max_chars: MAIL_READ_MAX_CHARS,
+        });
         const pending = pendingSends.add({
           userId,
           draftUid: draft_uid,
           recipients: draft.recipients,
           subject: draft.subject,
+          text: message.text,
+          truncated: message.truncated,
           sha256: sha256Of(draft.source),
         });
         return {
@@ -121,6 +133,7 @@ export function createMailRunner(options: MailRunnerOptions): MailRunner {
         };
       });
     },
+    state: (userId) => (!options.config ? "off" : accountOf(userId) ? "ready" : "needs_password"),
     pending: (userId) => pendingSends.list(userId).map(view),
     cancel: (userId, id) => pendingSends.take(userId, id) !== undefined,
     async confirm(userId, id) {
@@ -227,6 +240,8 @@ function view(send: PendingSend): PendingSendView {
     id: send.id,
     to: send.recipients,
     subject: send.subject,
+    text: send.text,
+    truncated: send.truncated,
     draft_uid: send.draftUid,
     created_at: new Date(send.createdAt).toISOString(),
     expires_at: new Date(send.expiresAt).toISOString(),

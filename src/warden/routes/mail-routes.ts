@@ -13,7 +13,9 @@ import type { WardenContext } from "../warden-context.js";
  * confirms one (the exact draft the agent showed is sent, or nothing) or cancels it. Only the caller's own sends:
  * another user's id is answered as unknown.
  */
-export function mailRoutes(ctx: Pick<WardenContext, "mailSends">) {
+export function mailRoutes(ctx: Pick<WardenContext, "mailSends" | "audit">) {
+  const record = (userId: string, action: string, detail: Record<string, unknown>) =>
+    ctx.audit.record({ userId, actor: `user:${userId}`, action, detail });
   return [
     defineRoute({
       method: "GET",
@@ -22,7 +24,10 @@ export function mailRoutes(ctx: Pick<WardenContext, "mailSends">) {
       tag: "integrations",
       access: "user",
       response: pendingMailSendsSchema,
-      handler: async ({ auth }) => ({ sends: ctx.mailSends.pending(auth.userId) }),
+      handler: async ({ auth }) => ({
+        mail: ctx.mailSends.state(auth.userId),
+        sends: ctx.mailSends.pending(auth.userId),
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -34,6 +39,10 @@ export function mailRoutes(ctx: Pick<WardenContext, "mailSends">) {
       response: mailSentSchema,
       handler: async ({ auth, params }) => {
         const sent = await ctx.mailSends.confirm(auth.userId, params.id);
+        record(auth.userId, "integration.mail.confirm", {
+          pending: params.id,
+          ...(sent.ok ? { sent: true, recipients: sent.to.length } : { sent: false, code: sent.code }),
+        });
         if (sent.ok) return { message_id: sent.message_id, to: sent.to };
         const code = sent.code === "failed" ? "bad_gateway" : sent.code;
         throw new HttpError(code, sent.message, { field: "id" });
@@ -50,6 +59,7 @@ export function mailRoutes(ctx: Pick<WardenContext, "mailSends">) {
       handler: async ({ auth, params }) => {
         if (!ctx.mailSends.cancel(auth.userId, params.id))
           throw new HttpError("not_found", `no pending send ${params.id} of yours`, { field: "id" });
+        record(auth.userId, "integration.mail.cancel", { pending: params.id });
         return { id: params.id, cancelled: true as const };
       },
     }),

@@ -3,9 +3,13 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterEach } from "vitest";
-import { type CellBackend, PACKAGE_ROOT } from "../../../src/cells/index.js";
+import { PACKAGE_ROOT } from "../../../src/cells/index.js";
 import { createLogger } from "../../../src/core/index.js";
-import { startWardenHarness, type WardenHarness } from "../../support/warden-harness.js";
+import {
+  startWardenHarness,
+  type WardenHarness,
+  type WardenHarnessOptions,
+} from "../../support/warden-harness.js";
 
 /** Debian's chromium (CI installs it with apt); override with IRONCLAW_CHROMIUM. */
 export const CHROMIUM = process.env.IRONCLAW_CHROMIUM ?? "/usr/bin/chromium";
@@ -57,8 +61,8 @@ const RECORDER = `
 /** A real warden (bwrap cells, scripted model server) with the built UI, and Chromium on its /ui page. */
 export async function startUiSession(
   viewport = { width: 1280, height: 800 },
-  /** The cells' backend, when a journey needs another than the harness's default. */
-  options: { backend?: CellBackend } = {},
+  /** The cells' backend, and the warden's config and egress dialling, when a journey needs other than the defaults. */
+  options: Pick<WardenHarnessOptions, "backend" | "configure" | "egressDial"> = {},
 ): Promise<UiSession> {
   if (!existsSync(join(PACKAGE_ROOT, "ui", "dist", "index.html")))
     throw new Error("ui/dist is not built: run `npm run build:ui` (npm run test:ui does it first)");
@@ -76,7 +80,7 @@ export async function startUiSession(
       },
     },
   );
-  const h = await startWardenHarness({ logger, ...(options.backend ? { backend: options.backend } : {}) });
+  const h = await startWardenHarness({ logger, ...options });
   const token = await h.addUser("alice");
   // As root Chromium's own sandbox cannot start; the page is ours and only loopback is reachable. Shared memory
   // goes to /tmp: a container's /dev/shm can be too small for a renderer.

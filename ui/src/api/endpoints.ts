@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type * as W from "../../../src/contracts/warden/index.js";
 import type { CommandEndpoints } from "./command-endpoints.js";
 import type { EvolutionEndpoints } from "./evolution-endpoints.js";
+import type { MailEndpoints } from "./mail-endpoints.js";
 import type { SkillsEndpoints } from "./skills-endpoints.js";
 
 // Every warden route the UI calls, typed from the schemas the routes themselves validate with
@@ -42,7 +43,7 @@ export type CertificateDetail = Out<typeof W.certificateDetailSchema>;
 export type BrainHistoryEntry = Out<typeof W.brainHistoryEntrySchema>;
 export type BrainHistoryDiff = Out<typeof W.brainHistoryDiffSchema>;
 
-export interface Endpoints extends CommandEndpoints, EvolutionEndpoints, SkillsEndpoints {
+export interface Endpoints extends CommandEndpoints, EvolutionEndpoints, MailEndpoints, SkillsEndpoints {
   "GET /api/me": { response: Me };
   "POST /api/auth/login": { body: In<typeof W.tokenLoginBodySchema>; response: Me };
   "POST /api/auth/logout": { response: Out<typeof W.logoutAnswerSchema> };

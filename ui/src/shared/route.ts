@@ -9,6 +9,7 @@ export const VIEWS = [
   "command",
   "soul",
   "skills",
+  "mail",
   "audit",
   "usage",
   "evolution",

@@ -14,6 +14,7 @@ const LABELS: Record<View, string> = {
   command: "Command",
   soul: "Soul guard",
   skills: "Skills",
+  mail: "Mail",
   audit: "Audit",
   usage: "Usage",
   evolution: "Evolution",

@@ -63,7 +63,8 @@ export async function readMail(client: ImapFlow, args: MailArgs["read"]): Promis
       uid: true,
       maxBytes: 512 * 1024,
     });
-    const raw = content ? (await readAll(content)).toString("utf8") : "";
+    // Mail's line ends are CRLF on the wire; a reader (the agent, a person confirming) gets plain lines.
+    const raw = content ? (await readAll(content)).toString("utf8").replaceAll("\r\n", "\n") : "";
     text = chosen === textPart ? raw : (await readableText(raw)).text;
   }
   const max = args.max_chars ?? DEFAULT_READ_CHARS;

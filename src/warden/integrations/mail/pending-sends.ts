@@ -7,6 +7,10 @@ export interface PendingSend {
   draftUid: number;
   recipients: string[];
   subject: string;
+  /** The draft's readable text as the person will read it before confirming (its start, when long). */
+  text: string;
+  /** Whether `text` is only the start of the draft's text. */
+  truncated: boolean;
   /** sha256 of the draft as it was when the agent asked: a draft changed since is not sent on that confirmation. */
   sha256: string;
   createdAt: number;
