@@ -100,7 +100,8 @@ export {
 } from "./image/startup-snapshot-build.js";
 export { treeRssBytes } from "./process-tree.js";
 export { type RunOutcome, runProgram } from "./program-runner.js";
-export { MICROVM_SKILLS_UNAVAILABLE, SKILLS_IN_CELL } from "./skills-dir.js";
+export { SKILLS_IN_CELL } from "./skills-dir.js";
+export { ensureSkillsDisk, type SkillsDisk } from "./skills-disk.js";
 export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";
 export { userCellSpec } from "./user-cell-spec.js";
 export { WarmPool, type WarmPoolOptions } from "./warm-pool.js";

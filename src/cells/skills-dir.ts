@@ -24,13 +24,6 @@ export async function ensureSkillsDir(userDir: string): Promise<string> {
   return dir;
 }
 
-/**
- * Why a microVM cell offers no skills: its image has no skills disk yet (the brain is its only writable disk,
- * the rootfs is built once), so nothing is mounted at /mnt/skills and the agent lists none.
- */
-export const MICROVM_SKILLS_UNAVAILABLE =
-  "microVM cells do not mount installed skills yet: the agent is offered none (bwrap and process cells are)";
-
 /** How many skills are installed in `users/<uid>/skills/`, without creating it. */
 export async function countInstalledSkills(userDir: string): Promise<number> {
   const entries = await readdir(join(userDir, "skills"), { withFileTypes: true }).catch(() => []);

@@ -1,12 +1,17 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMicrovmBackend } from "../../src/cells/index.js";
 import { requireTestImage } from "../cells/suite-backends.js";
 import { reply } from "../support/model-server.js";
+import { skillArchive } from "../support/skill-archive.js";
 import { api, HOST_KEY, readSse, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 const paths = requireTestImage();
 let h: WardenHarness;
 let call: ReturnType<typeof api>;
+let veraToken: string;
 
 beforeAll(async () => {
   h = await startWardenHarness({
@@ -19,7 +24,8 @@ beforeAll(async () => {
       onWarning: () => {},
     }),
   });
-  call = api(h.url, await h.addUser("vera"));
+  veraToken = await h.addUser("vera");
+  call = api(h.url, veraToken);
 }, 300_000);
 afterAll(async () => {
   await h?.close();
@@ -96,5 +102,55 @@ describe("the warden with microVM cells", () => {
     expect(await stateOfVera()).toBe("running");
     const sent = (h.model.chatRequests().at(-1)?.messages ?? []).map((m) => String(m.content ?? ""));
     expect(sent).toContain("remember: locker 41");
+  }, 300_000);
+
+  it("shows the VM its user's installed skills on a read-only disk: listed in the prompt, readable, not writable", async () => {
+    const SKILL = "---\nname: weather\ndescription: Forecasts.\n---\nUse the forecast service.\n";
+    const scratch = await mkdtemp(join(tmpdir(), "ironclaw-microvm-skill-"));
+    try {
+      const archive = await skillArchive(scratch, "weather", { "SKILL.md": SKILL });
+      const reviewed = await fetch(`${h.url}/api/skills/review?filename=weather.tgz`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${veraToken}`, "content-type": "application/octet-stream" },
+        body: archive,
+      });
+      expect(reviewed.status).toBe(200);
+      const { data } = (await reviewed.json()) as { data: { sha256: string } };
+      expect((await call("POST", "/api/skills/install", { sha256: data.sha256 })).status).toBe(200);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+    // Skills reach a VM at its start (and a VM saved with other skills boots afresh).
+    await h.warden.context.cells.stop("vera");
+    h.model.reset();
+    h.model.enqueue(
+      reply.toolCalls([
+        { name: "file", arguments: { action: "read", path: "/mnt/skills/weather/SKILL.md" } },
+      ]),
+      reply.toolCalls([
+        {
+          name: "bash",
+          arguments: {
+            command:
+              'touch /mnt/skills/planted 2>&1; echo x >> /mnt/skills/weather/SKILL.md 2>&1; mount -o remount,rw /mnt/skills 2>&1 || echo remount-refused; echo "listing: $(ls -A /mnt/skills)"',
+          },
+        },
+      ]),
+      reply.text("Sunny."),
+    );
+    const answer = (await (await call("POST", "/api/chat", { text: "weather?" })).json()) as {
+      data: { text: string };
+    };
+    expect(answer.data.text).toBe("Sunny.");
+    const [first, second, third] = h.model.chatRequests();
+    expect(String(first?.messages[0]?.content)).toContain(
+      "<name>weather</name><description>Forecasts.</description><location>/mnt/skills/weather/SKILL.md</location>",
+    );
+    expect(second?.messages.at(-1)).toMatchObject({ role: "tool", content: SKILL });
+    const shell = String(third?.messages.at(-1)?.content);
+    expect(shell).toContain("Read-only file system");
+    expect(shell).toContain("remount-refused");
+    expect(shell).toContain("touch: /mnt/skills/planted: Read-only file system");
+    expect(shell).toContain("\nlisting: weather\n");
   }, 300_000);
 });

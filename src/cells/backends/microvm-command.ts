@@ -6,6 +6,7 @@ import {
   CHANNEL_PORT_NAME,
   CONTROL_PORT_NAME,
   ROOT_DISK_SERIAL,
+  SKILLS_DISK_SERIAL,
 } from "../image/init-scripts.js";
 
 export interface MicrovmCommand {
@@ -17,6 +18,8 @@ export interface MicrovmCommand {
   handler: string;
   maxFrameBytes?: number;
   brainFile: string;
+  /** The user's installed skills as a disk (skills-disk.ts), attached read-only; absent when they have none. */
+  skillsFile?: string;
   /**
    * The unix socket the warden listens on; QEMU connects to it as the virtio-serial port's host side. The
    * image build's snapshot boot has none: its port leads nowhere.
@@ -57,6 +60,7 @@ export function microvmArgs(c: MicrovmCommand): string[] {
     `ironclaw.handler=${c.handler}`,
     ...(c.maxFrameBytes ? [`ironclaw.maxframe=${c.maxFrameBytes}`] : []),
     ...(c.build ? [`ironclaw.build=${c.build}`] : []),
+    ...(c.skillsFile ? ["ironclaw.skills=1"] : []),
   ].join(" ");
   return [
     ...["-accel", c.accel, "-M", "microvm", "-m", String(c.memoryMiB), "-smp", String(c.cpus)],
@@ -67,6 +71,12 @@ export function microvmArgs(c: MicrovmCommand): string[] {
     ...["-device", `virtio-blk-device,drive=root,serial=${ROOT_DISK_SERIAL}`],
     ...["-drive", `id=brain,file=${c.brainFile},format=raw,if=none`],
     ...["-device", `virtio-blk-device,drive=brain,serial=${BRAIN_DISK_SERIAL}`],
+    ...(c.skillsFile
+      ? [
+          ...["-drive", `id=skills,file=${c.skillsFile},format=raw,if=none,readonly=on`],
+          ...["-device", `virtio-blk-device,drive=skills,serial=${SKILLS_DISK_SERIAL}`],
+        ]
+      : []),
     ...["-object", "rng-random,id=rng,filename=/dev/urandom", "-device", "virtio-rng-device,rng=rng"],
     ...["-device", "virtio-serial-device"],
     ...["-chardev", c.socketPath ? `socket,id=chan,path=${c.socketPath}` : "null,id=chan"],

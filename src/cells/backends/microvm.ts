@@ -20,7 +20,7 @@ import { QEMU_BINARY } from "../host-probe.js";
 import { type ImagePaths, imagePaths } from "../image/image-paths.js";
 import { readImageStatus } from "../image/image-status.js";
 import { ensurePrivateDir } from "../private-dir.js";
-import { countInstalledSkills, MICROVM_SKILLS_UNAVAILABLE } from "../skills-dir.js";
+import { ensureSkillsDisk } from "../skills-disk.js";
 import { listenOnce } from "./listen-once.js";
 import { type MicrovmCommand, microvmArgs } from "./microvm-command.js";
 import { ControlLine, dropTakenVm, saveVm, takeSavedVm } from "./microvm-save.js";
@@ -82,12 +82,6 @@ export function createMicrovmBackend(
         logger.warn({ user: spec.userId }, TCG_WARNING);
         options.onWarning?.(TCG_WARNING);
       }
-      // Said at each start of a user who has skills, so it is not mistaken for skills that do not fit the task.
-      const skills = await countInstalledSkills(spec.userDir);
-      if (skills > 0) {
-        logger.warn({ user: spec.userId, skills }, MICROVM_SKILLS_UNAVAILABLE);
-        options.onWarning?.(`${spec.userId} has ${skills} installed skills: ${MICROVM_SKILLS_UNAVAILABLE}`);
-      }
       // users/<u> holds the whole brain as a disk image: the warden's alone.
       await mkdir(spec.userDir, { recursive: true, mode: 0o700 });
       await ensurePrivateDir(runDir);
@@ -95,6 +89,12 @@ export function createMicrovmBackend(
       // One VM per brain disk: two writers would corrupt the ext4 file system.
       const lockFile = join(spec.userDir, "brain.lock");
       await takeBrainLock(lockFile, spec.userId);
+      // Made under the brain's lock: one start at a time writes the user's disks. Its name carries the skills'
+      // digest, and so does the resume key below: a VM saved with other skills boots afresh.
+      const skillsDisk = await ensureSkillsDisk(spec.userDir).catch(async (error: unknown) => {
+        await releaseBrainLock(lockFile);
+        throw error;
+      });
       const config = {
         paths,
         accel: mode,
@@ -104,6 +104,7 @@ export function createMicrovmBackend(
         handler: spec.handler ?? "agent",
         ...(spec.maxFrameBytes ? { maxFrameBytes: spec.maxFrameBytes } : {}),
         brainFile: brain.file,
+        ...(skillsDisk ? { skillsFile: skillsDisk.file } : {}),
         ...(consoleDir ? { consoleDir } : {}),
       };
       // The guest's memory depends on the image and on everything its kernel was booted with.

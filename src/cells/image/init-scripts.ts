@@ -1,8 +1,10 @@
 import { SNAPSHOT_PROBE_ANSWER } from "../startup-snapshot.js";
 
-/** Serial numbers QEMU gives the two disks; the guest finds them by these, not by probe order. */
+/** Serial numbers QEMU gives the disks; the guest finds them by these, not by probe order. */
 export const ROOT_DISK_SERIAL = "ironclaw-root";
 export const BRAIN_DISK_SERIAL = "ironclaw-brain";
+/** The user's installed skills, read-only; only given to a cell whose user has some (`ironclaw.skills=1`). */
+export const SKILLS_DISK_SERIAL = "ironclaw-skills";
 /** The virtio-serial port name of the protocol channel. */
 export const CHANNEL_PORT_NAME = "ironclaw.0";
 /**
@@ -48,7 +50,8 @@ for m in ${modules.join(" ")}; do insmod /lib/modules/$m.ko || fail "insmod $m";
 trace "modules loaded"
 case " $cmdline " in *" ironclaw.probe=1 "*) echo ${BOOT_PROBE_MARK}; poweroff -f;; esac
 # Shell builtins only: under emulation every program started here costs milliseconds.
-root=""; brain=""
+root=""; brain=""; skills=""; want_skills=""
+case " $cmdline " in *" ironclaw.skills=1 "*) want_skills=1;; esac
 disks() {
   for d in /sys/block/vd*; do
     [ -r $d/serial ] || continue
@@ -56,17 +59,22 @@ disks() {
     case "$serial" in
       ${ROOT_DISK_SERIAL}) root=/dev/\${d##*/};;
       ${BRAIN_DISK_SERIAL}) brain=/dev/\${d##*/};;
+      ${SKILLS_DISK_SERIAL}) skills=/dev/\${d##*/};;
     esac
   done
 }
 i=0
 disks
-while [ -z "$root" ] || [ -z "$brain" ]; do
+while [ -z "$root" ] || [ -z "$brain" ] || { [ -n "$want_skills" ] && [ -z "$skills" ]; }; do
   i=$((i + 1)); [ $i -gt 200 ] && fail "disks did not appear"; usleep 25000; disks
 done
 mkdir -p /newroot
 mount -t ext4 -o ro "$root" /newroot || fail "mount rootfs"
 mount -t ext4 -o rw,noatime,nodev,nosuid "$brain" /newroot/mnt/brain || fail "mount brain"
+# The skills are data the agent reads: read-only, and nothing on them runs as a program of their own.
+if [ -n "$skills" ]; then
+  mount -t ext4 -o ro,noatime,nodev,nosuid,noexec "$skills" /newroot/mnt/skills || echo "cell init: the skills disk did not mount (an image from before skills: rebuild it); the agent is offered none"
+fi
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
@@ -204,7 +212,7 @@ fi
 # irowclaw opens the root-owned channel device, then drops to uid 1000 itself (--run-as).
 irowclaw() {
   IRONCLAW_TRACE=$tracing HOME=/tmp/workspace IRONCLAW_HOME=/opt/ironclaw IRONCLAW_LOG=warn /usr/bin/node "$@" \\
-    --channel port:${CHANNEL_PORT_NAME} --brain /mnt/brain --run-as 1000:1000 \\
+    --channel port:${CHANNEL_PORT_NAME} --brain /mnt/brain --skills /mnt/skills --run-as 1000:1000 \\
     --user "$user" --handler "$handler" \${maxframe:+--max-frame-bytes "$maxframe"}
 }
 status=${SNAPSHOT_REFUSED_STATUS}

@@ -44,6 +44,8 @@ export async function stageRootfs(
     await mkdir(join(root, dir), { recursive: true });
   }
   await mkdir(join(root, "mnt/brain"), { recursive: true });
+  // The user's skills disk is mounted here; without one it stays empty and the agent is offered none.
+  await mkdir(join(root, "mnt/skills"), { recursive: true });
   for (const link of ["bin", "lib", "lib64", "sbin"]) await symlink(`usr/${link}`, join(root, link));
   await copyFile(options.nodeBinary, join(root, "usr/bin/node"));
   await copyFile(options.busybox, join(root, "usr/bin/busybox"));
