@@ -11,6 +11,7 @@ export {
   DEFAULT_PROXY_LIMITS,
   handleProxyConnection,
   type LeafCertificate,
+  makeCellCa,
   type ProxyAuditEntry,
   type ProxyBinding,
   type ProxyContext,

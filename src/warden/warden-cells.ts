@@ -58,7 +58,7 @@ export interface WardenCellsOptions {
 
 /** What greets a cell with its HTTPS proxy: started with the cell, then the same for every later Hello. */
 export interface CellEgressSource {
-  start(userId: string, cell: CellHandle): HelloEgress | undefined;
+  start(userId: string, cell: CellHandle): Promise<HelloEgress | undefined>;
   hello(cell: CellHandle): HelloEgress | undefined;
 }
 
@@ -268,8 +268,9 @@ export class WardenCells {
       off();
       offRefusals();
     });
+    const egress = await this.options.egress?.start(userId, cell);
     const reply = await cell
-      .call(this.hello(userId, this.options.egress?.start(userId, cell)), {
+      .call(this.hello(userId, egress), {
         timeoutMs: this.options.readyTimeoutMs ?? 120_000,
       })
       .catch(async (error: Error) => {

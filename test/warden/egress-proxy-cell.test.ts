@@ -182,7 +182,7 @@ beforeAll(async () => {
     audit: (entry) => audits.push(entry),
     logger,
   });
-  const egress = proxies.start(user.id, cell);
+  const egress = await proxies.start(user.id, cell);
   const ready = await cell.call({ type: "Hello", providers: ["local"], ...(egress ? { egress } : {}) });
   expect(ready.type).toBe("Ready");
 }, 180_000);

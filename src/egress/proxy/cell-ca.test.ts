@@ -1,6 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createCellCa } from "./cell-ca.js";
+import { createCellCa, makeCellCa } from "./cell-ca.js";
 
 describe("createCellCa", () => {
   const now = new Date("2026-11-28T00:00:00Z");
@@ -32,5 +32,22 @@ describe("createCellCa", () => {
     const other = createCellCa({ now });
     const cert = new X509Certificate(other.leafFor("api.example.test").certPem);
     expect(cert.verify(root.publicKey)).toBe(false);
+  });
+
+  it("is made the same way off the event loop: timers keep firing while its key is generated", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      const made = await makeCellCa({ now });
+      const madeRoot = new X509Certificate(made.certPem);
+      expect(madeRoot.ca).toBe(true);
+      expect(new X509Certificate(made.leafFor("api.example.test").certPem).verify(madeRoot.publicKey)).toBe(
+        true,
+      );
+    } finally {
+      clearInterval(timer);
+    }
+    // An RSA key takes tens of milliseconds at least; a key made on this thread would have let no timer fire.
+    expect(ticks).toBeGreaterThan(0);
   });
 });

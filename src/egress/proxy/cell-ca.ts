@@ -1,5 +1,6 @@
-import { generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
+import { generateKeyPair, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { isIP } from "node:net";
+import { promisify } from "node:util";
 import forge from "node-forge";
 
 /** A TLS identity the proxy presents for one bound host: the leaf's key and its certificate, both PEM. */
@@ -28,11 +29,27 @@ const DEFAULT_VALID_DAYS = 7;
 // Clocks inside a cell may lag the host's a little; a leaf "not yet valid" would fail every request.
 const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
+type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
+const CA_KEY = { modulusLength: 2048 } as const;
+
+/** A CA made here and now: its RSA key takes 0.1–2 s of this thread (tests, tools). */
 export function createCellCa(options: CellCaOptions = {}): CellCa {
+  return caWithKey(generateKeyPairSync("rsa", CA_KEY), options);
+}
+
+/**
+ * The same, its RSA key made on libuv's thread pool: a serving warden's event loop is not held while a cell's CA
+ * is made.
+ */
+export async function makeCellCa(options: CellCaOptions = {}): Promise<CellCa> {
+  const pair = (await promisify(generateKeyPair)("rsa", CA_KEY)) as KeyPair;
+  return caWithKey(pair, options);
+}
+
+function caWithKey(caKey: KeyPair, options: CellCaOptions): CellCa {
   const now = options.now ?? new Date();
   const notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
   const notAfter = new Date(now.getTime() + (options.validDays ?? DEFAULT_VALID_DAYS) * 86_400_000);
-  const caKey = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const caPublic = forge.pki.publicKeyFromPem(
     caKey.publicKey.export({ type: "spki", format: "pem" }).toString(),
   );
@@ -57,7 +74,7 @@ export function createCellCa(options: CellCaOptions = {}): CellCa {
 
   // One leaf key for every host of this CA, and a P-256 one: an RSA key costs 0.1–2 s to generate, on the path
   // of a cell's first request to a bound host.
-  let leafKey: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
+  let leafKey: KeyPair | undefined;
   const leaves = new Map<string, LeafCertificate>();
   return {
     certPem: forge.pki.certificateToPem(caCert),

@@ -1,4 +1,10 @@
-export { type CellCa, type CellCaOptions, createCellCa, type LeafCertificate } from "./cell-ca.js";
+export {
+  type CellCa,
+  type CellCaOptions,
+  createCellCa,
+  type LeafCertificate,
+  makeCellCa,
+} from "./cell-ca.js";
 export { handleProxyConnection } from "./proxy-connection.js";
 export {
   DEFAULT_PROXY_LIMITS,

@@ -7,6 +7,7 @@ import {
   type CellCa,
   createCellCa,
   handleProxyConnection,
+  makeCellCa,
   type ProxyAuditEntry,
   type ProxyContext,
   systemResolve,
@@ -58,14 +59,17 @@ export class CellProxies {
   constructor(private readonly options: CellProxiesOptions) {}
 
   /** Starts the cell's proxy (once per cell) and returns what its Hello carries; undefined when it is off. */
-  start(userId: string, cell: CellHandle): HelloEgress | undefined {
+  async start(userId: string, cell: CellHandle): Promise<HelloEgress | undefined> {
     if (!this.options.egress.proxy) return undefined;
     const known = this.cells.get(cell);
     if (known) return known.hello;
     const cellId = `${userId}-${randomUUID()}`;
     const plan = this.options.secrets?.cellEgressPlan(userId, cellId) ?? { env: {}, bindings: [] };
-    // A CA's RSA key takes 0.5–2 s of the warden's CPU: made only for a cell with a host to intercept.
-    const ca = lazyCellCa();
+    // A CA's RSA key takes 0.5–2 s of CPU: made only for a cell with a host to intercept, and off the event
+    // loop, so other users' turns go on meanwhile.
+    const ca = plan.bindings.length > 0 ? await makeCellCa() : lazyCellCa();
+    const again = this.cells.get(cell);
+    if (again) return again.hello;
     const hello: HelloEgress = { env: plan.env, ...(plan.bindings.length > 0 ? { ca_pem: ca.certPem } : {}) };
     const proxy: CellProxy = { cellId, ca, hello };
     this.cells.set(cell, proxy);
