@@ -2,10 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConflictError, currentOwner } from "../../core/index.js";
-import { withWriterLock } from "./state-lock.js";
+import { ConflictError } from "./errors.js";
+import { currentOwner } from "./process-owner.js";
+import { withWriterLock } from "./writer-lock.js";
 
-const lockPath = () => join(mkdtempSync(join(tmpdir(), "evolution-lock-")), ".writer.lock");
+const lockPath = () => join(mkdtempSync(join(tmpdir(), "writer-lock-")), ".writer.lock");
 
 describe("the writer lock", () => {
   it("names its holder while the work runs and is gone after, even when the work throws", () => {
@@ -33,12 +34,12 @@ describe("the writer lock", () => {
     writeFileSync(path, currentOwner());
     let refusal: unknown;
     try {
-      withWriterLock(path, () => "ran", 50);
+      withWriterLock(path, () => "ran", { timeoutMs: 50, what: "the test state" });
     } catch (error) {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(ConflictError);
-    expect((refusal as Error).message).toContain(currentOwner());
+    expect((refusal as Error).message).toBe(`the test state is being written by ${currentOwner()}`);
     expect(readFileSync(path, "utf8")).toBe(currentOwner());
   });
 });

@@ -1,5 +1,6 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { ConflictError, currentOwner, isOwnerAlive } from "../../core/index.js";
+import { ConflictError } from "./errors.js";
+import { currentOwner, isOwnerAlive } from "./process-owner.js";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -50,11 +51,17 @@ export function tryTake(path: string, me: string): boolean {
 }
 
 /**
- * Runs `work` holding the state directory's writer lock, a file created exclusively that names this process. One
- * writer at a time per state directory, across processes: the warden and `ironclaw evolution …` may share one.
- * The work is synchronous, so within one process writes never interleave either.
+ * Runs `work` holding a writer lock: a file created exclusively that names this process. One writer at a time
+ * per lock file, across processes (the warden and a CLI command may share a folder); a lock whose owner died is
+ * cleared. The work is synchronous, so within one process writes never interleave either. `what` names what is
+ * being written in the refusal of a writer that waited too long.
  */
-export function withWriterLock<T>(path: string, work: () => T, timeoutMs = 10_000): T {
+export function withWriterLock<T>(
+  path: string,
+  work: () => T,
+  options: { timeoutMs?: number; what?: string } = {},
+): T {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const me = currentOwner();
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -67,7 +74,9 @@ export function withWriterLock<T>(path: string, work: () => T, timeoutMs = 10_00
       continue;
     }
     if (Date.now() > deadline)
-      throw new ConflictError(`the evolution state is being written by ${holder ?? "another process"}`);
+      throw new ConflictError(
+        `${options.what ?? "this state"} is being written by ${holder ?? "another process"}`,
+      );
     Atomics.wait(pause, 0, 0, 5);
   }
   try {

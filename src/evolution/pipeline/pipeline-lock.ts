@@ -1,7 +1,13 @@
 import { unlinkSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError, currentOwner, isOwnerAlive } from "../../core/index.js";
-import { clearStale, readOwner, tryTake } from "../store/index.js";
+import {
+  ConflictError,
+  clearStale,
+  currentOwner,
+  isOwnerAlive,
+  readOwner,
+  tryTake,
+} from "../../core/index.js";
 
 /**
  * Runs one pipeline step (review, promote, rollback, evolve) holding the state directory's pipeline lock, so the

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { EvolutionEventRecord, IngestResult, ProjectedFeedbackRecord } from "../../contracts/index.js";
-import { canonicalJson } from "../../core/index.js";
+import { canonicalJson, withWriterLock } from "../../core/index.js";
 import { completeDirectRecord, type DirectRecordInput } from "./direct-records.js";
 import { createDurably, writeDurably } from "./durable-files.js";
 import { planIngest, type Submitter } from "./ingest-plan.js";
@@ -9,7 +9,6 @@ import { buildInspectReport, type InspectReport } from "./inspect-report.js";
 import { appendLines } from "./jsonl-file.js";
 import { readPayload } from "./payload-intake.js";
 import { STATE_FILES } from "./state-files.js";
-import { withWriterLock } from "./state-lock.js";
 import { StoreState } from "./store-state.js";
 import { projectFeedback, type StoredEnvelope } from "./stored-records.js";
 
@@ -133,7 +132,7 @@ export class EvolutionStore {
   }
 
   private locked<T>(work: () => T): T {
-    return withWriterLock(join(this.stateDir, STATE_FILES.lock), work);
+    return withWriterLock(join(this.stateDir, STATE_FILES.lock), work, { what: "the evolution state" });
   }
 
   private file(key: "envelopes" | "projected" | "events"): string {

@@ -7,7 +7,6 @@ export type { Submitter } from "./ingest-plan.js";
 export { buildInspectReport, type InspectEntry, type InspectReport } from "./inspect-report.js";
 export { appendLines, type JsonlChunk, readJsonlFrom, truncateFile } from "./jsonl-file.js";
 export { defaultStateDir, STATE_FILES } from "./state-files.js";
-export { clearStale, readOwner, tryTake, withWriterLock } from "./state-lock.js";
 export {
   projectFeedback,
   projectionRecordId,

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -8,7 +9,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -158,5 +159,38 @@ describe("SkillStore", () => {
     expect(readdirSync(join(root, "users/ada/skills"))).toEqual([]);
     expect(store.egressDeclarations("ada")).toEqual([]);
     expect(audit.list({ userId: "ada", action: "skill.removed" })).toHaveLength(1);
+  });
+
+  it("waits for another process writing the same user's skills, and clears the lock of one that died", async () => {
+    const source = skillFolder("github-issues", { "SKILL.md": GITHUB });
+    const { sha256 } = await store.review(source);
+    const lock = join(root, "users/ada/skills.writer.lock");
+    mkdirSync(join(root, "users/ada"), { recursive: true });
+    // Another process (the CLI, say) holds the lock, named as a writer names itself, for half a second.
+    const holder = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("node:fs"), os = require("node:os");
+         const stat = fs.readFileSync("/proc/self/stat", "utf8");
+         const ticks = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+         fs.writeFileSync(${JSON.stringify(lock)}, os.hostname() + "/" + process.pid + "/" + ticks, { flag: "wx" });
+         setTimeout(() => { fs.writeFileSync(${JSON.stringify(join(root, "released"))}, ""); fs.unlinkSync(${JSON.stringify(lock)}); }, 500);`,
+      ],
+      { stdio: "ignore" },
+    );
+    const exited = new Promise((resolve) => holder.once("exit", resolve));
+    while (!existsSync(lock)) await new Promise((r) => setTimeout(r, 5));
+    await store.install("ada", source, { approvedSha256: sha256, by: "t" });
+    // Installed only once the other writer let go.
+    expect(existsSync(join(root, "released"))).toBe(true);
+    await exited;
+    expect(existsSync(lock)).toBe(false);
+
+    // A writer killed while holding it (its pid now gone) does not block the next one.
+    writeFileSync(lock, `${hostname()}/${holder.pid}/1`);
+    store.remove("ada", "github-issues", "t");
+    expect(store.list("ada")).toEqual([]);
+    expect(existsSync(lock)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseSkillMd, type SkillRequirements, skillRequirements } from "../../contracts/index.js";
-import { InvalidInputError, IronclawError, NotFoundError } from "../../core/index.js";
+import { InvalidInputError, IronclawError, NotFoundError, withWriterLock } from "../../core/index.js";
 import type { AuditRecordInput } from "../audit-store.js";
 import { CELL_IMAGE_BIN_DIRS, skillAvailability } from "./skill-availability.js";
 import { SKILL_LIMITS, type SkillLimits, SkillRefusal } from "./skill-refusal.js";
@@ -71,6 +71,16 @@ export class SkillStore {
   async install(userId: string, source: string, approval: SkillApproval): Promise<InstalledSkill> {
     const paths = this.pathsOf(userId);
     const reviewed = await this.reviewForUser(userId, source, "install", approval);
+    return this.writing(userId, () => this.installReviewed(userId, source, approval, reviewed));
+  }
+
+  private installReviewed(
+    userId: string,
+    source: string,
+    approval: SkillApproval,
+    reviewed: ReviewedSkill,
+  ): InstalledSkill {
+    const paths = this.pathsOf(userId);
     const { name } = reviewed.review;
     const lock = readSkillsLock(paths.lock);
     if (lock.skills[name] !== undefined || lstatSync(join(paths.skills, name), { throwIfNoEntry: false }))
@@ -98,6 +108,16 @@ export class SkillStore {
   async update(userId: string, source: string, approval: SkillApproval): Promise<InstalledSkill> {
     const paths = this.pathsOf(userId);
     const reviewed = await this.reviewForUser(userId, source, "update", approval);
+    return this.writing(userId, () => this.updateReviewed(userId, source, approval, reviewed));
+  }
+
+  private updateReviewed(
+    userId: string,
+    source: string,
+    approval: SkillApproval,
+    reviewed: ReviewedSkill,
+  ): InstalledSkill {
+    const paths = this.pathsOf(userId);
     const { name, sha256 } = reviewed.review;
     const lock = readSkillsLock(paths.lock);
     const before = lock.skills[name];
@@ -121,6 +141,20 @@ export class SkillStore {
   }
 
   remove(userId: string, name: string, by: string): void {
+    this.writing(userId, () => this.removeNow(userId, name, by));
+  }
+
+  /**
+   * One writer of a user's skills at a time, across processes: the warden (the UI's approvals) and `ironclaw
+   * skills` may install into the same folder, and each rewrites skills.lock from what it read.
+   */
+  private writing<T>(userId: string, work: () => T): T {
+    return withWriterLock(join(this.pathsOf(userId).user, "skills.writer.lock"), work, {
+      what: `the skills of ${userId}`,
+    });
+  }
+
+  private removeNow(userId: string, name: string, by: string): void {
     const paths = this.pathsOf(userId);
     const lock = readSkillsLock(paths.lock);
     const entry = lock.skills[name];
