@@ -51,9 +51,13 @@ describe("calendar arguments", () => {
     expect(problems("delete_event", { uid: "../other/event" })).toEqual([
       "args.uid: must have no spaces, slashes or backslashes",
     ]);
-    expect(problems("create_event", { ...event, recurrence: "FREQ=YEARLY" })).toEqual([
-      "args.recurrence: must be an RRULE: FREQ: must be one of DAILY, WEEKLY, MONTHLY",
+    expect(problems("create_event", { ...event, recurrence: "FREQ=HOURLY" })).toEqual([
+      "args.recurrence: must be an RRULE: FREQ: must be one of DAILY, WEEKLY, MONTHLY, YEARLY",
     ]);
+    expect(problems("create_event", { ...event, recurrence: "FREQ=YEARLY;BYDAY=MO" })).toEqual([
+      "args.recurrence: must be an RRULE: BYDAY: only with FREQ=WEEKLY or FREQ=MONTHLY",
+    ]);
+    expect(problems("create_event", { ...event, recurrence: "FREQ=YEARLY" })).toEqual([]);
   });
 });
 

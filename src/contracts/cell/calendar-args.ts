@@ -65,8 +65,8 @@ const recurrence = aString()
     }
   })
   .describe(
-    "an RFC 5545 RRULE: FREQ=DAILY|WEEKLY|MONTHLY, optional INTERVAL, COUNT or UNTIL (YYYYMMDD), BYDAY " +
-      "(MO,WE or 1MO / -1FR for MONTHLY), like FREQ=WEEKLY;BYDAY=TU;COUNT=10",
+    "an RFC 5545 RRULE: FREQ=DAILY|WEEKLY|MONTHLY|YEARLY (YEARLY: the start's month and day), optional " +
+      "INTERVAL, COUNT or UNTIL (YYYYMMDD), BYDAY (MO,WE or 1MO / -1FR for MONTHLY), like FREQ=WEEKLY;BYDAY=TU;COUNT=10",
   );
 
 /** Wall times without offsets compare as text once seconds are written; with offsets the runner compares instants. */

@@ -1,9 +1,9 @@
 // The recurrence rules the calendar tools write and expand: a subset of RFC 5545 §3.3.10 that covers what people
-// ask for ("every weekday", "every other Tuesday until June", "the first Monday of each month, 6 times").
-// FREQ DAILY, WEEKLY or MONTHLY; INTERVAL; COUNT or UNTIL (never both, §3.3.10); BYDAY (with an ordinal only for
+// ask for ("every weekday", "every other Tuesday until June", "the first Monday of each month, 6 times", "every
+// year on her birthday"). FREQ DAILY, WEEKLY, MONTHLY or YEARLY (on DTSTART's month and day); INTERVAL; COUNT or UNTIL (never both, §3.3.10); BYDAY (with an ordinal only for
 // MONTHLY, §3.3.10 "BYDAY … numeric value … MONTHLY"). Anything else is refused with the part and the rule.
 
-export const RRULE_FREQS = ["DAILY", "WEEKLY", "MONTHLY"] as const;
+export const RRULE_FREQS = ["DAILY", "WEEKLY", "MONTHLY", "YEARLY"] as const;
 export type RruleFreq = (typeof RRULE_FREQS)[number];
 export const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -67,7 +67,8 @@ export function parseRrule(text: string): Rrule {
   }
   const byDay = parts.get("BYDAY");
   if (byDay !== undefined) {
-    if (rule.freq === "DAILY") throw new Error("BYDAY: only with FREQ=WEEKLY or FREQ=MONTHLY");
+    if (rule.freq === "DAILY" || rule.freq === "YEARLY")
+      throw new Error("BYDAY: only with FREQ=WEEKLY or FREQ=MONTHLY");
     rule.byDay = byDay.split(",").map((entry) => weekdayOf(entry, rule.freq));
   }
   return rule;
@@ -103,7 +104,7 @@ export function formatRrule(rule: Rrule): string {
 
 /** The rule in words, for the model and the person: "every 2 weeks on Monday, Wednesday, 10 times". */
 export function describeRrule(rule: Rrule): string {
-  const unit = { DAILY: "day", WEEKLY: "week", MONTHLY: "month" }[rule.freq];
+  const unit = { DAILY: "day", WEEKLY: "week", MONTHLY: "month", YEARLY: "year" }[rule.freq];
   const every = rule.interval === 1 ? `every ${unit}` : `every ${rule.interval} ${unit}s`;
   const days = rule.byDay?.map((d) =>
     d.nth === undefined ? DAY_NAMES[d.day] : `${ordinal(d.nth)} ${DAY_NAMES[d.day]}`,

@@ -78,4 +78,28 @@ describe("expanding a recurrence rule", () => {
       occurrences("FREQ=DAILY", "1990-06-01T07:00", "UTC", "2027-06-01T00:00Z", "2027-06-03T00:00Z"),
     ).toEqual(["2027-06-01T07:00:00Z", "2027-06-02T07:00:00Z"]);
   });
+
+  it("repeats a yearly event on its day, skips 29 February in other years, and reaches years ahead", () => {
+    expect(
+      occurrences(
+        "FREQ=YEARLY",
+        "2026-03-14T18:00",
+        "Europe/Paris",
+        "2027-01-01T00:00Z",
+        "2029-01-01T00:00Z",
+      ),
+    ).toEqual(["2027-03-14T18:00:00+01:00", "2028-03-14T18:00:00+01:00"]);
+    expect(
+      occurrences("FREQ=YEARLY;COUNT=3", "2028-02-29T09:00", "UTC", "2028-01-01T00:00Z", "2040-01-01T00:00Z"),
+    ).toEqual(["2028-02-29T09:00:00Z", "2032-02-29T09:00:00Z", "2036-02-29T09:00:00Z"]);
+    expect(
+      occurrences(
+        "FREQ=YEARLY;INTERVAL=2",
+        "1990-07-01T12:00",
+        "UTC",
+        "2030-01-01T00:00Z",
+        "2033-01-01T00:00Z",
+      ),
+    ).toEqual(["2030-07-01T12:00:00Z", "2032-07-01T12:00:00Z"]);
+  });
 });

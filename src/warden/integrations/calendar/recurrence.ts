@@ -63,7 +63,9 @@ function firstPeriod(input: ExpandInput): number {
       ? Math.floor(ahead / DAY)
       : rule.freq === "WEEKLY"
         ? Math.floor(ahead / (7 * DAY))
-        : Math.floor(ahead / (31 * DAY));
+        : rule.freq === "MONTHLY"
+          ? Math.floor(ahead / (31 * DAY))
+          : Math.floor(ahead / (366 * DAY));
   return Math.max(0, span - (span % rule.interval) - rule.interval);
 }
 
@@ -80,7 +82,7 @@ function untilInstant(rule: Rrule, toInstant: (wall: number) => number): number 
   );
 }
 
-/** The days (wall midnights) of the `period`-th day, week or month from DTSTART's, in order. */
+/** The days (wall midnights) of the `period`-th day, week, month or year from DTSTART's, in order. */
 function candidates(rule: Rrule, startWall: number, period: number): number[] {
   const startDay = startWall - (((startWall % DAY) + DAY) % DAY);
   if (rule.freq === "DAILY") return [startDay + period * DAY];
@@ -91,6 +93,11 @@ function candidates(rule: Rrule, startWall: number, period: number): number[] {
     return [...new Set(days)].sort((a, b) => a - b).map((i) => monday + i * DAY);
   }
   const start = new Date(startDay);
+  if (rule.freq === "YEARLY") {
+    // DTSTART's month and day; a year without that day (29 February) is skipped, not moved (§3.3.10).
+    const day = Date.UTC(start.getUTCFullYear() + period, start.getUTCMonth(), start.getUTCDate());
+    return new Date(day).getUTCDate() === start.getUTCDate() ? [day] : [];
+  }
   const year = start.getUTCFullYear();
   const month = start.getUTCMonth() + period;
   const first = Date.UTC(year, month, 1);
