@@ -6,6 +6,8 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ImapFlow } from "imapflow";
+import type { IronclawdConfig } from "../../src/contracts/index.js";
+import { createCellCa, type EgressDial } from "../../src/egress/index.js";
 
 const run = promisify(execFile);
 
@@ -265,4 +267,42 @@ export async function mailboxSubjects(
   } finally {
     await client.logout().catch(() => client.close());
   }
+}
+
+/** The mail host's real-looking name, under which the warden reaches the local servers (its test CA's leaf). */
+export const MAIL_HOST = "mail.example.test";
+
+/**
+ * Private mail servers under `MAIL_HOST` with a test CA, and what a warden needs to use them as a user's mail:
+ * the name mapped to loopback with the CA trusted (`egressDial`), and `[integrations.mail]` pointing at them
+ * (`configure`). `subjects` reads a folder of the test mailbox as a mail client would.
+ */
+export async function startMailHost() {
+  const ca = createCellCa();
+  const leaf = ca.leafFor(MAIL_HOST);
+  const servers = await startMailServers({ certPem: leaf.certPem, keyPem: leaf.keyPem });
+  const egressDial: EgressDial = { hosts: { [MAIL_HOST]: "127.0.0.1" }, extraCa: [ca.certPem] };
+  const configure = (config: IronclawdConfig): IronclawdConfig => ({
+    ...config,
+    integrations: {
+      ...config.integrations,
+      mail: {
+        ...config.integrations.mail,
+        imap_host: MAIL_HOST,
+        imap_port: servers.imapPort,
+        smtp_host: MAIL_HOST,
+        smtp_port: servers.smtpPort,
+        username: servers.user,
+        from: servers.user,
+      },
+    },
+    egress: { ...config.egress, allow_private: true },
+  });
+  return {
+    servers,
+    egressDial,
+    configure,
+    subjects: (mailbox = "INBOX") =>
+      mailboxSubjects(servers, { servername: MAIL_HOST, caPem: ca.certPem }, mailbox),
+  };
 }

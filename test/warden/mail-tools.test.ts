@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCellCa } from "../../src/egress/index.js";
-import {
-  type MailServers,
-  mailboxSubjects,
-  mailServersMissing,
-  startMailServers,
-} from "../support/mail-servers.js";
+import { type MailServers, mailServersMissing, startMailHost } from "../support/mail-servers.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
@@ -17,38 +11,18 @@ import { api, startWardenHarness, type WardenHarness } from "../support/warden-h
 const missing = mailServersMissing();
 if (missing) console.warn(`mail tools journey skipped: ${missing}`);
 
-const HOST = "mail.example.test";
-const ca = createCellCa();
 let h: WardenHarness;
 let servers: MailServers;
+let inboxSubjects: () => Promise<string[]>;
 let ada: ReturnType<typeof api>;
 let bob: ReturnType<typeof api>;
 
-const inboxSubjects = () => mailboxSubjects(servers, { servername: HOST, caPem: ca.certPem });
-
 describe.skipIf(missing !== undefined)("the mail tools from a user's own agent in a real cell", () => {
   beforeAll(async () => {
-    const leaf = ca.leafFor(HOST);
-    servers = await startMailServers({ certPem: leaf.certPem, keyPem: leaf.keyPem });
-    h = await startWardenHarness({
-      egressDial: { hosts: { [HOST]: "127.0.0.1" }, extraCa: [ca.certPem] },
-      configure: (config) => ({
-        ...config,
-        integrations: {
-          ...config.integrations,
-          mail: {
-            ...config.integrations.mail,
-            imap_host: HOST,
-            imap_port: servers.imapPort,
-            smtp_host: HOST,
-            smtp_port: servers.smtpPort,
-            username: servers.user,
-            from: servers.user,
-          },
-        },
-        egress: { ...config.egress, allow_private: true },
-      }),
-    });
+    const mail = await startMailHost();
+    servers = mail.servers;
+    inboxSubjects = () => mail.subjects();
+    h = await startWardenHarness({ egressDial: mail.egressDial, configure: mail.configure });
     ada = api(h.url, await h.addUser("ada"));
     bob = api(h.url, await h.addUser("bob"));
     h.warden.context.secrets.store.set("ada", "MAIL_PASSWORD", servers.password, "ada");

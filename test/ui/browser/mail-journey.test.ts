@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCellCa } from "../../../src/egress/index.js";
-import {
-  type MailServers,
-  mailboxSubjects,
-  mailServersMissing,
-  startMailServers,
-} from "../../support/mail-servers.js";
+import { type MailServers, mailServersMissing, startMailHost } from "../../support/mail-servers.js";
 import { reply } from "../../support/model-server.js";
 import { reportFailures, shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
 
@@ -17,35 +11,16 @@ import { reportFailures, shoot, signIn, startUiSession, type UiSession } from ".
 const missing = mailServersMissing();
 if (missing) console.warn(`Mail screen journey skipped: ${missing}`);
 
-const HOST = "mail.example.test";
-const ca = createCellCa();
 let s: UiSession;
 let servers: MailServers;
-const inbox = () => mailboxSubjects(servers, { servername: HOST, caPem: ca.certPem });
+let inbox: () => Promise<string[]>;
 
 beforeAll(async () => {
   if (missing) return;
-  const leaf = ca.leafFor(HOST);
-  servers = await startMailServers({ certPem: leaf.certPem, keyPem: leaf.keyPem });
-  s = await startUiSession(undefined, {
-    egressDial: { hosts: { [HOST]: "127.0.0.1" }, extraCa: [ca.certPem] },
-    configure: (config) => ({
-      ...config,
-      integrations: {
-        ...config.integrations,
-        mail: {
-          ...config.integrations.mail,
-          imap_host: HOST,
-          imap_port: servers.imapPort,
-          smtp_host: HOST,
-          smtp_port: servers.smtpPort,
-          username: servers.user,
-          from: servers.user,
-        },
-      },
-      egress: { ...config.egress, allow_private: true },
-    }),
-  });
+  const mail = await startMailHost();
+  servers = mail.servers;
+  inbox = () => mail.subjects();
+  s = await startUiSession(undefined, { egressDial: mail.egressDial, configure: mail.configure });
 }, 180_000);
 afterAll(async () => {
   await s?.close();
