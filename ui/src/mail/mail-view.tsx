@@ -1,8 +1,9 @@
-import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from "solid-js";
+import { For, Match, onCleanup, onMount, Show, Switch } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import type { PendingMailSend } from "../api/mail-endpoints.js";
 import { localDateTime } from "../shared/format.js";
 import { Notice } from "../shared/notice.js";
+import { SecretForm } from "../shared/secret-form.js";
 import { createMailController, MAIL_PASSWORD, type MailController } from "./mail-controller.js";
 
 /** Mail the agent asked to send, waiting for its person: read each as it will leave, then send it or drop it. */
@@ -86,28 +87,15 @@ function SendCard(props: { send: PendingMailSend; controller: MailController }) 
 /** The user's mail password: it goes to the warden once and is never shown again, here or to the agent. */
 function PasswordForm(props: { controller: MailController; isSet: boolean }) {
   const { state, dispatch } = props.controller;
-  const [value, setValue] = createSignal("");
   return (
-    <form
-      class="secret-form row-actions"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (value() === "") return;
-        void dispatch({ type: "set-password", value: value() }).then(() => setValue(""));
-      }}
+    <SecretForm
+      name={MAIL_PASSWORD}
+      isSet={props.isSet}
+      busy={state.busy}
+      save={(value) => dispatch({ type: "set-password", value })}
+      actions={{ set: "Set password", replace: "Replace password" }}
     >
       <span>{props.isSet ? "Your mail password is set." : "Add your mail password to use mail."}</span>
-      <input
-        type="password"
-        autocomplete="off"
-        aria-label={`Value of ${MAIL_PASSWORD}`}
-        placeholder={props.isSet ? "new password" : "password"}
-        value={value()}
-        onInput={(e) => setValue(e.currentTarget.value)}
-      />
-      <button type="submit" disabled={state.busy || value() === ""}>
-        {props.isSet ? "Replace password" : "Set password"}
-      </button>
-    </form>
+    </SecretForm>
   );
 }

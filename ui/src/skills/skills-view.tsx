@@ -1,8 +1,9 @@
-import { createSignal, For, onCleanup, onMount, Show } from "solid-js";
+import { For, onCleanup, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import type { InstalledSkill, SkillReview } from "../api/skills-endpoints.js";
 import { localDateTime } from "../shared/format.js";
 import { Notice } from "../shared/notice.js";
+import { SecretForm } from "../shared/secret-form.js";
 import { SkillReachList } from "./skill-reach.js";
 import { createSkillsController, type SkillsController, short } from "./skills-controller.js";
 import "./skills.css";
@@ -121,7 +122,9 @@ function SkillCard(props: { skill: InstalledSkill; controller: SkillsController;
         {localDateTime(s().approved_at)}.
       </p>
       <SkillReachList reach={s().reach} />
-      <For each={s().reach.secrets}>{(name) => <SecretForm name={name} controller={props.controller} />}</For>
+      <For each={s().reach.secrets}>
+        {(name) => <SkillSecret name={name} controller={props.controller} />}
+      </For>
       <div class="row-actions">
         <Show
           when={state.confirmRemove === s().name}
@@ -160,34 +163,21 @@ function SkillCard(props: { skill: InstalledSkill; controller: SkillsController;
 }
 
 /** Sets one secret a skill needs: the value goes to the warden once and is never shown again, here or anywhere. */
-function SecretForm(props: { name: string; controller: SkillsController }) {
+function SkillSecret(props: { name: string; controller: SkillsController }) {
   const { state, dispatch } = props.controller;
-  const [value, setValue] = createSignal("");
   const isSet = () => state.secretNames.includes(props.name);
   return (
-    <form
-      class="secret-form row-actions"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (value() === "") return;
-        void dispatch({ type: "set-secret", name: props.name, value: value() }).then(() => setValue(""));
-      }}
+    <SecretForm
+      name={props.name}
+      isSet={isSet()}
+      busy={state.busy}
+      save={(value) => dispatch({ type: "set-secret", name: props.name, value })}
+      actions={{ set: "Set secret", replace: "Replace secret" }}
     >
       <code>{props.name}</code>
       <span class="status-pill" data-status={isSet() ? "succeeded" : "failed"}>
         {isSet() ? "set" : "not set"}
       </span>
-      <input
-        type="password"
-        autocomplete="off"
-        aria-label={`Value of ${props.name}`}
-        placeholder={isSet() ? "new value" : "value"}
-        value={value()}
-        onInput={(e) => setValue(e.currentTarget.value)}
-      />
-      <button type="submit" disabled={state.busy || value() === ""}>
-        {isSet() ? "Replace secret" : "Set secret"}
-      </button>
-    </form>
+    </SecretForm>
   );
 }
