@@ -1,4 +1,5 @@
 import { secretBindingBodySchema, secretNameSchema } from "../../contracts/index.js";
+import type { ProxyBinding } from "../../egress/index.js";
 import type { SecretBinding } from "./secret-bindings.js";
 
 /**
@@ -22,22 +23,11 @@ export interface SkillSecretSource {
   requiredEnv?(userId: string): ReadonlyArray<{ skill: string; name: string }>;
 }
 
-/** A binding with what the proxy needs to apply it: the placeholder to look for and the value to put instead. */
-export interface ResolvedBinding {
-  host: string;
-  port: 443;
-  header: string;
-  format: string;
-  methods?: string[];
-  paths?: string[];
-  /** What the cell sends; substituted only in `header` of requests to `host`. */
-  placeholder: string;
-  /** The value. Never logged, never sent to a cell. */
-  secret: string;
-  secretName: string;
-  /** The skill whose declaration this is; absent for a binding the user made. */
-  skill?: string;
-}
+/**
+ * A binding with what the proxy needs to apply it: the placeholder to look for and the value to put instead. The
+ * value is never logged, never sent to a cell.
+ */
+export type ResolvedBinding = ProxyBinding;
 
 /** A secret a cell was not given, and why: the reason is logged, and the UI shows it. */
 export interface UnresolvedSecret {
