@@ -18,6 +18,12 @@ export type { CloseInfo, MessageBody, PeerOptions, PeerStats } from "./protocol-
 // loaded before the first reply (pino, smol-toml, the full contract catalogue) costs a visible fraction of a
 // second. Only the cell contracts and core's import-free queue and emitter are loaded.
 
+/** How long to wait for a request's final reply (0: no limit), and what cancels it. */
+export interface RequestOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
 /**
  * One end of the warden ↔ inmate protocol over any duplex byte stream. Bad input from the other side is
  * answered with Error frames and never throws here; a stream that cannot be resynchronised is closed.
@@ -134,11 +140,11 @@ export class ProtocolPeer {
     if (!this.closeInfo) this.stream.write(bytes);
   }
 
-  /** Sends a request and yields every reply to it, ending after the final one (see isFinalReply). */
-  async *request(
-    body: MessageBody,
-    options: { timeoutMs?: number; onSent?: (message: ProtocolMessage) => void } = {},
-  ): AsyncGenerator<ProtocolMessage> {
+  /**
+   * Sends a request and yields every reply to it, ending after the final one (see isFinalReply). When `signal`
+   * aborts while it runs, the other side is sent a Cancel for it (it still answers, with its final reply).
+   */
+  async *request(body: MessageBody, options: RequestOptions = {}): AsyncGenerator<ProtocolMessage> {
     const replies = new AsyncQueue<ProtocolMessage>();
     if (this.closeInfo) throw new ChannelClosedError(`channel closed: ${this.closeInfo.reason}`);
     const msgId = this.nextMsgId;
@@ -151,21 +157,25 @@ export class ProtocolPeer {
             timeoutMs,
           )
         : undefined;
+    const { signal } = options;
+    const cancel = () => this.send({ type: "Cancel", target: msgId });
     try {
-      const sent = this.send(body);
-      options.onSent?.(sent);
+      this.send(body);
+      if (signal?.aborted) cancel();
+      else signal?.addEventListener("abort", cancel, { once: true });
       for await (const reply of replies) {
         yield reply;
         if (isFinalReply(reply)) return;
       }
     } finally {
+      signal?.removeEventListener("abort", cancel);
       if (timer) clearTimeout(timer);
       this.waiters.delete(msgId);
     }
   }
 
   /** Sends a request and resolves with its final reply. */
-  async call(body: MessageBody, options: { timeoutMs?: number } = {}): Promise<ProtocolMessage> {
+  async call(body: MessageBody, options: RequestOptions = {}): Promise<ProtocolMessage> {
     let last: ProtocolMessage | undefined;
     for await (const reply of this.request(body, options)) last = reply;
     if (!last) throw new ChannelClosedError("no reply");

@@ -21,7 +21,7 @@ export function createProxyCommandClient(peer: ProtocolPeer): CommandClient {
         ...(call.objective === undefined ? {} : { objective: call.objective }),
         ...(call.runId === undefined ? {} : { run_id: call.runId }),
       },
-      { timeoutMs: COMMAND_REPLY_MS },
+      { timeoutMs: COMMAND_REPLY_MS, signal },
     );
     if (reply.type === "CommandResult") {
       if (reply.run) return { run: reply.run };

@@ -21,28 +21,17 @@ export function createProxyIntegrations(
     },
     async call(call, { signal }) {
       signal.throwIfAborted();
-      let sentId: number | undefined;
-      const cancel = () => {
-        if (sentId !== undefined) peer.send({ type: "Cancel", target: sentId });
-      };
-      signal.addEventListener("abort", cancel, { once: true });
-      try {
-        let reply: ProtocolMessage | undefined;
-        for await (const message of peer.request(
-          { type: "IntegrationRequest", integration: call.integration, action: call.action, args: call.args },
-          { timeoutMs: INTEGRATION_REPLY_MS, onSent: (m) => (sentId = m.msg_id) },
-        ))
-          reply = message;
-        if (reply?.type === "IntegrationResult") {
-          if (reply.ok && reply.data) return { ok: true, data: reply.data };
-          if (reply.error) return { ok: false, error: reply.error };
-        }
-        // The warden's inbound check refused the frame: its message names the field and the rule.
-        if (reply?.type === "Error") return { ok: false, error: { code: "invalid", message: reply.message } };
-        throw new Error(`the warden answered an integration request with ${reply?.type ?? "nothing"}`);
-      } finally {
-        signal.removeEventListener("abort", cancel);
+      const reply = await peer.call(
+        { type: "IntegrationRequest", integration: call.integration, action: call.action, args: call.args },
+        { timeoutMs: INTEGRATION_REPLY_MS, signal },
+      );
+      if (reply.type === "IntegrationResult") {
+        if (reply.ok && reply.data) return { ok: true, data: reply.data };
+        if (reply.error) return { ok: false, error: reply.error };
       }
+      // The warden's inbound check refused the frame: its message names the field and the rule.
+      if (reply.type === "Error") return { ok: false, error: { code: "invalid", message: reply.message } };
+      throw new Error(`the warden answered an integration request with ${reply.type}`);
     },
   };
 }

@@ -138,17 +138,8 @@ async function* relay(
   signal: AbortSignal | undefined,
   map: (reply: ProtocolMessage) => { event: StreamEvent; final: boolean } | undefined,
 ): AsyncGenerator<StreamEvent> {
-  let sentId: number | undefined;
-  const cancel = () => {
-    if (sentId !== undefined) peer.send({ type: "Cancel", target: sentId });
-  };
-  signal?.addEventListener("abort", cancel, { once: true });
   try {
-    const replies = peer.request(body, {
-      onSent: (m) => {
-        sentId = m.msg_id;
-      },
-    });
+    const replies = peer.request(body, signal ? { signal } : {});
     for await (const reply of replies) {
       const mapped = map(reply);
       if (!mapped) continue;
@@ -160,8 +151,6 @@ async function* relay(
     yield signal?.aborted
       ? failure("aborted", "the call was aborted")
       : failure("network_error", `the warden's model proxy is unreachable: ${(error as Error).message}`);
-  } finally {
-    signal?.removeEventListener("abort", cancel);
   }
 }
 
@@ -225,38 +214,27 @@ export function createProxyFetcher(peer: ProtocolPeer): PageFetcher {
     const refusal = targetRefusal(url, policy);
     if (refusal !== undefined) throw new ToolRefusal(refusal);
     signal.throwIfAborted();
-    let sentId: number | undefined;
-    const cancel = () => {
-      if (sentId !== undefined) peer.send({ type: "Cancel", target: sentId });
-    };
-    signal.addEventListener("abort", cancel, { once: true });
-    try {
-      let last: ProtocolMessage | undefined;
-      for await (const reply of peer.request(
-        {
-          type: "FetchRequest",
-          url: url.href,
-          max_bytes: limits.maxBytes,
-          timeout_ms: limits.timeoutMs,
-          // The cell has no DNS: only the warden's lookup can hold the brain's denied addresses to every name.
-          ...(policy.denyHosts.length > 0 ? { deny_hosts: policy.denyHosts.slice(0, 1000) } : {}),
-        },
-        { onSent: (m) => (sentId = m.msg_id) },
-      ))
-        last = reply;
-      if (last?.type === "FetchResult") {
-        return {
-          url: last.url,
-          status: last.status,
-          contentType: last.content_type,
-          body: Buffer.from(last.body_base64, "base64"),
-          truncated: last.truncated,
-        };
-      }
-      if (last?.type === "Error" && last.code === "forbidden") throw new ToolRefusal(last.message);
-      throw new Error(last?.type === "Error" ? last.message : "the warden did not answer the fetch");
-    } finally {
-      signal.removeEventListener("abort", cancel);
+    const last = await peer.call(
+      {
+        type: "FetchRequest",
+        url: url.href,
+        max_bytes: limits.maxBytes,
+        timeout_ms: limits.timeoutMs,
+        // The cell has no DNS: only the warden's lookup can hold the brain's denied addresses to every name.
+        ...(policy.denyHosts.length > 0 ? { deny_hosts: policy.denyHosts.slice(0, 1000) } : {}),
+      },
+      { signal },
+    );
+    if (last.type === "FetchResult") {
+      return {
+        url: last.url,
+        status: last.status,
+        contentType: last.content_type,
+        body: Buffer.from(last.body_base64, "base64"),
+        truncated: last.truncated,
+      };
     }
+    if (last.type === "Error" && last.code === "forbidden") throw new ToolRefusal(last.message);
+    throw new Error(last.type === "Error" ? last.message : "the warden did not answer the fetch");
   };
 }

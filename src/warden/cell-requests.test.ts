@@ -140,19 +140,11 @@ describe("the model proxy", () => {
     const { u, guest } = await guestOf();
     u.model.enqueue(reply.text("One, two, three, four, five, six, seven.", { chunks: 10, delayMs: 30 }));
     const events: string[] = [];
-    for await (const message of guest.request(modelCall(), {
-      timeoutMs: 5_000,
-      onSent: (sent) => {
-        const target = sent.msg_id;
-        const off = guest.onMessage((m) => {
-          if (m.type === "ModelEvent" && m.event.type === "text_delta") {
-            off();
-            guest.send({ type: "Cancel", target });
-          }
-        });
-      },
-    })) {
+    // The request's signal aborted at the first delta: the peer sends the warden a Cancel for it.
+    const stop = new AbortController();
+    for await (const message of guest.request(modelCall(), { timeoutMs: 5_000, signal: stop.signal })) {
       if (message.type === "ModelEvent") {
+        if (message.event.type === "text_delta") stop.abort();
         events.push(
           message.event.type === "error" ? `error ${message.event.error.code}` : message.event.type,
         );

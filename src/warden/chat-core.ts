@@ -254,11 +254,6 @@ export class ChatCore implements ChatService {
     }
     const started = Date.now();
     const modelsCalled = this.turnModels.begin(input.userId);
-    let sentId: number | undefined;
-    const cancel = () => {
-      if (sentId !== undefined) cell.send({ type: "Cancel", target: sentId });
-    };
-    input.signal?.addEventListener("abort", cancel, { once: true });
     let text = "";
     let finished = false;
     try {
@@ -272,9 +267,7 @@ export class ChatCore implements ChatService {
         },
         {
           timeoutMs: this.options.turnTimeoutMs ?? 30 * 60_000,
-          onSent: (m) => {
-            sentId = m.msg_id;
-          },
+          ...(input.signal ? { signal: input.signal } : {}),
         },
       );
       for await (const reply of replies) {
@@ -376,7 +369,6 @@ export class ChatCore implements ChatService {
         };
       }
     } finally {
-      input.signal?.removeEventListener("abort", cancel);
       modelsCalled();
     }
   }
