@@ -45,6 +45,8 @@ export interface ChildCellInit {
 }
 
 const TAIL_BYTES = 8 * 1024;
+/** The silence a starting cell is allowed before its Ready: as long as the warden waits for that Ready. */
+const STARTUP_SILENCE_MS = 120_000;
 
 /**
  * The lifecycle every backend shares once it has spawned its host process: wait for the guest's first
@@ -115,7 +117,9 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
     ...(spec.maxFrameBytes === undefined ? {} : { maxFrameBytes: spec.maxFrameBytes }),
     heartbeatMs: spec.heartbeatMs ?? 5_000,
     ...(init.missedHeartbeats === undefined ? {} : { missedHeartbeats: init.missedHeartbeats }),
-    ...(init.resumed ? { firstMsgId: init.resumed.nextMsgId } : {}),
+    // A resumed cell was ready when it was saved; a starting one loads its agent and brain before Ready, which
+    // the greeting's deadline bounds.
+    ...(init.resumed ? { firstMsgId: init.resumed.nextMsgId } : { startupSilenceMs: STARTUP_SILENCE_MS }),
   });
   const ready = new Promise<"ready">((resolve) => {
     if (init.resumed) return resolve("ready");

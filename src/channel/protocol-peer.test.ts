@@ -249,6 +249,28 @@ describe("protocol peer", () => {
     expect(info.reason).toContain("heartbeat");
   });
 
+  it("allows a starting peer its startup silence until it says Ready, then only the heartbeat rule", async () => {
+    const frame = (body: Record<string, unknown>, msgId: number) =>
+      encodeFrame({ user_id: "ada", session_id: "s", msg_id: msgId, timestamp: "2026-01-01T00:00:00Z", ...body });
+    const [a, b] = pipePair();
+    const options = { userId: "ada", sessionId: "s", heartbeatMs: 20, missedHeartbeats: 2 };
+    const host = new ProtocolPeer(a, { ...options, startupSilenceMs: 60_000 });
+    peers.push(host);
+    b.write(frame({ type: "Heartbeat" }, 0));
+    // Four heartbeat rules' worth of silence while it loads: still open.
+    await new Promise((r) => setTimeout(r, 160));
+    expect(host.isClosed).toBe(false);
+    b.write(frame({ type: "Ready", handler: "agent", agents: [] }, 1));
+    const info = await host.closed;
+    expect(info.reason).toBe("no frame from the other side for 2 heartbeat periods");
+
+    const [c, d] = pipePair();
+    const starting = new ProtocolPeer(c, { ...options, startupSilenceMs: 100 });
+    peers.push(starting);
+    d.write(frame({ type: "Heartbeat" }, 0));
+    expect((await starting.closed).reason).toBe("no frame from the other side for 100 ms before it was ready");
+  });
+
   it("does not answer a broken Error frame with another Error", async () => {
     const [host, guest] = peerPair();
     let errors = 0;

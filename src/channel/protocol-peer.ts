@@ -47,6 +47,8 @@ export class ProtocolPeer {
   private readonly identity: PeerIdentity;
   /** Undefined until the first frame: a guest that is still booting is the start timeout's business. */
   private lastHeardAt: number | undefined;
+  /** Whether the other side has said Ready: until then, startupSilenceMs is the silence it is allowed. */
+  private readySeen = false;
   private closeInfo: CloseInfo | undefined;
   private resolveClosed: (info: CloseInfo) => void = () => {};
   /** The replies of each request in flight, by its msg_id. */
@@ -82,9 +84,16 @@ export class ProtocolPeer {
     const every = options.heartbeatMs ?? 5_000;
     if (every > 0) {
       const missed = options.missedHeartbeats ?? 3;
+      const startup = Math.max(options.startupSilenceMs ?? 0, every * missed);
       this.heartbeat = setInterval(() => {
-        if (this.lastHeardAt !== undefined && Date.now() - this.lastHeardAt > every * missed) {
-          this.close(`no frame from the other side for ${missed} heartbeat periods`, false);
+        const allowed = this.readySeen ? every * missed : startup;
+        if (this.lastHeardAt !== undefined && Date.now() - this.lastHeardAt > allowed) {
+          this.close(
+            this.readySeen || allowed === every * missed
+              ? `no frame from the other side for ${missed} heartbeat periods`
+              : `no frame from the other side for ${allowed} ms before it was ready`,
+            false,
+          );
           return;
         }
         // A Heartbeat queued behind unread bytes proves nothing and only adds to them.
@@ -255,6 +264,7 @@ export class ProtocolPeer {
         this.send({ type: "Error", code: "forbidden", message: refused, reply_to: message.msg_id });
       return;
     }
+    if (message.type === "Ready") this.readySeen = true;
     if (message.reply_to !== undefined) this.waiters.get(message.reply_to)?.push(message);
     this.messages.emit(message);
   }

@@ -17,6 +17,12 @@ export interface PeerOptions {
   /** The peer is declared dead after this many heartbeat periods without any frame from it. */
   missedHeartbeats?: number;
   /**
+   * The silence allowed until the other side first says Ready, if longer than the heartbeat rule's: a cell
+   * loading its agent and brain may hold its event loop for many seconds on a busy or emulated host, and the
+   * greeting's own deadline bounds that wait.
+   */
+  startupSilenceMs?: number;
+  /**
    * The first msg_id this side sends (default 0): a peer that takes over a channel the other side has already
    * seen numbered (a cell resumed from its saved memory) goes on from where the last one stopped.
    */

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createMicrovmBackend } from "../../src/cells/index.js";
 import { requireTestImage } from "../cells/suite-backends.js";
 import { reply } from "../support/model-server.js";
@@ -30,6 +30,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+// A test that fails leaves its unused replies behind: the next would be answered with them.
+beforeEach(() => h.model.reset());
 
 describe("the warden with microVM cells", () => {
   it("answers a chat turn that calls a tool from a microVM: the model is reached only through the warden, with the host's key", async () => {
