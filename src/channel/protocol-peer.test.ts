@@ -251,7 +251,13 @@ describe("protocol peer", () => {
 
   it("allows a starting peer its startup silence until it says Ready, then only the heartbeat rule", async () => {
     const frame = (body: Record<string, unknown>, msgId: number) =>
-      encodeFrame({ user_id: "ada", session_id: "s", msg_id: msgId, timestamp: "2026-01-01T00:00:00Z", ...body });
+      encodeFrame({
+        user_id: "ada",
+        session_id: "s",
+        msg_id: msgId,
+        timestamp: "2026-01-01T00:00:00Z",
+        ...body,
+      });
     const [a, b] = pipePair();
     const options = { userId: "ada", sessionId: "s", heartbeatMs: 20, missedHeartbeats: 2 };
     const host = new ProtocolPeer(a, { ...options, startupSilenceMs: 60_000 });
@@ -268,7 +274,9 @@ describe("protocol peer", () => {
     const starting = new ProtocolPeer(c, { ...options, startupSilenceMs: 100 });
     peers.push(starting);
     d.write(frame({ type: "Heartbeat" }, 0));
-    expect((await starting.closed).reason).toBe("no frame from the other side for 100 ms before it was ready");
+    expect((await starting.closed).reason).toBe(
+      "no frame from the other side for 100 ms before it was ready",
+    );
   });
 
   it("does not answer a broken Error frame with another Error", async () => {
