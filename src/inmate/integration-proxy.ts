@@ -1,6 +1,6 @@
 import type { IntegrationAccess } from "../agent/index.js";
 import type { ProtocolPeer } from "../channel/index.js";
-import type { Hello, IntegrationName, ProtocolMessage } from "../contracts/cell/index.js";
+import type { Hello, IntegrationName } from "../contracts/cell/index.js";
 
 /** How long the warden may take to answer one integration call (GitHub's slowest searches take seconds). */
 const INTEGRATION_REPLY_MS = 60_000;

@@ -261,7 +261,7 @@ export async function mailboxSubjects(
     await client.mailboxOpen(mailbox);
     const subjects: string[] = [];
     const status = await client.status(mailbox, { messages: true });
-    if (status && status.messages)
+    if (status !== false && status.messages)
       for await (const m of client.fetch("1:*", { envelope: true })) subjects.push(m.envelope?.subject ?? "");
     return subjects;
   } finally {

@@ -322,7 +322,7 @@ describe("indexer", () => {
     // A section added and one dropped in one edit; a whole file removed.
     await temp.write(
       "garden.md",
-      garden.replace("## Herbs\n\nBasil hates cold.\n\n", "") + "\n## Bees\n\nHive in May.\n",
+      `${garden.replace("## Herbs\n\nBasil hates cold.\n\n", "")}\n## Bees\n\nHive in May.\n`,
     );
     await temp.remove("logs/car.md");
     await indexer.indexAll();

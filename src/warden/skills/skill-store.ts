@@ -69,7 +69,6 @@ export class SkillStore {
   }
 
   async install(userId: string, source: string, approval: SkillApproval): Promise<InstalledSkill> {
-    const paths = this.pathsOf(userId);
     const reviewed = await this.reviewForUser(userId, source, "install", approval);
     return this.writing(userId, () => this.installReviewed(userId, source, approval, reviewed));
   }
@@ -106,7 +105,6 @@ export class SkillStore {
 
   /** Replaces an installed skill with a new version; the new hash must have been approved. */
   async update(userId: string, source: string, approval: SkillApproval): Promise<InstalledSkill> {
-    const paths = this.pathsOf(userId);
     const reviewed = await this.reviewForUser(userId, source, "update", approval);
     return this.writing(userId, () => this.updateReviewed(userId, source, approval, reviewed));
   }

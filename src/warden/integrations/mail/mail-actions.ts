@@ -120,7 +120,7 @@ export async function readDraft(client: ImapFlow, uid: number) {
   const mailbox = await draftsMailbox(client);
   await open(client, mailbox, true);
   const m = await client.fetchOne(String(uid), { uid: true, envelope: true, source: true }, { uid: true });
-  if (!m || !m.source) throw new MailError("not_found", `no draft with uid ${uid} in ${mailbox}`);
+  if (m === false || !m.source) throw new MailError("not_found", `no draft with uid ${uid} in ${mailbox}`);
   const recipients = [...(m.envelope?.to ?? []), ...(m.envelope?.cc ?? []), ...(m.envelope?.bcc ?? [])]
     .map((a) => a.address)
     .filter((a): a is string => Boolean(a));
