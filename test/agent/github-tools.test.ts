@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createGithubTools,
   createToolBox,
@@ -57,6 +57,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake?.close();
 });
+// Every answer the fake gave was one GitHub documents for that request.
+afterEach(() => expect(fake.violations.splice(0)).toEqual([]));
 
 function box(allow: string[] = ["github"]) {
   return createToolBox({

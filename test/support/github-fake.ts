@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { components } from "@octokit/openapi-types";
 import { createCellCa } from "../../src/egress/index.js";
+import { githubSpec } from "./github-spec.js";
 
 // A GitHub REST fake served over HTTPS under the real name api.github.com, with a certificate from a test CA:
 // clients reach it through the egress hook that maps the name to 127.0.0.1 and trusts the CA. Its responses
@@ -14,6 +15,7 @@ type Issue = Schemas["issue"];
 type SearchItem = Schemas["issue-search-result-item"];
 type Comment = Schemas["issue-comment"];
 type Pull = Schemas["pull-request-simple"];
+type FullPull = Schemas["pull-request"];
 type User = Schemas["simple-user"];
 type Repository = Schemas["repository"];
 
@@ -36,6 +38,8 @@ export interface GithubFake {
   /** The only token the fake accepts; others get 401 Bad credentials. */
   token: string;
   calls: GithubCall[];
+  /** Answers that differ from what GitHub's OpenAPI description says it answers: a test expects none. */
+  violations: string[];
   /** Comments posted, by "owner/repo#number". */
   comments: Map<string, string[]>;
   close(): Promise<void>;
@@ -211,7 +215,7 @@ function comment(fullName: string, number: number, id: number, body: string): Co
   };
 }
 
-function pull(fullName: string, number: number, title: string): Pull {
+function pull(fullName: string, number: number, title: string): FullPull {
   const url = `${API}/repos/${fullName}/pulls/${number}`;
   const link = (href: string) => ({ href });
   const branch = (ref: string) => ({
@@ -263,7 +267,39 @@ function pull(fullName: string, number: number, title: string): Pull {
     author_association: "OWNER",
     auto_merge: null,
     draft: false,
+    merged: false,
+    mergeable: true,
+    mergeable_state: "clean",
+    merged_by: null,
+    maintainer_can_modify: false,
+    comments: 0,
+    review_comments: 0,
+    commits: 1,
+    additions: 12,
+    deletions: 3,
+    changed_files: 2,
   };
+}
+
+/** The fields only GET of one pull request answers; a list answers each without them. */
+const FULL_PULL_ONLY = [
+  "merged",
+  "mergeable",
+  "mergeable_state",
+  "merged_by",
+  "maintainer_can_modify",
+  "comments",
+  "review_comments",
+  "commits",
+  "additions",
+  "deletions",
+  "changed_files",
+] as const;
+
+function listed(full: FullPull): Pull {
+  const simple: Partial<FullPull> = { ...full };
+  for (const key of FULL_PULL_ONLY) delete simple[key];
+  return simple as Pull;
 }
 
 /** The repository the fake holds: octo/demo, with `issueCount` issues (#1…) and two pull requests. */
@@ -279,6 +315,19 @@ export async function startGithubFake(options: { issueCount?: number } = {}): Pr
   const comments = new Map<string, string[]>();
   const token = "ghp_fakeTokenForTests0123456789abcdef";
   let nextComment = 500;
+  const violations: string[] = [];
+  const spec = githubSpec();
+  // Every answer is held against GitHub's description of it before it leaves.
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const problem = spec.check(
+      res.req.method ?? "GET",
+      new URL(res.req.url ?? "/", API).pathname,
+      status,
+      body,
+    );
+    if (problem) violations.push(problem);
+    return reply(res, status, body, headers);
+  };
 
   const server: Server = createServer({ key: leaf.keyPem, cert: leaf.certPem }, (req, res) => {
     void readBody(req).then((body) => {
@@ -320,6 +369,7 @@ export async function startGithubFake(options: { issueCount?: number } = {}): Pr
       return send(res, 200, {
         total_count: hits.length,
         incomplete_results: false,
+        search_type: "lexical",
         items: page.map((i) => searchItem(repo, i.number, i.title, i.body ?? "")),
       });
     }
@@ -357,11 +407,11 @@ export async function startGithubFake(options: { issueCount?: number } = {}): Pr
       return send(res, 201, comment(repo, number, nextComment++, text));
     }
     if (kind === "pulls" && num === undefined && method === "GET")
-      return send(res, 200, paged(url, pulls, res));
+      return send(res, 200, paged(url, pulls, res).map(listed));
     if (kind === "pulls" && method === "GET") {
       const found = pulls.find((p) => p.number === number);
-      // GET one pull request answers the full pull-request schema; the fields the tools read are these.
-      return found ? send(res, 200, { ...found, merged: false }) : send(res, 404, { message: "Not Found" });
+      // GET one pull request answers the full pull-request schema: the list's fields and its counts.
+      return found ? send(res, 200, found) : send(res, 404, { message: "Not Found" });
     }
     return send(res, 404, { message: "Not Found" });
   }
@@ -372,6 +422,7 @@ export async function startGithubFake(options: { issueCount?: number } = {}): Pr
     caPem: ca.certPem,
     token,
     calls,
+    violations,
     comments,
     close: () =>
       new Promise((resolve) => {
@@ -400,7 +451,7 @@ function paged<T>(url: URL, items: T[], res: ServerResponse): T[] {
 }
 
 /** Answers with JSON; true, so that a route can `return send(…)`. */
-function send(
+function reply(
   res: ServerResponse,
   status: number,
   body: unknown,

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type IntegrationRequest, integrationRequestSchema } from "../../src/contracts/index.js";
 import { createLogger } from "../../src/core/index.js";
 import { createGuardedFetch } from "../../src/egress/index.js";
 import type { AuditEntry } from "../../src/warden/audit-store.js";
 import { createGithubRunner, createIntegrationDesk } from "../../src/warden/integrations/index.js";
 import { GITHUB_HOST, type GithubFake, startGithubFake } from "../support/github-fake.js";
+import { githubSpec } from "../support/github-spec.js";
 
 // The GitHub runner and the desk against a GitHub REST fake served as api.github.com over HTTPS under a test
 // CA, reached through the egress hook that maps the name to 127.0.0.1: the real client, the real TLS checks.
@@ -16,6 +17,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake?.close();
 });
+// Every answer the fake gave was one GitHub documents for that request.
+afterEach(() => expect(fake.violations.splice(0)).toEqual([]));
 
 function desk(options: { token?: string | undefined; allowPrivate?: boolean; baseUrl?: string } = {}) {
   const audit: AuditEntry[] = [];
@@ -52,6 +55,22 @@ function request(action: string, args: Record<string, unknown>, userId = "ada"):
     args,
   });
 }
+
+describe("the GitHub fake's check against GitHub's OpenAPI description", () => {
+  it("refuses an answer GitHub would not give, names what is wrong, and takes GitHub's own error shape", () => {
+    const spec = githubSpec();
+    expect(spec.check("GET", "/repos/octo/demo/issues/1", 200, { id: 1, title: "x" })).toMatch(
+      /^GET \/repos\/\{owner\}\/\{repo\}\/issues\/\{issue_number\} 200: \(body\) must have required property '\w+'/,
+    );
+    expect(
+      spec.check("GET", "/search/issues", 200, { total_count: "3", incomplete_results: false, items: [] }),
+    ).toMatch(/\/total_count must be integer/);
+    expect(spec.check("GET", "/repos/octo/demo/issues/1", 404, { message: "Not Found" })).toBeUndefined();
+    expect(spec.check("GET", "/no/such/thing/here/at/all", 200, {})).toMatch(
+      /not a path of api\.github\.com/,
+    );
+  });
+});
 
 describe("the GitHub runner", () => {
   it("pages a repository's issues as GitHub's Link header says, with trimmed bodies and the user's token", async () => {

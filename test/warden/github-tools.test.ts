@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GITHUB_HOST, type GithubFake, startGithubFake } from "../support/github-fake.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -47,6 +47,8 @@ describe("the GitHub tools from a user's own agent in a real cell", () => {
     await h?.close();
     await fake?.close();
   });
+  // Every answer the fake gave was one GitHub documents for that request.
+  afterEach(() => expect(fake.violations.splice(0)).toEqual([]));
 
   it("lists issues and comments with the user's token, which never reaches the cell", async () => {
     h.model.enqueue(
