@@ -106,7 +106,9 @@ it("leaves an integration alone while its process runs, and one on another host 
   const quiet = await observer.patrolTheater("demo");
   expect(quiet).toMatchObject({ findings: [], events_emitted: 0 });
 
-  clock.advance(DEFAULT_THRESHOLDS.integrationStaleMs + 1_000);
+  // The STARTED events carry the wall clock of their append, which on a busy host can be seconds after this
+  // test's clock was made: staleness is counted from them.
+  clock.advance(Date.now() - clock.now() + DEFAULT_THRESHOLDS.integrationStaleMs + 1_000);
   const stale = await observer.patrolTheater("demo");
   expect(stale.findings.map((f) => f.order_id).sort()).toEqual(["o2", "o3"]);
   expect(stale.findings.every((f) => f.check === "cut_off_integration")).toBe(true);
