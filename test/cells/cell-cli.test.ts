@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runIronclawInProcess } from "../cli/run-cli.js";
+import { cliEntry } from "../support/cli-entry.js";
 
 const run = promisify(execFile);
 let home = "";
@@ -28,7 +29,7 @@ async function ironclawIn(home: string, ...args: string[]): Promise<Result> {
  */
 async function spawnedIn(home: string, ...args: string[]): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...cliEntry(), ...args], {
       env: { ...process.env, IRONCLAW_HOME: home, IRONCLAW_LOG: "silent" },
       timeout: 60_000,
     });

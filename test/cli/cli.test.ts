@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { allContracts } from "../../src/contracts/index.js";
 import { loadFixtureSet } from "../contracts/fixtures.js";
+import { cliEntry } from "../support/cli-entry.js";
 import { REPO_ROOT, runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
 describe("ironclaw --help", () => {
@@ -20,7 +21,7 @@ describe("ironclaw --help", () => {
     // The pipe is closed before the CLI has started, so its first write fails with EPIPE. The built binary and
     // the sources share the entry that handles this (runFromProcess).
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, "--help"], {
+      const child = spawn(process.execPath, [...cliEntry(), "--help"], {
         cwd: REPO_ROOT,
         stdio: ["ignore", "pipe", "pipe"],
       });

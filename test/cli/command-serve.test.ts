@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { cliEntry } from "../support/cli-entry.js";
 import { cellsSettingForServe } from "../support/serve-process.js";
 import { REPO_ROOT } from "./run-cli.js";
 
@@ -19,15 +20,11 @@ describe("ironclaw command serve", () => {
       join(home, "ironclawd.toml"),
       `${await cellsSettingForServe()}\n`.replace("[cells]", "[cells]\npool_size = 0"),
     );
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", "command", "serve", "--port", "0"],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, IRONCLAW_HOME: home, IRONCLAW_LOG: "warn" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, [...cliEntry(), "command", "serve", "--port", "0"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, IRONCLAW_HOME: home, IRONCLAW_LOG: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     try {
       const url = await new Promise<string>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cliEntry } from "../support/cli-entry.js";
 import { placeNodeBinary } from "../support/node-binary.js";
 import { REPO_ROOT } from "./run-cli.js";
 
@@ -40,7 +41,7 @@ function makeHome(owner: "other" | "self"): void {
 }
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const command = [node, "--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, ...args];
+  const command = [node, ...cliEntry(), ...args];
   const [file, ...argv] = root ? ["runuser", "-u", "nobody", "--", ...command] : command;
   return new Promise((resolve, reject) => {
     const child = spawn(file as string, argv, {

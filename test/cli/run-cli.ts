@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { cliEntry } from "../support/cli-entry.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -10,13 +11,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `ironclaw …` from the TypeScript sources as a real child process. */
+/** Runs `ironclaw …` as a real child process (the built CLI when it is current, see cliEntry). */
 export function runIronclaw(
   args: string[],
   options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ) {
   return new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, ...args], {
+    const child = spawn(process.execPath, [...cliEntry(), ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: { ...process.env, IRONCLAW_LOG: "silent", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

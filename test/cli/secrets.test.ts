@@ -11,6 +11,7 @@ import {
   SkillStore,
   UserStore,
 } from "../../src/warden/index.js";
+import { cliEntry } from "../support/cli-entry.js";
 import { databaseBytes } from "../support/database-bytes.js";
 import { REPO_ROOT, runIronclaw, runIronclawInProcess } from "./run-cli.js";
 
@@ -196,7 +197,7 @@ describe("ironclaw secrets set on a terminal", () => {
       "script",
       [
         "-qfec",
-        `${process.execPath} --import tsx src/cli/main.ts secrets set PTY_TOKEN --user alice`,
+        `${process.execPath} ${cliEntry().join(" ")} secrets set PTY_TOKEN --user alice`,
         "/dev/null",
       ],
       { cwd: REPO_ROOT, env: { ...process.env, IRONCLAW_HOME: home, IRONCLAW_LOG: "silent" } },

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT, runIronclawInProcess } from "../cli/run-cli.js";
+import { runIronclawInProcess } from "../cli/run-cli.js";
+import { cliEntry } from "../support/cli-entry.js";
 import { ev, fullLifecycle } from "./events.js";
 import { type LedgerUnderTest, stores } from "./stores.js";
 
@@ -9,14 +10,10 @@ import { type LedgerUnderTest, stores } from "./stores.js";
  * are real processes, ended by a signal. The one-shot commands are the CLI's logic and run in this process.
  */
 function startIronclaw(args: string[]) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, ...args],
-    {
-      env: { ...process.env, IRONCLAW_LOG: "silent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...cliEntry(), ...args], {
+    env: { ...process.env, IRONCLAW_LOG: "silent" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   let partial = "";
   child.stdout?.on("data", (chunk: Buffer) => {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT, runIronclawInProcess } from "../cli/run-cli.js";
+import { runIronclawInProcess } from "../cli/run-cli.js";
+import { cliEntry } from "../support/cli-entry.js";
 import { runCreated } from "./events.js";
 
 let home: string;
@@ -32,14 +33,10 @@ afterEach(async () => {
  * prints once it listens.
  */
 async function serve(args: string[]): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, "ledger", "serve", ...args],
-    {
-      env: { ...process.env, IRONCLAW_LOG: "silent", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [...cliEntry(), "ledger", "serve", ...args], {
+    env: { ...process.env, IRONCLAW_LOG: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   return new Promise((resolve, reject) => {

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runIronclawInProcess } from "../cli/run-cli.js";
+import { cliEntry } from "../support/cli-entry.js";
 import { TEST_DATA_DIR } from "../support/memory-fixtures.js";
 
 const run = promisify(execFile);
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 
 /**
  * `ironclaw …` as a real process: the big brain's pass below goes through the binary, whose index worker thread
@@ -16,7 +16,7 @@ const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
  */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...cliEntry(), ...args], {
       env: { ...process.env, IRONCLAW_HOME: TEST_DATA_DIR, IRONCLAW_LOG: "silent" },
     });
     return { code: 0, stdout, stderr };

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { cliEntry } from "./cli-entry.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -15,9 +16,9 @@ export interface CliProcess {
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
 }
 
-/** Runs `ironclaw …` from the TypeScript sources as its own process, as the binary would. */
+/** Runs `ironclaw …` as its own process, as the binary would (the built CLI when it is current, see cliEntry). */
 export function spawnIronclaw(args: string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", `${REPO_ROOT}src/cli/main.ts`, ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, IRONCLAW_LOG: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

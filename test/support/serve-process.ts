@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { probeBwrap } from "../../src/cells/index.js";
+import { cliEntry } from "./cli-entry.js";
 import { HOST_KEY } from "./warden-harness.js";
 
 /**
@@ -7,7 +8,7 @@ import { HOST_KEY } from "./warden-harness.js";
  * caller keeps the child to kill it (kill -9 tests) and must end it when done.
  */
 export function startServeProcess(home: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0"], {
+  const child = spawn(process.execPath, [...cliEntry(), "serve", "--port", "0"], {
     env: { ...process.env, IRONCLAW_HOME: home, TEST_MODEL_KEY: HOST_KEY, IRONCLAW_LOG: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
