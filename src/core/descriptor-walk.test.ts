@@ -198,7 +198,13 @@ async function raceAgainstFlipper(
       if (attempts % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
-    flipper.kill("SIGKILL");
+    // Gone before anything is counted or removed: a flipper still renaming while afterEach deletes the tree
+    // made that removal fail (ENOTEMPTY) on a loaded host.
+    const exited = new Promise((resolve) => flipper.once("exit", resolve));
+    if (flipper.exitCode === null && flipper.signalCode === null) {
+      flipper.kill("SIGKILL");
+      await exited;
+    }
   }
   const landed = readdirSync(config).filter((n) => n.startsWith("landed-")).length;
   return { outcomes, landed, attempts };
