@@ -60,7 +60,7 @@ export async function startMailServers(tls: MailTls): Promise<MailServers> {
   const stops: Array<() => Promise<unknown>> = [];
   const stop = async () => {
     for (const step of stops.reverse()) await step().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   };
   try {
     await startDovecot(dir, { imapPort, lmtpPort, user, password });
@@ -207,9 +207,27 @@ async function uidOf(name: string): Promise<number> {
   return Number(stdout.trim());
 }
 
+/**
+ * Ends the daemon whose pid the file holds and waits until it is gone (SIGKILL after 10 s): its processes still
+ * writing their state while the folder is removed made that removal fail (ENOTEMPTY) on a loaded host.
+ */
 async function killPidFile(path: string): Promise<void> {
   const pid = Number((await readFile(path, "utf8")).trim());
-  if (pid > 0) process.kill(pid, "SIGTERM");
+  if (!(pid > 0)) return;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  process.kill(pid, "SIGTERM");
+  // Bounded: a zombie nobody reaps still answers signal 0.
+  for (let waited = 0; alive() && waited < 15_000; waited += 50) {
+    if (waited === 10_000) process.kill(pid, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function freePort(): Promise<number> {
