@@ -4,6 +4,9 @@
 # against it offline). better-sqlite3 is compiled for Node 24's ABI once (the build is kept beside that Node)
 # and swapped in for the command; the build for this machine's Node is put back afterwards, whatever the
 # command's outcome.
+#
+# `scripts/with-node24.sh --prepare` only installs Node 24 and compiles the addon into that cache, in a copy of
+# the package: the checkout's addon is never touched, so it can run while other tests load it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +35,27 @@ fi
 ADDON=node_modules/better-sqlite3/build/Release/better_sqlite3.node
 BSQL_VERSION="$(node -p 'require("./node_modules/better-sqlite3/package.json").version')"
 BUILT="$DIR/better-sqlite3-$BSQL_VERSION-headers-$HEADERS.node"
+
+# Compiles the addon for Node 24 in a copy of the package and keeps the result at $BUILT (renamed into place, so
+# a reader never sees half a file).
+compile_addon() {
+  echo "with-node24: $("$N24/bin/node" --version); compiling better-sqlite3 $BSQL_VERSION for it (headers of $HEADERS)" >&2
+  local work
+  work="$(mktemp -d)"
+  cp -a node_modules/better-sqlite3 "$work/better-sqlite3"
+  rm -rf "$work/better-sqlite3/build"
+  # From source even where prebuilt binaries can be downloaded: they may come from a 24.19+ header.
+  (cd "$work/better-sqlite3" && PATH="$N24/bin:$PATH" npm_config_nodedir="$N24_HEADERS" npm run build-release >/dev/null)
+  cp "$work/better-sqlite3/build/Release/better_sqlite3.node" "$BUILT.partial"
+  mv "$BUILT.partial" "$BUILT"
+  rm -rf "$work"
+}
+
+if [ "${1:-}" = "--prepare" ]; then
+  [ -f "$BUILT" ] || compile_addon
+  echo "with-node24: $("$N24/bin/node" --version) and better-sqlite3 $BSQL_VERSION for it are ready in $DIR" >&2
+  exit 0
+fi
 SAVED="$(mktemp)"
 # The addon as it is now (built for this machine's Node) goes back in place afterwards, whatever the command's
 # outcome: a copy, not a second compile.
@@ -41,14 +65,7 @@ restore() {
   cp "$SAVED" "$ADDON" && rm -f "$SAVED"
 }
 trap restore EXIT
-if [ -f "$BUILT" ]; then
-  echo "with-node24: $("$N24/bin/node" --version); better-sqlite3 $BSQL_VERSION for it from $BUILT" >&2
-  cp "$BUILT" "$ADDON"
-else
-  echo "with-node24: $("$N24/bin/node" --version); compiling better-sqlite3 $BSQL_VERSION for it (headers of $HEADERS)" >&2
-  # From source even where prebuilt binaries can be downloaded: they may come from a 24.19+ header.
-  PATH="$N24/bin:$PATH" npm_config_nodedir="$N24_HEADERS" npm_config_build_from_source=true \
-    npm rebuild better-sqlite3 >/dev/null
-  cp "$ADDON" "$BUILT"
-fi
+[ -f "$BUILT" ] || compile_addon
+echo "with-node24: $("$N24/bin/node" --version); better-sqlite3 $BSQL_VERSION for it from $BUILT" >&2
+cp "$BUILT" "$ADDON"
 PATH="$N24/bin:$PATH" "$@"

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { snapshotNodeArgs, usableStartupSnapshot } from "./startup-snapshot.js";
@@ -92,17 +92,44 @@ export function bundleRuntime(
 }
 
 /**
- * The runtime that matches the running host code: the sources when the host itself runs from them (tsx), so a
- * stale dist/ never answers for edited code; otherwise the bundle when it is as new as the compiled modules,
- * else those modules.
+ * The runtime that matches the running host code. When the host itself runs from the sources (tsx): the bundle
+ * when it was built after the last change to any source (it is built from them), so cells start in a fraction
+ * of the time and the runtime they run is the one that ships; else the sources, so a stale build never answers
+ * for edited code (`IRONCLAW_INMATE=source` always runs them). When the host runs compiled: the bundle when it is
+ * as new as the compiled modules, else those modules.
  */
 export function defaultRuntime(packageRoot = PACKAGE_ROOT): GuestRuntime {
-  if (import.meta.url.endsWith(".ts")) return sourceRuntime(packageRoot);
+  const bundled = mtimeOf(join(packageRoot, BUNDLE_ENTRY));
+  if (import.meta.url.endsWith(".ts")) {
+    if (process.env.IRONCLAW_INMATE === "source" || bundled === undefined) return sourceRuntime(packageRoot);
+    const newest = newestSourceMtime(join(packageRoot, "src"));
+    return newest !== undefined && bundled >= newest
+      ? bundleRuntime(packageRoot)
+      : sourceRuntime(packageRoot);
+  }
   const compiled = mtimeOf(join(packageRoot, "dist/inmate/irowclaw.js"));
   if (compiled === undefined) return sourceRuntime(packageRoot);
   // A bundle older than the compiled modules was left behind by a build that stopped after tsc.
-  const bundled = mtimeOf(join(packageRoot, BUNDLE_ENTRY));
   return bundled !== undefined && bundled >= compiled ? bundleRuntime(packageRoot) : distRuntime(packageRoot);
+}
+
+/** The latest modification time of a TypeScript source under `dir` (tests aside), or undefined when none is. */
+export function newestSourceMtime(dir: string): number | undefined {
+  let newest: number | undefined;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let mtime: number | undefined;
+    if (entry.isDirectory()) mtime = newestSourceMtime(path);
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) mtime = mtimeOf(path);
+    if (mtime !== undefined && (newest === undefined || mtime > newest)) newest = mtime;
+  }
+  return newest;
 }
 
 function mtimeOf(file: string): number | undefined {

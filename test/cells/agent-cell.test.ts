@@ -6,8 +6,8 @@ import {
   type CellBackend,
   createBwrapBackend,
   createProcessBackend,
+  defaultRuntime,
   type GuestRuntime,
-  sourceRuntime,
 } from "../../src/cells/index.js";
 import type { ProtocolMessage } from "../../src/contracts/index.js";
 import { createLogger } from "../../src/core/index.js";
@@ -55,9 +55,9 @@ afterAll(async () => {
 });
 
 const backends: Array<[string, () => CellBackend]> = [
-  ["process", () => createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} })],
+  ["process", () => createProcessBackend({ runtime: defaultRuntime(), onWarning: () => {} })],
   // No network in the cell: the agent reaches its model and embeddings only through the warden's proxy.
-  ["bwrap", () => createBwrapBackend({ runtime: sourceRuntime() })],
+  ["bwrap", () => createBwrapBackend({ runtime: defaultRuntime() })],
   // What production runs: the one-file bundle npm run build makes.
   ["bwrap-bundle", () => createBwrapBackend({ runtime: bundle })],
 ];

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextPoolOwner } from "../../src/cells/backends/pool-uids.js";
-import { type CellHandle, createBwrapBackend, sourceRuntime, WarmPool } from "../../src/cells/index.js";
+import { type CellHandle, createBwrapBackend, defaultRuntime, WarmPool } from "../../src/cells/index.js";
 import { shellIn } from "./cell-shell.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
@@ -49,7 +49,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("blank bwrap cells", () =>
   const pools: WarmPool[] = [];
   const poolOf = (brainImages: boolean, blank: number) => {
     const backend = createBwrapBackend({
-      runtime: sourceRuntime(),
+      runtime: defaultRuntime(),
       brainImages,
       poolUids: POOL,
       onWarning: () => {},
@@ -129,7 +129,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("blank bwrap cells", () =>
       const pool = poolOf(images, 1);
       await pool.prewarmBlank();
       const erin = await take(pool, "erin");
-      const backend = createBwrapBackend({ runtime: sourceRuntime(), poolUids: POOL, onWarning: () => {} });
+      const backend = createBwrapBackend({ runtime: defaultRuntime(), poolUids: POOL, onWarning: () => {} });
       const blank = await backend.startBlank?.({ usersDir: join(home, "users"), handler: "shell" });
       if (!blank) throw new Error("bwrap under root has blank cells");
       cells.push(blank.cell);

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measureBrainBytes } from "../../src/cells/brain-usage.js";
-import { type CellHandle, CellStartError, createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import {
+  type CellHandle,
+  CellStartError,
+  createBwrapBackend,
+  defaultRuntime,
+} from "../../src/cells/index.js";
 import { shellIn } from "./cell-shell.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
@@ -43,7 +48,7 @@ describe("measuring a directory brain", () => {
 describe.skipIf(unavailable !== undefined)("a directory brain's quota", () => {
   const backend = (quotaMiB: number) =>
     createBwrapBackend({
-      runtime: sourceRuntime(),
+      runtime: defaultRuntime(),
       brainImages: false,
       limits: { brainMiB: quotaMiB },
       brainCheckMs: 200,

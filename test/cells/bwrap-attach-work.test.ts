@@ -6,7 +6,7 @@ import {
   type CellBackend,
   type CellHandle,
   createBwrapBackend,
-  sourceRuntime,
+  defaultRuntime,
 } from "../../src/cells/index.js";
 import { boundedScratch, hostGit } from "../../src/command/index.js";
 import { shellIn } from "./cell-shell.js";
@@ -39,7 +39,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("a worktree attached to a 
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), "ironclaw-attach-work-"));
-    backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false });
+    backend = createBwrapBackend({ runtime: defaultRuntime(), brainImages: false });
     const repo = join(home, "repo");
     await mkdir(join(repo, "src"), { recursive: true });
     await hostGit(repo, ["init", "-q", "-b", "main"]);

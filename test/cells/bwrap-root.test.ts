@@ -9,7 +9,7 @@ import {
   type CellHandle,
   CellStartError,
   createBwrapBackend,
-  sourceRuntime,
+  defaultRuntime,
 } from "../../src/cells/index.js";
 import { placeNodeBinary } from "../support/node-binary.js";
 import { shellIn } from "./cell-shell.js";
@@ -66,8 +66,8 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
     // mkdtemp makes the home 0700 and root's: a cell uid cannot traverse it, like /root/.ironclaw.
     home = await mkdtemp(join(tmpdir(), "ironclaw-bwrap-root-"));
     // Directory brains (a root warden without loop devices), then brain images (the default with them).
-    backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false });
-    imageBackend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: true });
+    backend = createBwrapBackend({ runtime: defaultRuntime(), brainImages: false });
+    imageBackend = createBwrapBackend({ runtime: defaultRuntime(), brainImages: true });
   });
   afterAll(async () => {
     await Promise.all(started.map((c) => c.stop({ timeoutMs: 5_000 })));
@@ -120,7 +120,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("bwrap cells under a root 
       expect(runAsUid({ uid: 65_534, gid: 65_534 }, ["ls", home]).ok).toBe(false);
       expect(runAsUid({ uid: 65_534, gid: 65_534 }, ["ls", hidden]).ok).toBe(false);
       const hiddenNode = createBwrapBackend({
-        runtime: sourceRuntime(),
+        runtime: defaultRuntime(),
         nodePath: join(hidden, "node", "bin", "node"),
       });
       const cell = await hiddenNode.start({

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { explainStartFailure } from "../../src/cells/backends/start-failure.js";
-import { CellStartError, createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import { CellStartError, createBwrapBackend, defaultRuntime } from "../../src/cells/index.js";
 import { SUITE_BACKENDS } from "./suite-backends.js";
 
 const unavailable = SUITE_BACKENDS.bwrap?.().unavailable;
@@ -19,7 +19,7 @@ describe.skipIf(unavailable !== undefined)("a bwrap cell that cannot start", () 
 
   it("says why on its first line, from bwrap's own words, with the detail after it", async () => {
     const missing = "/usr/bin/ironclaw-test-no-such-node";
-    const backend = createBwrapBackend({ runtime: sourceRuntime(), nodePath: missing });
+    const backend = createBwrapBackend({ runtime: defaultRuntime(), nodePath: missing });
     const error = await backend
       .start({ userId: "gus", userDir: join(home, "users", "gus"), handler: "echo" })
       .then(

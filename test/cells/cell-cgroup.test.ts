@@ -9,7 +9,7 @@ import {
   type CellHandle,
   createBwrapBackend,
   createCellCgroup,
-  sourceRuntime,
+  defaultRuntime,
   sweepStaleCellCgroups,
 } from "../../src/cells/index.js";
 import { shellIn } from "./cell-shell.js";
@@ -48,7 +48,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("per-cell cgroups of bwrap
   const start = async (user: string, cellTasks: number) => {
     // The rlimit on processes is far above the cgroup's task limit, so only the cgroup can be what stops it.
     const backend = createBwrapBackend({
-      runtime: sourceRuntime(),
+      runtime: defaultRuntime(),
       limits: { maxProcesses: 4096, cellTasks, cellMemoryMiB: 768 },
     });
     const cell = await backend.start({ userId: user, userDir: join(home, "users", user), handler: "shell" });

@@ -8,13 +8,13 @@ import {
   type CellEvent,
   CellManager,
   createProcessBackend,
-  sourceRuntime,
+  defaultRuntime,
   WarmPool,
 } from "../../src/cells/index.js";
 
 /** The process backend (fast, no isolation needed here), counting how many cells it really started. */
 function countingBackend(): CellBackend & { starts: number } {
-  const inner = createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} });
+  const inner = createProcessBackend({ runtime: defaultRuntime(), onWarning: () => {} });
   const counted = {
     name: inner.name,
     isolated: inner.isolated,

@@ -7,7 +7,7 @@ import {
   type CellHandle,
   createBwrapBackend,
   createProcessBackend,
-  sourceRuntime,
+  defaultRuntime,
   WarmPool,
 } from "../../src/cells/index.js";
 import { createLogger } from "../../src/core/index.js";
@@ -89,7 +89,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("installed skills in a bwr
 
   it("shows a cold-started cell its skills read-only, even to root of its user namespace", async () => {
     await installSkill("cold");
-    const backend = createBwrapBackend({ runtime: sourceRuntime(), ...OPTIONS });
+    const backend = createBwrapBackend({ runtime: defaultRuntime(), ...OPTIONS });
     const cell = await backend.start({
       userId: "cold",
       userDir: join(home, "users", "cold"),
@@ -104,7 +104,7 @@ describe.skipIf(!asRoot || unavailable !== undefined)("installed skills in a bwr
   it("shows a pooled cell handed to its user their skills read-only, and an empty folder to a user with none", async () => {
     await installSkill("pooled");
     const backend = createBwrapBackend({
-      runtime: sourceRuntime(),
+      runtime: defaultRuntime(),
       ...OPTIONS,
       poolUids: POOL,
     });
@@ -162,9 +162,9 @@ describe("an agent in a cell with installed skills", () => {
   });
 
   const backends = [
-    ["process", () => createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} })],
+    ["process", () => createProcessBackend({ runtime: defaultRuntime(), onWarning: () => {} })],
     ...(asRoot && unavailable === undefined
-      ? [["bwrap", () => createBwrapBackend({ runtime: sourceRuntime(), ...OPTIONS })] as const]
+      ? [["bwrap", () => createBwrapBackend({ runtime: defaultRuntime(), ...OPTIONS })] as const]
       : []),
   ] as const;
 

@@ -6,9 +6,9 @@ import {
   createBwrapBackend,
   createMicrovmBackend,
   createProcessBackend,
+  defaultRuntime,
   type ImagePaths,
   imagePaths,
-  sourceRuntime,
   v8ReserveMiB,
 } from "../../src/cells/index.js";
 import type { EscapeCaps } from "./escape-scene.js";
@@ -58,7 +58,7 @@ export const SUITE_BACKENDS: Record<string, () => SuiteBackend> = {
   process: () => ({
     name: "process",
     unavailable: undefined,
-    make: () => createProcessBackend({ runtime: sourceRuntime(), ...silent }),
+    make: () => createProcessBackend({ runtime: defaultRuntime(), ...silent }),
     caps: {
       brainFileMiB: 0,
       brainMiB: 0,
@@ -75,7 +75,7 @@ export const SUITE_BACKENDS: Record<string, () => SuiteBackend> = {
     name: "bwrap",
     unavailable: bwrapProblem(),
     make: () =>
-      createBwrapBackend({ runtime: sourceRuntime(), limits: BWRAP_LIMITS, brainCheckMs: 500, ...silent }),
+      createBwrapBackend({ runtime: defaultRuntime(), limits: BWRAP_LIMITS, brainCheckMs: 500, ...silent }),
     caps: {
       brainFileMiB: BWRAP_LIMITS.maxFileMiB,
       brainMiB: BWRAP_LIMITS.brainMiB,

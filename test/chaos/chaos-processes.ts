@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { scriptEntry } from "../support/built-script.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NODE_SCRIPT = fileURLToPath(new URL("./chaos-node.ts", import.meta.url));
@@ -15,7 +16,7 @@ export interface ChaosProcess {
 }
 
 export function spawnNode(role: Role, env: NodeJS.ProcessEnv): ChaosProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", NODE_SCRIPT, role], {
+  const child = spawn(process.execPath, [...scriptEntry(NODE_SCRIPT), role], {
     cwd: REPO_ROOT,
     env: { ...process.env, IRONCLAW_LOG: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { scriptEntry } from "../support/built-script.js";
 
 const SCRIPT = fileURLToPath(new URL("./fixtures/queue-process.ts", import.meta.url));
 
@@ -13,7 +14,7 @@ export interface QueueChild {
 }
 
 export function startQueueChild(args: string[]): QueueChild {
-  const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, ...args], {
+  const child = spawn(process.execPath, [...scriptEntry(SCRIPT), ...args], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   const lines: string[] = [];

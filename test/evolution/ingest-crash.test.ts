@@ -4,13 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EvolutionStore, projectionRecordId, STATE_FILES } from "../../src/evolution/index.js";
+import { scriptEntry } from "../support/built-script.js";
 import { loopPayload } from "./loop-payload.js";
 
 const LOOP = new URL("./ingest-loop.ts", import.meta.url).pathname;
 
 /** A process ingesting loop payloads, each run given as <prefix>:<from>:<to>. */
 function writer(dir: string, ...runs: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", LOOP, dir, ...runs], {
+  return spawn(process.execPath, [...scriptEntry(LOOP), dir, ...runs], {
     stdio: ["ignore", "ignore", "pipe"],
   });
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { scriptEntry } from "../support/built-script.js";
 
 const WRITER = fileURLToPath(new URL("./fixtures/ledger-writer.ts", import.meta.url));
 
@@ -24,7 +25,7 @@ export interface WriterProcess {
 
 /** Starts a writer; `wrap` puts a command in front of it (a tracer), which must run it as its child. */
 export function startWriter(args: string[], wrap?: (command: string[]) => [string, string[]]): WriterProcess {
-  const command = [process.execPath, "--import", "tsx", WRITER, ...args];
+  const command = [process.execPath, ...scriptEntry(WRITER), ...args];
   const [file, argv] = wrap ? wrap(command) : [command[0] as string, command.slice(1)];
   const child = spawn(file, argv, {
     stdio: ["ignore", "pipe", "pipe"],

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import { createBwrapBackend, defaultRuntime } from "../../src/cells/index.js";
 import {
   CellGateRunner,
   copyTreeIn,
@@ -169,7 +169,7 @@ export function bwrapGateRunner(
   home: string,
   options: { attach?: boolean } = {},
 ): { runner: CellGateRunner; started: () => number } {
-  const backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false, onWarning: () => {} });
+  const backend = createBwrapBackend({ runtime: defaultRuntime(), brainImages: false, onWarning: () => {} });
   let count = 0;
   const runner = new CellGateRunner({
     cells: {

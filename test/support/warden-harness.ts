@@ -5,7 +5,7 @@ import {
   type CellBackend,
   createBwrapBackend,
   createProcessBackend,
-  sourceRuntime,
+  defaultRuntime,
 } from "../../src/cells/index.js";
 import type { IronclawdConfig } from "../../src/contracts/index.js";
 import { createLogger, type Logger } from "../../src/core/index.js";
@@ -27,8 +27,8 @@ export interface WardenHarness {
 }
 
 export function testBackend(name = process.env.IRONCLAW_WARDEN_BACKEND ?? "bwrap"): CellBackend {
-  if (name === "process") return createProcessBackend({ runtime: sourceRuntime(), onWarning: () => {} });
-  return createBwrapBackend({ runtime: sourceRuntime() });
+  if (name === "process") return createProcessBackend({ runtime: defaultRuntime(), onWarning: () => {} });
+  return createBwrapBackend({ runtime: defaultRuntime() });
 }
 
 /**

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSecureContext } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CellHandle, createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import { type CellHandle, createBwrapBackend, defaultRuntime } from "../../src/cells/index.js";
 import { ironclawdConfigSchema, type ProtocolMessage } from "../../src/contracts/index.js";
 import { createLogger } from "../../src/core/index.js";
 import { createCellCa } from "../../src/egress/index.js";
@@ -169,7 +169,7 @@ beforeAll(async () => {
   });
   const userDir = join(home, user.id);
   await seedBrain(userDir);
-  cell = await createBwrapBackend({ runtime: sourceRuntime() }).start({
+  cell = await createBwrapBackend({ runtime: defaultRuntime() }).start({
     userId: user.id,
     userDir,
     handler: "agent",

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrainHistory, verifyEvidence } from "../../src/attest/index.js";
-import { createBwrapBackend, sourceRuntime } from "../../src/cells/index.js";
+import { createBwrapBackend, defaultRuntime } from "../../src/cells/index.js";
 import type { Certificate } from "../../src/contracts/index.js";
 import { evidenceDirOf, listCertifiedTurns } from "../../src/warden/attest/index.js";
 import { reply } from "../support/model-server.js";
@@ -18,7 +18,7 @@ let call: ReturnType<typeof api>;
 beforeAll(async () => {
   if (!images) return;
   h = await startWardenHarness({
-    backend: createBwrapBackend({ runtime: sourceRuntime(), brainImages: true }),
+    backend: createBwrapBackend({ runtime: defaultRuntime(), brainImages: true }),
   });
   call = api(h.url, await h.addUser("alice"));
 }, 120_000);

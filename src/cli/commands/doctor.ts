@@ -297,7 +297,7 @@ async function checkCellStart(): Promise<DoctorCheck> {
   if (runtime.kind !== "bundle")
     return warn(
       runtime.kind === "source"
-        ? "this CLI runs from its sources, so do the cells it starts; the built CLI (bin/ironclaw.js) starts them from the bundle"
+        ? "this CLI runs from its sources and the inmate bundle is older than them (or IRONCLAW_INMATE=source), so cells start from the sources; npm run build makes a current bundle"
         : "cells load the compiled modules one by one: no inmate bundle as new as them (npm run build makes one)",
       "fast cell starts (3–4× slower)",
     );

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CellHandle, createBwrapBackend, sourceRuntime } from "../../cells/index.js";
+import { type CellHandle, createBwrapBackend, defaultRuntime } from "../../cells/index.js";
 import { copyTreeOut } from "./tree-transfer.js";
 
 // Several reads are on their way from the cell at once: what lands on the host, what the report says and what
@@ -31,7 +31,7 @@ function counted(real: CellHandle): { cell: CellHandle; most: () => number } {
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), "ironclaw-tree-out-window-"));
-  cell = await createBwrapBackend({ runtime: sourceRuntime(), brainImages: false }).start({
+  cell = await createBwrapBackend({ runtime: defaultRuntime(), brainImages: false }).start({
     userId: "tree-out-window-user",
     userDir: join(home, "user"),
     handler: "echo",

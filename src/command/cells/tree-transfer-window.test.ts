@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CellHandle, createBwrapBackend, sourceRuntime } from "../../cells/index.js";
+import { type CellHandle, createBwrapBackend, defaultRuntime } from "../../cells/index.js";
 import { copyTreeIn } from "./tree-transfer.js";
 
 // Several writes are on their way to the cell at once: what arrives, what the report says and what the caps let
@@ -25,7 +25,7 @@ beforeAll(async () => {
   ];
   for (const file of files) await writeFile(join(tree, file), `${file}\n`.padEnd(100, "."));
   walkOrder.push(...files);
-  cell = await createBwrapBackend({ runtime: sourceRuntime(), brainImages: false }).start({
+  cell = await createBwrapBackend({ runtime: defaultRuntime(), brainImages: false }).start({
     userId: "tree-window-user",
     userDir: join(home, "user"),
     handler: "echo",

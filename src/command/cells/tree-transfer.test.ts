@@ -2,7 +2,7 @@ import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CellHandle, createBwrapBackend, sourceRuntime } from "../../cells/index.js";
+import { type CellHandle, createBwrapBackend, defaultRuntime } from "../../cells/index.js";
 import { copyTreeIn, copyTreeOut } from "./tree-transfer.js";
 
 let home = "";
@@ -12,7 +12,7 @@ const brainOf = () => join(home, "user", "brain");
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), "ironclaw-tree-"));
-  cell = await createBwrapBackend({ runtime: sourceRuntime(), brainImages: false }).start({
+  cell = await createBwrapBackend({ runtime: defaultRuntime(), brainImages: false }).start({
     userId: "tree-user",
     userDir: join(home, "user"),
     handler: "echo",

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapUsable, IntegrationTheater } from "../../../test/support/integration-theater.js";
-import { createBwrapBackend, sourceRuntime } from "../../cells/index.js";
+import { createBwrapBackend, defaultRuntime } from "../../cells/index.js";
 import { copyTreeIn } from "../cells/index.js";
 import { CellGateRunner } from "./gate-runner.js";
 import { Integrator } from "./integrate.js";
@@ -20,7 +20,11 @@ afterAll(async () => {
 
 describe.skipIf(!bwrapUsable)("a gate cell stopping after its answer", () => {
   it("lets the merge land before the cell has stopped, and keeps the scratch checkout until it has", async () => {
-    const backend = createBwrapBackend({ runtime: sourceRuntime(), brainImages: false, onWarning: () => {} });
+    const backend = createBwrapBackend({
+      runtime: defaultRuntime(),
+      brainImages: false,
+      onWarning: () => {},
+    });
     let letGo = () => {};
     const held = new Promise<void>((resolve) => {
       letGo = resolve;

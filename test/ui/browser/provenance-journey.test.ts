@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBwrapBackend, sourceRuntime } from "../../../src/cells/index.js";
+import { createBwrapBackend, defaultRuntime } from "../../../src/cells/index.js";
 import { reply } from "../../support/model-server.js";
 import { reportFailures, shoot, signIn, startUiSession, type UiSession } from "./ui-session.js";
 
@@ -13,7 +13,7 @@ const PLAN = "notes/plan.md";
 let s: UiSession;
 beforeAll(async () => {
   s = await startUiSession(undefined, {
-    backend: createBwrapBackend({ runtime: sourceRuntime(), brainImages: false }),
+    backend: createBwrapBackend({ runtime: defaultRuntime(), brainImages: false }),
   });
 }, 180_000);
 afterAll(async () => {
