@@ -110,6 +110,15 @@ export class ChatCore implements ChatService {
     this.turnModels.note(call);
   }
 
+  /**
+   * Resolves once every brain change handed to the history so far is recorded. A record reads the brain as it is
+   * when it runs, so one that runs late also holds a change made after it was asked for, and that change's own
+   * record then finds nothing new: whoever needs each change in a state of its own waits here between them.
+   */
+  settleBrainChanges(): Promise<void> {
+    return this.options.brainChanges?.settle() ?? Promise.resolve();
+  }
+
   /** Resolves once every turn handed to the certifier so far is certified (or its failure logged). */
   settleCertificates(): Promise<void> {
     return this.options.certifier?.settle() ?? Promise.resolve();

@@ -75,6 +75,9 @@ beforeAll(async () => {
   const own = await ada("PUT", "/api/brain/file", { path: SKILL_FILE, content: OWN_NOTES });
   expect(own.status).toBe(200);
   for (const n of [1, 2, 3]) await ratedDownSession(n);
+  // The sessions' turns are in the history before the promotion writes: a record still running when the
+  // promotion writes would hold its change too, and leave the promotion no state of its own.
+  await h.warden.context.chat.settleBrainChanges();
 }, 90_000);
 afterAll(async () => {
   await h?.close();
@@ -168,6 +171,8 @@ describe("governance of evolution through the warden", () => {
     const turn = await ada("POST", "/api/chat", { text: "are you there?" });
     expect(turn.status).toBe(200);
     expect(h.warden.context.soul.halted("ada")).toBeUndefined();
+    // The turn's state is recorded before the rollback writes (see beforeAll).
+    await h.warden.context.chat.settleBrainChanges();
   });
 
   it("rolls the promotion back: the file holds ada's own notes again and the history records it", async () => {
