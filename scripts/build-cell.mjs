@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run build, after tsc: bundles the inmate into dist/cell (one file and its loader), then makes its code
+// npm run build, after build:js: bundles the inmate into dist/cell (one file and its loader), then makes its code
 // caches for the flags cells start node with: none (process and microVM cells) and a default bwrap cell's, and
 // a default bwrap cell's startup snapshot.
 import { join } from "node:path";

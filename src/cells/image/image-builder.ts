@@ -127,16 +127,11 @@ export async function buildImage(options: BuildOptions = {}): Promise<ImageManif
   });
   await writeFile(`${paths.initramfs}.tmp`, buildInitramfs(entries));
 
-  next(options.compile === false ? "skipped" : "tsc -p tsconfig.build.json, then the inmate bundle");
+  next(options.compile === false ? "skipped" : "npm run build:js, then the inmate bundle");
   if (options.compile !== false) {
-    const tsc = await runProgram(
-      process.execPath,
-      [join(packageRoot, "node_modules/typescript/bin/tsc"), "-p", join(packageRoot, "tsconfig.build.json")],
-      600_000,
-    );
-    // tsc still emits when other modules have type errors; only a missing entry is fatal here.
+    const compiled = await runProgram(process.execPath, [join(packageRoot, "scripts/build-js.mjs")], 600_000);
     if (!existsSync(join(packageRoot, "dist/inmate/irowclaw.js"))) {
-      throw new Error(`compiling the runtime failed:\n${tsc.stdout.slice(0, 2000)}`);
+      throw new Error(`compiling the runtime failed:\n${(compiled.stdout + compiled.stderr).slice(0, 2000)}`);
     }
     const bundle = await bundleGuest({ packageRoot });
     // The guest runs this very node binary without flags: its code cache is made here, on the host. bwrap cells'
