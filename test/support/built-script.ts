@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { staleCompiledSource } from "./cli-entry.js";
+import { sourcesNeeded } from "./cli-entry.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SRC = join(REPO_ROOT, "src");
@@ -23,7 +23,7 @@ export function scriptEntry(script: string): string[] {
   const known = built.get(script);
   if (known) return known;
   const sources = ["--import", "tsx", script];
-  const stale = process.env.IRONCLAW_TEST_CLI === "src" ? "IRONCLAW_TEST_CLI=src" : staleCompiledSource();
+  const stale = sourcesNeeded();
   if (stale) {
     if (process.env.IRONCLAW_TEST_CLI !== "src")
       console.warn(

@@ -23,6 +23,19 @@ export function staleCompiledSource(src = SRC, dist = DIST): string | undefined 
   return undefined;
 }
 
+let whySources: { reason: string | undefined } | undefined;
+
+/**
+ * Why children of the tests must run from the sources through tsx, or undefined when the build in dist/ can
+ * answer for them: IRONCLAW_TEST_CLI=src, or the first source newer than its compiled twin. Walked once a process.
+ */
+export function sourcesNeeded(): string | undefined {
+  whySources ??= {
+    reason: process.env.IRONCLAW_TEST_CLI === "src" ? "IRONCLAW_TEST_CLI=src" : staleCompiledSource(),
+  };
+  return whySources.reason;
+}
+
 let chosen: string[] | undefined;
 
 /**
@@ -33,16 +46,14 @@ let chosen: string[] | undefined;
  */
 export function cliEntry(): string[] {
   if (chosen) return chosen;
-  const sources = ["--import", "tsx", join(SRC, "cli/main.ts")];
-  if (process.env.IRONCLAW_TEST_CLI === "src") chosen = sources;
+  const why = sourcesNeeded();
+  if (why === undefined) chosen = [join(DIST, "cli/main.js")];
   else {
-    const stale = staleCompiledSource();
-    if (stale) {
+    if (process.env.IRONCLAW_TEST_CLI !== "src")
       console.warn(
-        `spawned ironclaw runs from the sources through tsx (slower): dist/ is older than ${stale}; npm run build refreshes it`,
+        `spawned ironclaw runs from the sources through tsx (slower): dist/ is older than ${why}; npm run build refreshes it`,
       );
-      chosen = sources;
-    } else chosen = [join(DIST, "cli/main.js")];
+    chosen = ["--import", "tsx", join(SRC, "cli/main.ts")];
   }
   return chosen;
 }
