@@ -7,6 +7,11 @@
 #
 # `scripts/with-node24.sh --prepare` only installs Node 24 and compiles the addon into that cache, in a copy of
 # the package: the checkout's addon is never touched, so it can run while other tests load it.
+#
+# `scripts/with-node24.sh --copy <command>` runs the command in a copy of the checkout instead of swapping the
+# addon in place: the checkout is untouched, so it can run beside other tests on this machine's Node. The copy
+# (its packages hard-linked, better-sqlite3 copied with the Node 24 build in it) is removed afterwards, with
+# anything the command wrote into it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +60,27 @@ if [ "${1:-}" = "--prepare" ]; then
   [ -f "$BUILT" ] || compile_addon
   echo "with-node24: $("$N24/bin/node" --version) and better-sqlite3 $BSQL_VERSION for it are ready in $DIR" >&2
   exit 0
+fi
+if [ "${1:-}" = "--copy" ]; then
+  shift
+  [ -f "$BUILT" ] || compile_addon
+  COPY="$(mktemp -d "${TMPDIR:-/tmp}/ironclaw-node24-XXXXXX")"
+  trap 'rm -rf "$COPY"' EXIT
+  # Cells run as users of their own (under a root warden) and must reach the package, as they reach the checkout.
+  chmod 755 "$COPY"
+  find . -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -a -t "$COPY/" {} +
+  mkdir "$COPY/node_modules"
+  # Nothing writes into an installed package, so links do; the cache folder is written to, so the copy starts
+  # its own.
+  find node_modules -mindepth 1 -maxdepth 1 ! -name better-sqlite3 ! -name .cache -exec cp -al -t "$COPY/node_modules/" {} +
+  cp -a node_modules/better-sqlite3 "$COPY/node_modules/"
+  cp "$BUILT" "$COPY/$ADDON"
+  echo "with-node24: $("$N24/bin/node" --version); better-sqlite3 $BSQL_VERSION for it from $BUILT; in a copy of the checkout ($COPY)" >&2
+  cd "$COPY"
+  rc=0
+  PATH="$N24/bin:$PATH" "$@" || rc=$?
+  cd /
+  exit "$rc"
 fi
 SAVED="$(mktemp)"
 # The addon as it is now (built for this machine's Node) goes back in place afterwards, whatever the command's
