@@ -1,9 +1,9 @@
+import { runProgram } from "../core/index.js";
 import { CellStartError } from "./cell.js";
 import { tcgClockParams } from "./guest-clock.js";
 import { probeAccelerator } from "./host-probe.js";
 import type { ImagePaths } from "./image/image-paths.js";
 import { BOOT_PROBE_MARK } from "./image/init-scripts.js";
-import { runProgram } from "./program-runner.js";
 
 export interface BootProbe {
   accel: "kvm" | "tcg";

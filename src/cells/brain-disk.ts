@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { runProgram, runProgramViaHelper } from "../core/index.js";
 import { ensureBrainDir } from "./brain-dir.js";
 import { type BrainSeed, CellStartError } from "./cell.js";
-import { runProgram, runProgramViaHelper } from "./program-runner.js";
 
 /**
  * A user's brain as a disk: `users/<uid>/brain.ext4`, a sparse ext4 image made on first start from a freshly

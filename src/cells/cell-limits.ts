@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { runProgram } from "../core/index.js";
 import { createCellCgroup } from "./cell-cgroup.js";
 import { firstLine } from "./host-probe.js";
-import { runProgram } from "./program-runner.js";
 
 /** One limit of a bwrap cell and whether this host enforces it, for `ironclaw doctor`. */
 export interface CellLimitReport {

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runProgram } from "./program-runner.js";
+import { runProgram } from "../core/index.js";
 
 export const QEMU_BINARY = "qemu-system-x86_64";
 

@@ -1,3 +1,4 @@
+export { type RunOutcome, runProgram } from "../core/index.js";
 export {
   type BackendChoice,
   type CellBackendName,
@@ -99,7 +100,6 @@ export {
   snapshotNodeOptions,
 } from "./image/startup-snapshot-build.js";
 export { treeRssBytes } from "./process-tree.js";
-export { type RunOutcome, runProgram } from "./program-runner.js";
 export { SKILLS_IN_CELL } from "./skills-dir.js";
 export { ensureSkillsDisk, type SkillsDisk } from "./skills-disk.js";
 export { PACKAGE_IN_CELL, startupSnapshotName, usableStartupSnapshot } from "./startup-snapshot.js";

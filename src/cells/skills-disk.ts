@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { chmod, lstat, readdir, rename, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { runProgram } from "../core/index.js";
 import { CellStartError } from "./cell.js";
-import { runProgram } from "./program-runner.js";
 import { countInstalledSkills, ensureSkillsDir } from "./skills-dir.js";
 
 /** A microVM cell's skills disk: the image file, and the digest of the folder it was made from. */

@@ -37,6 +37,13 @@ export { ironclawHome } from "./home.js";
 export { isUlid, newId, nowIso, ulidTime } from "./ids.js";
 export { createLogger, type Logger } from "./logger.js";
 export { currentOwner, isOwnerAlive } from "./process-owner.js";
+export {
+  type ProgramOptions,
+  prepareProgramRunner,
+  type RunOutcome,
+  runProgram,
+  runProgramViaHelper,
+} from "./program-runner.js";
 export { isWithin, realpathOfDeepestExisting } from "./real-path.js";
 export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
 export { missingTemplateKeys, renderTomlTemplate, templateKeyPaths } from "./toml-template.js";

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
+import { runProgramViaHelper } from "../../core/index.js";
 import { CellStartError } from "../cell.js";
-import { runProgramViaHelper } from "../program-runner.js";
 import { identifySource, prepareStage, stagedPath } from "./bwrap-stage.js";
 
 /*

@@ -1,7 +1,7 @@
 import { lstat, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { runProgramViaHelper } from "../../core/index.js";
 import { CellStartError } from "../cell.js";
-import { runProgramViaHelper } from "../program-runner.js";
 import type { Owner } from "./bwrap-host.js";
 import { identifySource, stagedPath } from "./bwrap-stage.js";
 

@@ -1,6 +1,6 @@
 import { chmod, readFile, stat } from "node:fs/promises";
+import { runProgramViaHelper } from "../../core/index.js";
 import { CellStartError } from "../cell.js";
-import { runProgramViaHelper } from "../program-runner.js";
 import type { BwrapBrain } from "./bwrap-brain.js";
 import type { Owner } from "./bwrap-host.js";
 import { identifySource, type StageSource, stagedPath } from "./bwrap-stage.js";

@@ -1,3 +1,4 @@
+import { prepareProgramRunner } from "../../core/index.js";
 import { releaseBrainLock } from "../brain-lock.js";
 import {
   assertUserId,
@@ -7,7 +8,6 @@ import {
   CellStartError,
   type CellStartSpec,
 } from "../cell.js";
-import { prepareProgramRunner } from "../program-runner.js";
 import { ensureSkillsDir } from "../skills-dir.js";
 import { attachBrain } from "./bwrap-attach.js";
 import { attachSkillsDir } from "./bwrap-attach-skills.js";

@@ -1,8 +1,8 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { runProgram } from "../../core/index.js";
 import { CellStartError } from "../cell.js";
-import { runProgram } from "../program-runner.js";
 
 /*
  * Why a stage. A root warden runs each bwrap cell as an unprivileged host uid, and bwrap resolves every bind

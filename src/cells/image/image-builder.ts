@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { runProgram } from "../../core/index.js";
 import { chooseMicrovmAccel } from "../boot-probe.js";
 import { PACKAGE_ROOT } from "../guest-runtime.js";
-import { runProgram } from "../program-runner.js";
 import { warmCompileCache } from "./compile-cache.js";
 import { buildInitramfs, type CpioEntry } from "./cpio-archive.js";
 import { bundleGuest, GUEST_BUNDLE_DIR, readGuestBundle } from "./guest-bundle.js";

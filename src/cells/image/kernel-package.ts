@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { runProgram } from "../program-runner.js";
+import { runProgram } from "../../core/index.js";
 
 /** Debian's metapackage for the cloud kernel: few drivers, fast boot, virtio as modules. */
 export const KERNEL_METAPACKAGE = "linux-image-cloud-amd64";

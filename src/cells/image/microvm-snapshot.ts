@@ -5,9 +5,9 @@
 // scratch ext4 disk, read with debugfs, and goes into the rootfs beside the runtime.
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { runProgram } from "../../core/index.js";
 import { microvmArgs } from "../backends/microvm-command.js";
 import { firstLine, QEMU_BINARY } from "../host-probe.js";
-import { runProgram } from "../program-runner.js";
 import { PACKAGE_IN_CELL } from "../startup-snapshot.js";
 import { GUEST_BUNDLE_DIR } from "./guest-bundle.js";
 import type { ImagePaths } from "./image-paths.js";

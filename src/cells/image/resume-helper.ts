@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runProgram } from "../program-runner.js";
+import { runProgram } from "../../core/index.js";
 
 const SOURCE = `/* IronClaw cell-resume: cell-resume <unix ms>, entropy as hex on stdin. */
 #include <fcntl.h>

@@ -1,9 +1,8 @@
 import { constants } from "node:fs";
 import { access, chmod, copyFile, cp, mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { ironclawHome } from "../../core/index.js";
+import { ironclawHome, runProgram } from "../../core/index.js";
 import { loadWordTable } from "../../memory/index.js";
-import { runProgram } from "../program-runner.js";
 import { GUEST_BUNDLE_DIR, readGuestBundle, WORD_VECTOR_PACKAGE } from "./guest-bundle.js";
 import { type CellInitOptions, cellInit, RESUME_HELPER } from "./init-scripts.js";
 import { microvmSnapshotPath } from "./microvm-snapshot.js";

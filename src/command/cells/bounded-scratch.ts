@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareScratchRoot, SCRATCH_ROOT } from "../../cells/index.js";
+import { runProgramViaHelper } from "../../core/index.js";
 
 /** How much a cell may leave in a scratch folder: bytes (tmpfs pages) and entries (inodes). */
 export interface ScratchCap {
@@ -84,16 +84,9 @@ export async function footprintOf(root: string, skip: (name: string) => boolean)
 }
 
 /** Runs a host tool with fixed arguments (no shell); rejects with its stderr when it fails. */
-export function runTool(file: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${file} failed: ${stderr.trim()}`)),
-    );
-  });
+export async function runTool(file: string, args: string[]): Promise<void> {
+  // Through the small helper process (program-runner.ts): these run on an order's path, from a large warden.
+  const outcome = await runProgramViaHelper(file, args, { timeoutMs: 120_000 });
+  if (!outcome.ok)
+    throw new Error(`${file} failed: ${outcome.error ?? (outcome.stderr.trim() || `exit ${outcome.code}`)}`);
 }
