@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { scratchCopyOf, takeBackAttachedTree } from "./attached-tree.js";
 // moving the folder it is in — must still be seen.
 let worktree: string;
 let copy: Awaited<ReturnType<typeof scratchCopyOf>>;
+let copiedBefore: bigint;
 
 beforeEach(async () => {
   worktree = await mkdtemp(join(tmpdir(), "ironclaw-attached-tree-"));
@@ -18,13 +19,14 @@ beforeEach(async () => {
   await writeFile(join(worktree, "y", "f.txt"), "yyyy\n");
   await writeFile(join(worktree, "top.txt"), "top1\n");
   copy = await scratchCopyOf(worktree);
+  copiedBefore = await copy.handedOver();
 });
 afterEach(async () => {
   await copy.remove();
   await rm(worktree, { recursive: true, force: true });
 });
 
-const takeBack = () => takeBackAttachedTree(copy.tree, worktree, { copiedBefore: copy.copiedBefore });
+const takeBack = () => takeBackAttachedTree(copy.tree, worktree, { copiedBefore });
 
 describe("taking back an attached copy", () => {
   it("takes back two folders the cell swapped, although their files kept the ctimes of the copy", async () => {
@@ -54,5 +56,24 @@ describe("taking back an attached copy", () => {
     // Without the copy's clock mark every file is compared, and the copy's bytes are taken back.
     const compared = await takeBackAttachedTree(copy.tree, worktree);
     expect(compared.report.files).toEqual(["x/f.txt"]);
+  });
+
+  it("counts what the host did to the copy before handing it over as untouched, and what came after as changed", async () => {
+    // The attach hands every file to the cell's uid (chown moves ctimes) before the turn: the mark is read after.
+    await copy.remove();
+    copy = await scratchCopyOf(worktree);
+    await chmod(join(copy.tree, "top.txt"), 0o644);
+    await chmod(join(copy.tree, "x", "f.txt"), 0o644);
+    // ctimes are stamped from a coarse clock: one in the same tick as the mark counts as changed (the safe side),
+    // so the mark is read once the clock has moved past the host's last change.
+    const last = (await lstat(join(copy.tree, "x", "f.txt"), { bigint: true })).ctimeNs;
+    do copiedBefore = await copy.handedOver();
+    while (copiedBefore <= last);
+    await writeFile(join(worktree, "x", "f.txt"), "XXXX\n");
+    await writeFile(join(copy.tree, "top.txt"), "TOP1\n");
+    const back = await takeBack();
+    expect(back.report.files).toEqual(["top.txt"]);
+    expect(await readFile(join(worktree, "x", "f.txt"), "utf8")).toBe("XXXX\n");
+    expect(await readFile(join(worktree, "top.txt"), "utf8")).toBe("TOP1\n");
   });
 });

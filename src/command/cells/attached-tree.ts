@@ -1,3 +1,4 @@
+import type { BigIntStats } from "node:fs";
 import { chmod, lstat, readdir, readlink, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { boundedScratch, footprintOf, runTool } from "./bounded-scratch.js";
@@ -28,12 +29,14 @@ type Entry =
  * A scratch copy of an order's worktree for a cell to have attached (CellHandle.attachWork), without its `.git`:
  * a local copy (`cp -a`, links copied as links) costs a few milliseconds where the protocol's took hundreds, and
  * the worktree itself is never in the cell, so an attempt superseded while its cell still ran writes nothing there.
- * Returns the copy's folder and its removal.
+ * Returns the copy's folder, its removal, and `handedOver`: the file system's clock read once the host is done with
+ * the copy (attaching it hands every file to the cell's uid, which moves every ctime) and before the cell's turn
+ * begins — the take-back's `copiedBefore`.
  */
 export async function scratchCopyOf(
   worktree: string,
   limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
-): Promise<{ tree: string; remove: () => Promise<void>; copiedBefore: bigint }> {
+): Promise<{ tree: string; remove: () => Promise<void>; handedOver: () => Promise<bigint> }> {
   // Room for the worktree as it is and for what the order may add (the caps the take-back holds it to), no more.
   const now = await footprintOf(worktree, isGitName);
   const scratch = await boundedScratch("ironclaw-order-tree-", {
@@ -45,7 +48,7 @@ export async function scratchCopyOf(
   try {
     await runTool("cp", ["-a", "--no-dereference", "--reflink=auto", "--", worktree, tree]);
     await rm(join(tree, ".git"), { recursive: true, force: true });
-    return { tree, remove, copiedBefore: await clockMark(scratch.dir) };
+    return { tree, remove, handedOver: () => clockMark(scratch.dir) };
   } catch (error) {
     await remove();
     throw error;
@@ -78,15 +81,17 @@ export async function takeBackAttachedTree(
   options: {
     allow?: ((path: string) => boolean) | undefined;
     limits?: TransferLimits;
-    /** scratchCopyOf's copiedBefore: files the cell left untouched are not read to compare them. */
+    /** scratchCopyOf's handedOver(), read before the turn: files the cell left untouched are not read to compare. */
     copiedBefore?: bigint;
   } = {},
 ): Promise<AttachedTreeCheck> {
   const limits = options.limits ?? DEFAULT_TRANSFER_LIMITS;
   const allow = options.allow ?? (() => true);
   const refusals: string[] = [];
-  const cell = await walk(tree, limits, refusals, options.copiedBefore ?? -1n);
-  const host = await walk(worktree, { ...limits, maxFiles: Number.POSITIVE_INFINITY }, [], undefined);
+  const [cell, host] = await Promise.all([
+    walk(tree, limits, refusals, options.copiedBefore ?? -1n),
+    walk(worktree, { ...limits, maxFiles: Number.POSITIVE_INFINITY }, [], undefined),
+  ]);
   const changed: string[] = [];
   let bytes = 0;
   for (const [path, entry] of cell) {
@@ -133,14 +138,20 @@ async function walk(
   const folders = [{ rel: "", touched: false }];
   while (folders.length > 0) {
     const { rel, touched } = folders.pop() as { rel: string; touched: boolean };
-    for (const name of (await readdir(join(root, rel))).sort()) {
-      const path = rel === "" ? name : `${rel}/${name}`;
-      if (copiedBefore === undefined && path === ".git") continue;
-      if (++entries > limits.maxFiles) {
-        refusals.push(`the cell's tree holds more than ${limits.maxFiles} entries`);
-        return found;
-      }
-      const info = await lstat(join(root, path), { bigint: true });
+    const paths = (await readdir(join(root, rel)))
+      .sort()
+      .map((name) => (rel === "" ? name : `${rel}/${name}`))
+      .filter((path) => copiedBefore !== undefined || path !== ".git");
+    entries += paths.length;
+    if (entries > limits.maxFiles) {
+      refusals.push(`the cell's tree holds more than ${limits.maxFiles} entries`);
+      return found;
+    }
+    // A folder's entries are looked at together (one round to the file system's threads, not one each).
+    const infos = await Promise.all(paths.map((path) => lstat(join(root, path), { bigint: true })));
+    for (const [i, path] of paths.entries()) {
+      const info = infos[i] as BigIntStats;
+      const name = path.slice(path.lastIndexOf("/") + 1);
       const changed = touched || copiedBefore === undefined || info.ctimeNs >= copiedBefore;
       if (isGitName(name)) refusals.push(`${path}: a .git the host's git would read`);
       else if (info.isDirectory()) folders.push({ rel: path, touched: changed });

@@ -78,12 +78,15 @@ async function attachedTurn(input: Parameters<typeof runOrderTurn>[0], cell: Cel
   const stopOnAbort = () => void input.cells.release(cell);
   input.signal.addEventListener("abort", stopOnAbort, { once: true });
   let scratch: Awaited<ReturnType<typeof scratchCopyOf>> | undefined;
+  let copiedBefore: bigint | undefined;
   try {
     let turn: { text: string; failure?: string };
     let refusal: string | undefined;
     try {
       scratch = await scratchCopyOf(input.worktree);
       await cell.attachWork?.(scratch.tree);
+      // After the attach (its chown moves every ctime) and before the turn: what the cell changes is newer.
+      copiedBefore = await scratch.handedOver();
       turn = await converse(cell, input.prompt, input.timeoutMs);
       refusal = input.cells.spendRefusal?.(cell);
     } catch (error) {
@@ -102,7 +105,7 @@ async function attachedTurn(input: Parameters<typeof runOrderTurn>[0], cell: Cel
       return { text, failure: "the attempt was superseded", into: NOTHING_COPIED, ...spend };
     const back = await takeBackAttachedTree(scratch.tree, input.worktree, {
       allow: input.allow,
-      copiedBefore: scratch.copiedBefore,
+      copiedBefore,
     });
     if (back.refusals.length > 0) {
       const named = back.refusals.slice(0, REFUSALS_NAMED).join("; ");
