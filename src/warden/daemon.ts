@@ -13,6 +13,7 @@ import { AuditStore } from "./audit-store.js";
 import { ModelBudget, relayBudgetAlerts } from "./budget/index.js";
 import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
+import { createSlackChannel, type SlackChannel } from "./channels/slack.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { ChatCore } from "./chat-core.js";
 import { HostedCommandGateway } from "./command-host-gateway.js";
@@ -285,6 +286,13 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     }
   }
 
+  // Slack signs every request with the app's signing secret: without one the app is not configured at all.
+  const slackBots = new Map<string, SlackChannel>();
+  if (config.integrations.slack?.enabled) {
+    const app = createSlackChannel(config.integrations.slack, { router, env, logger });
+    slackBots.set(app.name, app);
+  }
+
   // The UI origins WebSocket upgrades and cookie-signed writes may come from; filled in once the port is known.
   const origins: string[] = [];
   const host = options.host ?? config.server.bind;
@@ -312,6 +320,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     mailSends: integrations.mail,
     budget,
     telegramBots,
+    slackBots,
     command,
     escalations,
     evolution,

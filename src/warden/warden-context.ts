@@ -5,6 +5,7 @@ import type { Logger } from "../core/index.js";
 import type { AuditStore } from "./audit-store.js";
 import type { ModelBudget } from "./budget/index.js";
 import type { ChannelLinks } from "./channels/channel-links.js";
+import type { SlackChannel } from "./channels/slack.js";
 import type { TelegramChannel } from "./channels/telegram.js";
 import type { ChatCore } from "./chat-core.js";
 import type { ConversationStore } from "./conversations/index.js";
@@ -51,6 +52,7 @@ export interface WardenContext {
   /** Spend caps, prices and usage records of the model proxy. */
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;
+  slackBots: Map<string, SlackChannel>;
   /** Command (theaters, runs, orders, the ledger) under the warden's users; undefined when [command] is off. */
   command: CommandService | undefined;
   /** Command's escalations with their acknowledgements; undefined when [command] is off. */

@@ -95,6 +95,8 @@ export {
   ironclawdConfigSchema,
   type ModelPrice,
   modelPriceSchema,
+  type SlackBotConfig,
+  slackBotSchema,
   type TelegramBotConfig,
   telegramBotSchema,
 } from "./ironclawd-config.js";

@@ -238,6 +238,76 @@ export const telegramBotSchema = z
 export type TelegramBotConfig = z.output<typeof telegramBotSchema>;
 
 /**
+ * A Slack app (seed 003 §16.1) over the Events API: Slack calls POST /channels/slack/<bot> with each event and
+ * slash command, signed with the app's signing secret (X-Slack-Signature, v0 HMAC-SHA256 over the timestamp and
+ * the raw body); the bot token posts the answers (chat.postMessage). Both stay on the host.
+ */
+export const slackBotSchema = z
+  .strictObject({
+    enabled: aBoolean().default(true).describe("false keeps the app's settings here without running it."),
+    bot_token: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description:
+          "The app's bot token (xoxb-…), inline; or name the variable holding it in bot_token_env.",
+        examples: ["xoxb-1234-5678-abcdef"],
+      }),
+    bot_token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the bot token.",
+      examples: ["SLACK_BOT_TOKEN"],
+    }),
+    signing_secret: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description:
+          "The app's signing secret (Basic Information in the app's settings), inline; or name its variable in " +
+          "signing_secret_env. Every request Slack sends is checked against it; an unsigned one is refused.",
+        examples: ["8f742231b10e8888abcd99yyyzzz85a5"],
+      }),
+    signing_secret_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the signing secret.",
+      examples: ["SLACK_SIGNING_SECRET"],
+    }),
+    api_base_url: httpUrl
+      .default("https://slack.com/api")
+      .describe("Slack's Web API, where answers are posted (chat.postMessage)."),
+    bot: nameToken("an app name", "team")
+      .default("default")
+      .describe("The app's name in its request URL: POST /channels/slack/<bot>."),
+    slash_command: aString()
+      .regex(/^\/[a-z0-9_-]{1,31}$/, "must be / and 1-31 lowercase letters, digits, _ or - (Slack's rule)")
+      .default("/ironclaw")
+      .describe(
+        "The slash command the app defines (its request URL the same as the events'): /ironclaw pair <code>, " +
+          "/ironclaw new, /ironclaw feedback <text>… in the app's direct messages.",
+      ),
+  })
+  .superRefine((c, ctx) => {
+    for (const [inline, env] of [
+      ["bot_token", "bot_token_env"],
+      ["signing_secret", "signing_secret_env"],
+    ] as const) {
+      if (c[inline] !== undefined && c[env] !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [env],
+          message: `give ${inline} or ${env}, not both`,
+          input: c,
+        });
+      else if (c.enabled && c[inline] === undefined && c[env] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [inline],
+          message: `is required (or ${env}) when enabled`,
+          input: c,
+        });
+    }
+  });
+export type SlackBotConfig = z.output<typeof slackBotSchema>;
+
+/**
  * GitHub for the agent's GitHub tools (issue #38): the warden calls it with each user's own GITHUB_TOKEN secret,
  * which never enters a cell. A GitHub Enterprise Server is reached by its API URL.
  */
@@ -347,6 +417,11 @@ const integrationsSchema = z
     telegram: telegramBotSchema
       .optional()
       .describe("A Telegram bot: its users talk to their agents through it (seed 003 §16.1)."),
+    slack: slackBotSchema
+      .optional()
+      .describe(
+        "A Slack app: its workspace's users talk to their agents in its direct messages and mentions.",
+      ),
     github: githubIntegrationSchema,
     calendar: calendarIntegrationSchema,
     mail: mailIntegrationSchema,

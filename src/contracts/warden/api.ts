@@ -168,7 +168,10 @@ export const agentInfoSchema = z.object({
 export const pairingCodeSchema = z.object({
   code: aString(),
   expires_in_seconds: aNumber(),
+  /** The Telegram bots the code can be sent to. */
   bots: z.array(aString()),
+  /** Every channel the code can be sent to: `telegram:<bot>`, `slack:<app>`. */
+  channels: z.array(aString()),
 });
 
 // The OpenAI-compatible endpoint: liberal in what it accepts (every OpenAI client sends fields we do not use),

@@ -18,6 +18,8 @@ export interface Channel {
   readonly name: string;
   /** The longest message the channel accepts, in UTF-16 code units (Telegram: 4096). */
   readonly maxMessageLength: number;
+  /** What an unpaired sender is told, when the channel spells pairing otherwise than `/pair <code>`. */
+  readonly pairingHelp?: string;
   /** Sends one message; false when it could not be delivered (already logged). Never throws. */
   send(address: ChannelAddress, text: string, options?: SendOptions): Promise<boolean>;
 }
@@ -43,6 +45,11 @@ export interface InboundMessage {
   senderId: string;
   senderName?: string;
   text: string;
+  /**
+   * Set where others read the answers (a Slack channel's thread): only a paired sender gets a turn, anyone else
+   * this one line, and no pairing happens there (its notices would follow into that place).
+   */
+  pairedOnly?: string;
 }
 
 export interface ChannelRouterOptions {
@@ -165,7 +172,13 @@ export class ChannelRouter {
   private async answer(message: InboundMessage): Promise<string> {
     const { channel, address, senderId, senderName } = message;
     const command = parseCommand(message.text);
-    if ((command?.name === "start" || command?.name === "pair") && command.arg !== "") {
+    const pairing = (command?.name === "start" || command?.name === "pair") && command.arg !== "";
+    if (
+      message.pairedOnly !== undefined &&
+      (pairing || !this.links.linkFor(channel.kind, channel.name, senderId))
+    )
+      return message.pairedOnly;
+    if (command && pairing) {
       const target = { kind: channel.kind, bot: channel.name, senderId, chatId: address };
       const outcome = this.links.redeemPairingCode(command.arg, {
         ...target,
@@ -178,7 +191,7 @@ export class ChannelRouter {
       return pairingReply(outcome);
     }
     const link = this.links.linkFor(channel.kind, channel.name, senderId);
-    if (!link) return PAIRING_HELP;
+    if (!link) return channel.pairingHelp ?? PAIRING_HELP;
     const extra = command && this.commands.get(command.name);
     if (extra) return extra(link, command.arg);
     switch (command?.name) {

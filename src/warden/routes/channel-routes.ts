@@ -4,7 +4,9 @@ import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 
 /** Pairing a chat account (Telegram) with the signed-in user: a one-time code to send to the bot. */
-export function channelRoutes(ctx: Pick<WardenContext, "channelLinks" | "audit" | "telegramBots">) {
+export function channelRoutes(
+  ctx: Pick<WardenContext, "channelLinks" | "audit" | "telegramBots" | "slackBots">,
+) {
   return [
     defineRoute({
       method: "POST",
@@ -26,6 +28,10 @@ export function channelRoutes(ctx: Pick<WardenContext, "channelLinks" | "audit" 
           code,
           expires_in_seconds: DEFAULT_PAIRING_TTL_MS / 1000,
           bots: [...ctx.telegramBots.keys()],
+          channels: [
+            ...[...ctx.telegramBots.keys()].map((bot) => `telegram:${bot}`),
+            ...[...ctx.slackBots.values()].map((app) => `slack:${app.name}`),
+          ],
         };
       },
     }),

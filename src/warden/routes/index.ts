@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { registerSlackRoutes } from "../channels/slack-routes.js";
 import { registerTelegramRoutes } from "../channels/telegram-routes.js";
 import type { WardenRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
@@ -77,6 +78,7 @@ export function pluginRoutes(ctx: WardenContext): Array<(app: FastifyInstance) =
     (app) => openAiRoutes(app, ctx),
     (app) => mountLedger(app, ctx),
     (app) => registerTelegramRoutes(app, { bots: ctx.telegramBots, bodyLimit: ctx.config.server.body_limit }),
+    (app) => registerSlackRoutes(app, { bots: ctx.slackBots, bodyLimit: ctx.config.server.body_limit }),
     ...(ctx.config.ui.enabled ? [(app: FastifyInstance) => uiRoutes(app, { path: ctx.config.ui.path })] : []),
   ];
 }
@@ -104,6 +106,17 @@ export const PLUGIN_OPENAPI_PATHS = {
       summary: "The user's agent profiles as OpenAI models",
       tags: ["openai"],
       responses: { "200": { description: "list" } },
+    },
+  },
+  "/channels/slack/{bot}": {
+    post: {
+      summary: "A Slack app's events and slash command; X-Slack-Signature (v0, signing secret) required",
+      tags: ["channels"],
+      security: [],
+      responses: {
+        "200": { description: "accepted, the URL check's challenge, or a slash command's ephemeral answer" },
+        "401": { description: "unsigned, badly signed or stale (over 5 minutes)" },
+      },
     },
   },
   "/channels/telegram/{bot}": {

@@ -1,0 +1,120 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../core/index.js";
+import type { ChannelRouter, InboundMessage } from "./channel.js";
+import { SlackChannel } from "./slack.js";
+
+const SECRET = "unit-secret";
+const NOW = 1_800_000_000;
+
+/** A Slack app whose router records what it was handed and whose Web API records what it was asked. */
+function app() {
+  const received: InboundMessage[] = [];
+  const requests: Array<{ url: string; body: Record<string, unknown>; auth: string }> = [];
+  const router = { receive: async (m: InboundMessage) => void received.push(m) } as unknown as ChannelRouter;
+  const channel = new SlackChannel({
+    bot: "team",
+    token: "xoxb-unit",
+    signingSecret: SECRET,
+    apiBaseUrl: "http://slack.invalid/api",
+    slashCommand: "/ironclaw",
+    router,
+    logger: createLogger("slack-test", { level: "silent" }),
+    now: () => NOW,
+    api: {
+      fetch: async (url, init) => {
+        const headers = new Headers(init?.headers);
+        requests.push({
+          url: String(url),
+          body: JSON.parse(String(init?.body)) as Record<string, unknown>,
+          auth: headers.get("authorization") ?? "",
+        });
+        return new Response(JSON.stringify({ ok: true }), { status: 200 });
+      },
+    },
+  });
+  return { channel, received, requests };
+}
+
+const sign = (body: string, at = NOW) =>
+  `v0=${createHmac("sha256", SECRET).update(`v0:${at}:${body}`).digest("hex")}`;
+const envelope = (event: Record<string, unknown>, id = "Ev1") =>
+  Buffer.from(JSON.stringify({ type: "event_callback", event_id: id, event }));
+
+describe("a Slack app's requests", () => {
+  it("are Slack's only with a v0 signature over the exact bytes, made within five minutes either way", () => {
+    const { channel } = app();
+    const body = Buffer.from('{"type":"event_callback"}');
+    expect(channel.refusal(String(NOW), sign(body.toString()), body)).toBeUndefined();
+    expect(channel.refusal(String(NOW - 299), sign(body.toString(), NOW - 299), body)).toBeUndefined();
+    expect(channel.refusal(String(NOW - 301), sign(body.toString(), NOW - 301), body)).toMatch(/5 minutes/);
+    expect(channel.refusal(String(NOW + 301), sign(body.toString(), NOW + 301), body)).toMatch(/5 minutes/);
+    expect(channel.refusal("12.5", sign(body.toString()), body)).toMatch(/not a number/);
+    expect(channel.refusal(String(NOW), "v0=short", body)).toMatch(/does not match/);
+    expect(channel.refusal(String(NOW), sign(body.toString()), Buffer.from(`${body} `))).toMatch(
+      /does not match/,
+    );
+    expect(channel.refusal(undefined, sign(body.toString()), body)).toMatch(/missing/);
+  });
+
+  it("are turns only when a person wrote to the app: its own posts, edits and plain channel chatter are not", () => {
+    const { channel, received } = app();
+    const base = { type: "message", channel: "D1", channel_type: "im", user: "U1", ts: "1.1", text: "hi" };
+    expect(channel.handle("application/json", envelope({ ...base, bot_id: "B1" }, "E1"))).toEqual({
+      kind: "ignored",
+    });
+    expect(
+      channel.handle("application/json", envelope({ ...base, subtype: "message_changed" }, "E2")),
+    ).toEqual({
+      kind: "ignored",
+    });
+    expect(
+      channel.handle("application/json", envelope({ ...base, channel: "C1", channel_type: "channel" }, "E3")),
+    ).toEqual({ kind: "ignored" });
+    expect(channel.handle("application/json", envelope({ type: "reaction_added" }, "E4"))).toEqual({
+      kind: "ignored",
+    });
+    expect(channel.handle("application/json", envelope(base, "E5"))).toEqual({ kind: "accepted" });
+    expect(received.map((m) => [m.address, m.senderId, m.text, m.pairedOnly])).toEqual([
+      ["D1", "U1", "hi", undefined],
+    ]);
+  });
+
+  it("post answers as plain text, into the mention's thread, with a button's command spelled out", async () => {
+    const { channel, requests } = app();
+    await channel.send("C1/1700000000.000100", "done", {
+      buttons: [{ text: "Acknowledge", data: "ack:esc_1" }],
+    });
+    await channel.send("D1", "<!channel> *not bold*");
+    expect(requests).toEqual([
+      {
+        url: "http://slack.invalid/api/chat.postMessage",
+        auth: "Bearer xoxb-unit",
+        body: {
+          channel: "C1",
+          thread_ts: "1700000000.000100",
+          mrkdwn: false,
+          text: "done\n\nAcknowledge: /ironclaw ack esc_1",
+        },
+      },
+      {
+        url: "http://slack.invalid/api/chat.postMessage",
+        auth: "Bearer xoxb-unit",
+        body: { channel: "D1", mrkdwn: false, text: "<!channel> *not bold*" },
+      },
+    ]);
+  });
+
+  it("take another app's slash command as not theirs, and name the field a malformed one lacks", () => {
+    const { channel } = app();
+    const other = new URLSearchParams({ command: "/other", text: "pair X", user_id: "U1", channel_id: "D1" });
+    expect(channel.handle("application/x-www-form-urlencoded", Buffer.from(other.toString()))).toEqual({
+      kind: "ephemeral",
+      text: "/other is not a command of this app.",
+    });
+    const lacking = new URLSearchParams({ command: "/ironclaw", text: "new", channel_id: "D1" });
+    expect(() =>
+      channel.handle("application/x-www-form-urlencoded", Buffer.from(lacking.toString())),
+    ).toThrow(/user_id/);
+  });
+});
