@@ -15,6 +15,7 @@ import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createSlackChannel, type SlackChannel } from "./channels/slack.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
+import { createWhatsappChannel, type WhatsappChannel } from "./channels/whatsapp.js";
 import { ChatCore } from "./chat-core.js";
 import { HostedCommandGateway } from "./command-host-gateway.js";
 import { commandNotifier } from "./command-notifier.js";
@@ -292,6 +293,11 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     const app = createSlackChannel(config.integrations.slack, { router, env, logger });
     slackBots.set(app.name, app);
   }
+  const whatsappBots = new Map<string, WhatsappChannel>();
+  if (config.integrations.whatsapp?.enabled) {
+    const number = createWhatsappChannel(config.integrations.whatsapp, { router, env, logger });
+    whatsappBots.set(number.name, number);
+  }
 
   // The UI origins WebSocket upgrades and cookie-signed writes may come from; filled in once the port is known.
   const origins: string[] = [];
@@ -321,6 +327,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     budget,
     telegramBots,
     slackBots,
+    whatsappBots,
     command,
     escalations,
     evolution,

@@ -7,6 +7,7 @@ import type { ModelBudget } from "./budget/index.js";
 import type { ChannelLinks } from "./channels/channel-links.js";
 import type { SlackChannel } from "./channels/slack.js";
 import type { TelegramChannel } from "./channels/telegram.js";
+import type { WhatsappChannel } from "./channels/whatsapp.js";
 import type { ChatCore } from "./chat-core.js";
 import type { ConversationStore } from "./conversations/index.js";
 import type { EscalationBook } from "./escalations/index.js";
@@ -53,6 +54,7 @@ export interface WardenContext {
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;
   slackBots: Map<string, SlackChannel>;
+  whatsappBots: Map<string, WhatsappChannel>;
   /** Command (theaters, runs, orders, the ledger) under the warden's users; undefined when [command] is off. */
   command: CommandService | undefined;
   /** Command's escalations with their acknowledgements; undefined when [command] is off. */

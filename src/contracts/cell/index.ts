@@ -99,6 +99,8 @@ export {
   slackBotSchema,
   type TelegramBotConfig,
   telegramBotSchema,
+  type WhatsappBotConfig,
+  whatsappBotSchema,
 } from "./ironclawd-config.js";
 export {
   EMBEDDERS,

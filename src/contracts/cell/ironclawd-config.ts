@@ -308,6 +308,109 @@ export const slackBotSchema = z
 export type SlackBotConfig = z.output<typeof slackBotSchema>;
 
 /**
+ * WhatsApp through Meta's official Cloud API (seed 003 §16.1): Meta calls GET /channels/whatsapp/<bot> once to
+ * verify the webhook (hub.verify_token) and POST with each message, signed with the app secret
+ * (X-Hub-Signature-256 over the raw body); the access token sends the answers. All three stay on the host.
+ */
+export const whatsappBotSchema = z
+  .strictObject({
+    enabled: aBoolean().default(true).describe("false keeps the number's settings here without running it."),
+    phone_number_id: aString()
+      .regex(/^\d{1,30}$/, "must be the digits of the number's id in the Cloud API (not the phone number)")
+      .optional()
+      .meta({
+        description: "The Cloud API's id of the business phone number the assistant answers on.",
+        examples: ["106540352242922"],
+      }),
+    access_token: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description:
+          "A system user's access token, inline; or name the variable holding it in access_token_env.",
+        examples: ["EAAG..."],
+      }),
+    access_token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the access token.",
+      examples: ["WHATSAPP_ACCESS_TOKEN"],
+    }),
+    app_secret: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description:
+          "The Meta app's secret, inline; or name its variable in app_secret_env. Every notification is checked " +
+          "against it (X-Hub-Signature-256); an unsigned one is refused.",
+        examples: ["6e0f..."],
+      }),
+    app_secret_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the app secret.",
+      examples: ["WHATSAPP_APP_SECRET"],
+    }),
+    verify_token: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description:
+          "The token you give Meta when subscribing the webhook, inline; or its variable in verify_token_env.",
+        examples: ["a-long-random-string"],
+      }),
+    verify_token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the webhook's verify token.",
+      examples: ["WHATSAPP_VERIFY_TOKEN"],
+    }),
+    api_base_url: httpUrl
+      .default("https://graph.facebook.com/v21.0")
+      .describe("The Graph API, versioned, where answers are sent (<base>/<phone_number_id>/messages)."),
+    bot: nameToken("a number's name", "home")
+      .default("default")
+      .describe("The number's name in its webhook URL: /channels/whatsapp/<bot>."),
+    notice_template: aString()
+      .regex(/^[a-z0-9_]{1,512}$/, "must be a template name: lowercase letters, digits and _")
+      .optional()
+      .meta({
+        description:
+          "An approved message template with one body parameter, for notices outside WhatsApp's 24-hour window " +
+          "(a cron job's result, a budget alert); without one such notices are not sent, and the log says so.",
+        examples: ["assistant_notice"],
+      }),
+    template_language: aString()
+      .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, "must be a language code like en or en_US")
+      .default("en_US")
+      .describe("The language of notice_template."),
+  })
+  .superRefine((c, ctx) => {
+    for (const [inline, env] of [
+      ["access_token", "access_token_env"],
+      ["app_secret", "app_secret_env"],
+      ["verify_token", "verify_token_env"],
+    ] as const) {
+      if (c[inline] !== undefined && c[env] !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [env],
+          message: `give ${inline} or ${env}, not both`,
+          input: c,
+        });
+      else if (c.enabled && c[inline] === undefined && c[env] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [inline],
+          message: `is required (or ${env}) when enabled`,
+          input: c,
+        });
+    }
+    if (c.enabled && c.phone_number_id === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["phone_number_id"],
+        message: "is required when enabled",
+        input: c,
+      });
+  });
+export type WhatsappBotConfig = z.output<typeof whatsappBotSchema>;
+
+/**
  * GitHub for the agent's GitHub tools (issue #38): the warden calls it with each user's own GITHUB_TOKEN secret,
  * which never enters a cell. A GitHub Enterprise Server is reached by its API URL.
  */
@@ -422,6 +525,9 @@ const integrationsSchema = z
       .describe(
         "A Slack app: its workspace's users talk to their agents in its direct messages and mentions.",
       ),
+    whatsapp: whatsappBotSchema
+      .optional()
+      .describe("A WhatsApp number on Meta's Cloud API: its owner's own assistant, within Meta's terms."),
     github: githubIntegrationSchema,
     calendar: calendarIntegrationSchema,
     mail: mailIntegrationSchema,

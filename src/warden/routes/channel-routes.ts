@@ -3,9 +3,9 @@ import { DEFAULT_PAIRING_TTL_MS } from "../channels/channel-links.js";
 import { defineRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 
-/** Pairing a chat account (Telegram) with the signed-in user: a one-time code to send to the bot. */
+/** Pairing a chat account (Telegram, Slack, WhatsApp) with the signed-in user: a one-time code to send to the bot. */
 export function channelRoutes(
-  ctx: Pick<WardenContext, "channelLinks" | "audit" | "telegramBots" | "slackBots">,
+  ctx: Pick<WardenContext, "channelLinks" | "audit" | "telegramBots" | "slackBots" | "whatsappBots">,
 ) {
   return [
     defineRoute({
@@ -31,6 +31,7 @@ export function channelRoutes(
           channels: [
             ...[...ctx.telegramBots.keys()].map((bot) => `telegram:${bot}`),
             ...[...ctx.slackBots.values()].map((app) => `slack:${app.name}`),
+            ...[...ctx.whatsappBots.values()].map((number) => `whatsapp:${number.name}`),
           ],
         };
       },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { registerSlackRoutes } from "../channels/slack-routes.js";
 import { registerTelegramRoutes } from "../channels/telegram-routes.js";
+import { registerWhatsappRoutes } from "../channels/whatsapp-routes.js";
 import type { WardenRoute } from "../http/api-route.js";
 import type { WardenContext } from "../warden-context.js";
 import { adminRoutes } from "./admin-routes.js";
@@ -79,6 +80,7 @@ export function pluginRoutes(ctx: WardenContext): Array<(app: FastifyInstance) =
     (app) => mountLedger(app, ctx),
     (app) => registerTelegramRoutes(app, { bots: ctx.telegramBots, bodyLimit: ctx.config.server.body_limit }),
     (app) => registerSlackRoutes(app, { bots: ctx.slackBots, bodyLimit: ctx.config.server.body_limit }),
+    (app) => registerWhatsappRoutes(app, { bots: ctx.whatsappBots, bodyLimit: ctx.config.server.body_limit }),
     ...(ctx.config.ui.enabled ? [(app: FastifyInstance) => uiRoutes(app, { path: ctx.config.ui.path })] : []),
   ];
 }
@@ -117,6 +119,22 @@ export const PLUGIN_OPENAPI_PATHS = {
         "200": { description: "accepted, the URL check's challenge, or a slash command's ephemeral answer" },
         "401": { description: "unsigned, badly signed or stale (over 5 minutes)" },
       },
+    },
+  },
+  "/channels/whatsapp/{bot}": {
+    get: {
+      summary:
+        "Meta's webhook subscription check: hub.mode=subscribe, hub.verify_token, hub.challenge (echoed)",
+      tags: ["channels"],
+      security: [],
+      responses: { "200": { description: "the challenge, as text" }, "403": { description: "wrong token" } },
+    },
+    post: {
+      summary:
+        "WhatsApp Cloud API notifications; X-Hub-Signature-256 (the app secret's HMAC of the body) required",
+      tags: ["channels"],
+      security: [],
+      responses: { "200": { description: "accepted" }, "401": { description: "unsigned or badly signed" } },
     },
   },
   "/channels/telegram/{bot}": {

@@ -1,0 +1,261 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { aString, type WhatsappBotConfig } from "../../contracts/index.js";
+import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
+import type { Channel, ChannelRouter } from "./channel.js";
+import { OUTSIDE_WINDOW_CODE, WhatsappApi, type WhatsappApiOptions } from "./whatsapp-api.js";
+
+/** Meta lets a business send free-form messages only this long after the person's last message. */
+export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+// A webhook notification (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components), only as
+// far as routing needs. Loose: Meta adds fields, and none of them may turn a good notification into a 400.
+const notificationSchema = z.looseObject({
+  object: aString(),
+  entry: z
+    .array(
+      z.looseObject({
+        changes: z
+          .array(
+            z.looseObject({
+              field: aString().optional(),
+              value: z.looseObject({
+                metadata: z.looseObject({ phone_number_id: aString() }).optional(),
+                contacts: z
+                  .array(
+                    z.looseObject({
+                      wa_id: aString(),
+                      profile: z.looseObject({ name: aString() }).optional(),
+                    }),
+                  )
+                  .optional(),
+                messages: z
+                  .array(
+                    z.looseObject({
+                      from: aString(),
+                      id: aString(),
+                      type: aString(),
+                      text: z.looseObject({ body: aString() }).optional(),
+                    }),
+                  )
+                  .optional(),
+              }),
+            }),
+          )
+          .default([]),
+      }),
+    )
+    .default([]),
+});
+
+export interface WhatsappChannelOptions {
+  bot: string;
+  phoneNumberId: string;
+  token: string;
+  appSecret: string;
+  verifyToken: string;
+  apiBaseUrl: string;
+  /** A template for notices outside the 24-hour window; without one they are not sent. */
+  noticeTemplate?: { name: string; language: string };
+  router: ChannelRouter;
+  logger?: Logger;
+  api?: Omit<WhatsappApiOptions, "baseUrl" | "token" | "phoneNumberId" | "logger">;
+  /** Milliseconds since the epoch (tests move the clock). */
+  now?: () => number;
+}
+
+const RECENT_MESSAGES = 512;
+/** What a template's body parameter may hold (Meta refuses longer ones). */
+const TEMPLATE_PARAMETER_MAX = 1024;
+
+/**
+ * A WhatsApp number on Meta's Cloud API as a channel (seed 003 §16.1): signed webhook notifications in, text out,
+ * received messages marked read. Meant for a user's own assistant on their own number: Meta's terms have barred
+ * general-purpose AI assistants on the Business API since 2026-01-15. Free-form messages go out only within 24
+ * hours of the person's last message; later ones use the configured template, or are not sent (logged).
+ */
+export class WhatsappChannel implements Channel {
+  readonly kind = "whatsapp";
+  readonly name: string;
+  /** A text message's body holds at most 4,096 characters. */
+  readonly maxMessageLength = 4096;
+  private readonly api: WhatsappApi;
+  private readonly router: ChannelRouter;
+  private readonly log: Logger;
+  private readonly phoneNumberId: string;
+  private readonly appSecret: string;
+  private readonly verifyDigest: Buffer;
+  private readonly noticeTemplate: { name: string; language: string } | undefined;
+  private readonly now: () => number;
+  // Meta redelivers a notification it thinks went unanswered; one message must not become two turns.
+  private readonly recent = new Set<string>();
+  /** When each person last wrote: their 24-hour window. Kept in memory; after a restart it opens with their next message. */
+  private readonly lastHeard = new Map<string, number>();
+
+  constructor(options: WhatsappChannelOptions) {
+    this.name = options.bot;
+    this.router = options.router;
+    this.log = options.logger ?? createLogger("whatsapp");
+    this.phoneNumberId = options.phoneNumberId;
+    this.appSecret = options.appSecret;
+    this.verifyDigest = digest(options.verifyToken);
+    this.noticeTemplate = options.noticeTemplate;
+    this.now = options.now ?? Date.now;
+    this.api = new WhatsappApi({
+      ...options.api,
+      baseUrl: options.apiBaseUrl,
+      phoneNumberId: options.phoneNumberId,
+      token: options.token,
+      logger: this.log,
+    });
+  }
+
+  /** Meta's subscription check: the challenge to echo when the mode and the verify token are right. */
+  verification(
+    mode: string | undefined,
+    token: string | undefined,
+    challenge: string | undefined,
+  ): string | undefined {
+    if (mode !== "subscribe" || token === undefined || challenge === undefined) return undefined;
+    return timingSafeEqual(digest(token), this.verifyDigest) ? challenge : undefined;
+  }
+
+  /** Why a notification is not Meta's (`X-Hub-Signature-256` must be `sha256=` and the app secret's HMAC of the raw body), or undefined. */
+  refusal(signature: string | undefined, raw: Buffer): string | undefined {
+    if (signature === undefined) return "missing X-Hub-Signature-256";
+    const expected = Buffer.from(`sha256=${createHmac("sha256", this.appSecret).update(raw).digest("hex")}`);
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return "X-Hub-Signature-256 does not match the body";
+    return undefined;
+  }
+
+  /**
+   * A signed notification: each new text message to this number becomes a message for the router (answered later
+   * through the API) and is marked read; anything else is counted as ignored. Throws ValidationError naming the
+   * field when the notification lacks what routing needs.
+   */
+  handle(raw: Buffer): { accepted: number; ignored: number } {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      throw new ValidationError("whatsapp-notification", [
+        { path: "$", message: "must be JSON", code: "custom" },
+      ]);
+    }
+    const parsed = notificationSchema.safeParse(body);
+    if (!parsed.success) throw new ValidationError("whatsapp-notification", issuesFromZod(parsed.error));
+    const counts = { accepted: 0, ignored: 0 };
+    if (parsed.data.object !== "whatsapp_business_account") return counts;
+    for (const entry of parsed.data.entry)
+      for (const { value } of entry.changes) {
+        // Another number of the same business account is not this channel's to answer.
+        if (value.metadata?.phone_number_id !== this.phoneNumberId) continue;
+        for (const message of value.messages ?? []) {
+          if (this.recent.has(message.id)) {
+            counts.ignored++;
+            continue;
+          }
+          this.remember(message.id);
+          this.lastHeard.set(message.from, this.now());
+          void this.api.markRead(message.id);
+          const name = value.contacts?.find((c) => c.wa_id === message.from)?.profile?.name;
+          const sender = { channel: this, address: message.from, senderId: message.from };
+          if (message.type === "text" && message.text) {
+            void this.router.receive({
+              ...sender,
+              ...(name ? { senderName: name } : {}),
+              text: message.text.body,
+            });
+            counts.accepted++;
+          } else {
+            void this.send(message.from, "I can read text messages only; please write what you need.");
+            counts.ignored++;
+          }
+        }
+      }
+    return counts;
+  }
+
+  /**
+   * Inside the person's 24-hour window, the text; outside it, the notice template when one is configured, else
+   * nothing (logged, and false). A text Meta refuses as outside the window is sent as the template too.
+   */
+  async send(address: string, text: string): Promise<boolean> {
+    const heard = this.lastHeard.get(address);
+    if (heard !== undefined && this.now() - heard < SERVICE_WINDOW_MS) {
+      const failure = await this.api.sendText(address, text);
+      if (failure === undefined) return true;
+      if (failure.code !== OUTSIDE_WINDOW_CODE) return false;
+    }
+    return this.sendNotice(address, text);
+  }
+
+  private async sendNotice(address: string, text: string): Promise<boolean> {
+    if (!this.noticeTemplate) {
+      this.log.warn(
+        { to: address },
+        "not sent: the person has not written in the last 24 hours, and [integrations.whatsapp] names no notice_template",
+      );
+      return false;
+    }
+    const { name, language } = this.noticeTemplate;
+    const parameter =
+      text.length > TEMPLATE_PARAMETER_MAX ? `${text.slice(0, TEMPLATE_PARAMETER_MAX - 1)}…` : text;
+    return (await this.api.sendTemplate(address, name, language, parameter)) === undefined;
+  }
+
+  private remember(id: string): void {
+    this.recent.add(id);
+    const oldest = this.recent.values().next();
+    if (this.recent.size > RECENT_MESSAGES && !oldest.done) this.recent.delete(oldest.value);
+  }
+}
+
+export interface WhatsappChannelDeps {
+  router: ChannelRouter;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  api?: WhatsappChannelOptions["api"];
+  now?: () => number;
+}
+
+/**
+ * The channel for `[integrations.whatsapp]` of ironclawd.toml, its secrets read from the config or the environment,
+ * registered with the router so notices reach it. Throws ConfigError naming the key a missing variable is named by.
+ */
+export function createWhatsappChannel(config: WhatsappBotConfig, deps: WhatsappChannelDeps): WhatsappChannel {
+  const env = deps.env ?? process.env;
+  const read = (inline: string | undefined, variable: string | undefined, key: string): string => {
+    const value = inline ?? (variable === undefined ? undefined : env[variable]);
+    if (value) return value;
+    const rule = variable === undefined ? "is required" : `names ${variable}, which is not set`;
+    throw new ConfigError("ironclawd.toml", [{ key: `integrations.whatsapp.${key}`, rule }]);
+  };
+  const secret = (key: "access_token" | "app_secret" | "verify_token") => {
+    const variable = config[`${key}_env`];
+    return read(config[key], variable, variable ? `${key}_env` : key);
+  };
+  const channel = new WhatsappChannel({
+    bot: config.bot,
+    phoneNumberId: read(config.phone_number_id, undefined, "phone_number_id"),
+    token: secret("access_token"),
+    appSecret: secret("app_secret"),
+    verifyToken: secret("verify_token"),
+    apiBaseUrl: config.api_base_url,
+    ...(config.notice_template
+      ? { noticeTemplate: { name: config.notice_template, language: config.template_language } }
+      : {}),
+    router: deps.router,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.api ? { api: deps.api } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  deps.router.register(channel);
+  return channel;
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}

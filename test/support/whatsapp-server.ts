@@ -1,0 +1,176 @@
+import { createHmac } from "node:crypto";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+
+/** One Cloud API call the fake received: the phone number id in its path, its bearer token and JSON body. */
+export interface GraphCall {
+  phoneNumberId: string;
+  token: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+/** A scripted failure for the next call: an HTTP status and the Graph API's error code and message. */
+export interface GraphFailure {
+  status: number;
+  code: number;
+  message: string;
+}
+
+export interface WhatsappServer {
+  /** The Graph API base URL, `http://127.0.0.1:<port>/v21.0`. */
+  readonly url: string;
+  readonly calls: GraphCall[];
+  /** The text messages sent, as `{ to, text }`. */
+  texts(): Array<{ to: unknown; text: unknown }>;
+  /** The template messages sent, as `{ to, name, parameter }`. */
+  templates(): Array<{ to: unknown; name: unknown; parameter: unknown }>;
+  /** The message ids marked read. */
+  reads(): unknown[];
+  failNext(...failures: GraphFailure[]): void;
+  /** Resolves once `count` calls matching `which` have arrived. */
+  waitFor(which: "texts" | "templates" | "reads", count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a fake WhatsApp Cloud API on 127.0.0.1 with a free port. */
+export async function startWhatsappServer(): Promise<WhatsappServer> {
+  const calls: GraphCall[] = [];
+  const failures: GraphFailure[] = [];
+  const waiters = new Set<() => void>();
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (d: Buffer) => parts.push(d));
+    req.on("end", () => {
+      const phoneNumberId = /^\/v21\.0\/(\d+)\/messages$/.exec((req.url ?? "").split("?")[0] ?? "")?.[1];
+      if (!phoneNumberId) return answer(res, 404, { error: { message: "Unknown path", code: 100 } });
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(parts).toString("utf8")) as Record<string, unknown>;
+      } catch {
+        return answer(res, 400, { error: { message: "Invalid JSON", code: 100 } });
+      }
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+      calls.push({ phoneNumberId, token, body, at: Date.now() });
+      for (const wake of waiters) wake();
+      const failure = failures.shift();
+      if (failure)
+        return answer(res, failure.status, { error: { message: failure.message, code: failure.code } });
+      if (token !== "wa-test-token")
+        return answer(res, 401, { error: { message: "Invalid OAuth", code: 190 } });
+      if (body.status === "read") return answer(res, 200, { success: true });
+      answer(res, 200, { messaging_product: "whatsapp", messages: [{ id: `wamid.out${calls.length}` }] });
+    });
+  });
+  const ok = calls.filter.bind(calls);
+  const texts = () =>
+    ok((c) => c.body.type === "text").map((c) => ({
+      to: c.body.to,
+      text: (c.body.text as { body?: unknown } | undefined)?.body,
+    }));
+  const templates = () =>
+    ok((c) => c.body.type === "template").map((c) => {
+      const template = c.body.template as {
+        name: unknown;
+        components: Array<{ parameters: Array<{ text: unknown }> }>;
+      };
+      return { to: c.body.to, name: template.name, parameter: template.components[0]?.parameters[0]?.text };
+    });
+  const reads = () => ok((c) => c.body.status === "read").map((c) => c.body.message_id);
+  const lists = { texts, templates, reads };
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v21.0`,
+    calls,
+    texts,
+    templates,
+    reads,
+    failNext: (...f) => {
+      failures.push(...f);
+    },
+    waitFor: (which, count, timeoutMs = 5_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (lists[which]().length < count) return;
+          cleanup();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`expected ${count} ${which}, got ${lists[which]().length}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      }),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+export const WHATSAPP_APP_SECRET = "whatsapp-app-secret-for-tests";
+export const WHATSAPP_VERIFY_TOKEN = "whatsapp-verify-token";
+export const WHATSAPP_NUMBER_ID = "106540352242922";
+
+/** The warden's `[integrations]` with a number named "home" whose Graph API is this fake; the rest default. */
+export function whatsappIntegration(wa: WhatsappServer, noticeTemplate?: string) {
+  return {
+    ...ironclawdConfigSchema.parse({}).integrations,
+    whatsapp: {
+      enabled: true,
+      phone_number_id: WHATSAPP_NUMBER_ID,
+      access_token: "wa-test-token",
+      app_secret: WHATSAPP_APP_SECRET,
+      verify_token: WHATSAPP_VERIFY_TOKEN,
+      api_base_url: wa.url,
+      bot: "home",
+      template_language: "en_US",
+      ...(noticeTemplate ? { notice_template: noticeTemplate } : {}),
+    },
+  };
+}
+
+/** The header Meta signs a notification with. */
+export function whatsappSignature(body: string, secret = WHATSAPP_APP_SECRET): Record<string, string> {
+  return { "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` };
+}
+
+/** A notification of one text message from `from` to the test number. */
+export function whatsappText(
+  from: string,
+  text: string,
+  id: string,
+  phoneNumberId = WHATSAPP_NUMBER_ID,
+): string {
+  return JSON.stringify({
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: "WABA1",
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
+              contacts: [{ profile: { name: "Erin" }, wa_id: from }],
+              messages: [{ from, id, timestamp: "1700000000", type: "text", text: { body: text } }],
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
