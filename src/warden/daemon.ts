@@ -244,6 +244,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     chat,
     links: channelLinks,
     logger,
+    audit,
     maxMessageBytes: config.limits.max_message_bytes,
     commands: {
       feedback: feedbackCommand(chatEvolution, conversations),

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../core/index.js";
 import type { ChatEvent, ChatService, ChatTurnInput } from "../chat-events.js";
-import { type Channel, ChannelRouter, parseCommand, splitMessage } from "./channel.js";
+import { type Channel, ChannelRouter, PAIRING_HELP, parseCommand, splitMessage } from "./channel.js";
 import { ChannelLinks } from "./channel-links.js";
 
 describe("splitMessage", () => {
@@ -58,6 +58,18 @@ class DelayedChat implements ChatService {
     this.inputs.push(input);
     yield { type: "session", sessionId: input.sessionId ?? `s-${this.inputs.length}` };
     if (input.text === "boom") throw new Error("cell connection lost");
+    if (input.text === "hang") {
+      // A turn that runs until it is stopped, and then says so, as the chat core does.
+      await new Promise((resolve) => input.signal?.addEventListener("abort", resolve, { once: true }));
+      yield {
+        type: "done",
+        text: "",
+        usage: { input_tokens: 0, output_tokens: 0 },
+        stopReason: "aborted",
+        error: "the turn was stopped",
+      };
+      return;
+    }
     if (input.text.startsWith("slow")) await new Promise((r) => setTimeout(r, 50));
     yield {
       type: "done",
@@ -79,17 +91,20 @@ let links: ChannelLinks;
 let chat: DelayedChat;
 let router: ChannelRouter;
 let channel: MemoryChannel;
+let audited: Array<{ userId?: string | null; actor: string; action: string; detail?: object }>;
 
 beforeEach(() => {
   db = new Database(":memory:");
   links = new ChannelLinks(db);
   chat = new DelayedChat();
   channel = new MemoryChannel();
+  audited = [];
   router = new ChannelRouter({
     chat,
     links,
     logger: createLogger("test", { level: "silent" }),
     maxQueuedPerChat: 3,
+    audit: { record: (entry) => audited.push(entry) },
   });
   router.register(channel);
   links.redeemPairingCode(links.issuePairingCode("user-ada"), {
@@ -126,6 +141,60 @@ describe("ChannelRouter", () => {
     void router.receive(from("quick bob", "c2", "u2"));
     await router.idle();
     expect(channel.sent.map((m) => m.text)).toEqual(["re: quick bob", "re: slow ada"]);
+  });
+
+  it("stops the chat's running turn on /stop at once, not behind it, and says when nothing runs", async () => {
+    links.redeemPairingCode(links.issuePairingCode("user-bob"), {
+      kind: "memory",
+      bot: "test",
+      senderId: "u2",
+      chatId: "c2",
+    });
+    const hanging = router.receive(from("hang"));
+    const other = router.receive(from("hang", "c2", "u2"));
+    // Both turns have started.
+    while (chat.inputs.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    await router.receive(from("/stop"));
+    await hanging;
+    expect(channel.sent).toEqual([{ address: "c1", text: "the turn was stopped" }]);
+    // The other chat's turn runs on; a /stop with nothing running says so.
+    await router.receive(from("/stop"));
+    expect(channel.sent.at(-1)).toEqual({ address: "c1", text: "Nothing is running." });
+    await router.receive(from("/stop", "c2", "u2"));
+    await other;
+    expect(channel.sent.filter((m) => m.address === "c2")).toEqual([
+      { address: "c2", text: "the turn was stopped" },
+    ]);
+    // A stranger's /stop stops nothing.
+    await router.receive(from("/stop", "c9", "u9"));
+    expect(channel.sent.at(-1)).toEqual({ address: "c9", text: PAIRING_HELP });
+  });
+
+  it("records every message that got no turn in the audit: a stranger's, a wrong code's, a paired-only place's", async () => {
+    await router.receive(from("hello?", "c9", "u9"));
+    await router.receive(from("/pair WRONGCODE", "c9", "u9"));
+    await router.receive({ ...from("@app hi", "c1/t1", "u8"), pairedOnly: "Message me directly." });
+    expect(channel.sent.slice(-1)).toEqual([{ address: "c1/t1", text: "Message me directly." }]);
+    expect(audited).toEqual([
+      {
+        userId: null,
+        actor: "memory:test:u9",
+        action: "channel.refused",
+        detail: { channel: "memory:test", address: "c9", why: "not paired" },
+      },
+      {
+        userId: null,
+        actor: "memory:test:u9",
+        action: "channel.refused",
+        detail: { channel: "memory:test", address: "c9", why: "pairing refused: unknown_code" },
+      },
+      {
+        userId: null,
+        actor: "memory:test:u8",
+        action: "channel.refused",
+        detail: { channel: "memory:test", address: "c1/t1", why: "not paired" },
+      },
+    ]);
   });
 
   it("says something went wrong when the turn throws, and keeps the chat usable", async () => {

@@ -62,6 +62,10 @@ export interface ChannelRouterOptions {
   maxMessageBytes?: number;
   /** Commands by name, for linked chats only (an unpaired chat is asked to pair first). */
   commands?: Record<string, ChannelCommand>;
+  /** Where refusals are recorded (the warden's audit); without it they are only logged. */
+  audit?: {
+    record(entry: { userId?: string | null; actor: string; action: string; detail?: object }): unknown;
+  };
 }
 
 export const PAIRING_HELP =
@@ -96,6 +100,9 @@ export class ChannelRouter {
   private readonly commands: ReadonlyMap<string, ChannelCommand>;
   private readonly channels = new Map<string, Channel>();
   private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
+  /** The turn each chat is running, by queue key: what `/stop` aborts. */
+  private readonly running = new Map<string, AbortController>();
+  private readonly audit: ChannelRouterOptions["audit"];
   private readonly aborter = new AbortController();
   private readonly stopNotices: () => void;
   private readonly stopPosts: () => void;
@@ -108,6 +115,7 @@ export class ChannelRouter {
     this.maxQueued = options.maxQueuedPerChat ?? 20;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.commands = new Map(Object.entries(options.commands ?? {}));
+    this.audit = options.audit;
     this.stopNotices = this.chat.onJobNotice((notice) => this.relayJobNotice(notice));
     this.stopPosts = this.chat.onConversationPost((post) => this.relayPost(post));
   }
@@ -124,6 +132,8 @@ export class ChannelRouter {
     const { channel, address } = message;
     // After close the chat service may be gone too; Telegram will not resend, but the user can.
     if (this.closed) return Promise.resolve();
+    // `/stop` cannot wait behind the turn it is meant to stop.
+    if (parseCommand(message.text)?.name === "stop") return this.stop(message);
     const queued = this.enqueue(channel, address, () => this.handle(message));
     if (queued) return queued;
     this.log.warn(
@@ -149,8 +159,21 @@ export class ChannelRouter {
     await this.idle();
   }
 
+  /** Aborts the chat's running turn (its end says so), or says that nothing runs. */
+  private async stop(message: InboundMessage): Promise<void> {
+    const { channel, address, senderId } = message;
+    const link = this.links.linkFor(channel.kind, channel.name, senderId);
+    if (!link || message.pairedOnly !== undefined) {
+      await this.sendAll(channel, address, await this.answer(message));
+      return;
+    }
+    const turn = this.running.get(queueKey(channel, address));
+    if (turn) turn.abort();
+    else await this.sendAll(channel, address, "Nothing is running.");
+  }
+
   private enqueue(channel: Channel, address: string, task: () => Promise<void>): Promise<void> | undefined {
-    const key = `${channelKey(channel.kind, channel.name)}:${address}`;
+    const key = queueKey(channel, address);
     const queue = this.queues.get(key) ?? { tail: Promise.resolve(), size: 0 };
     if (queue.size >= this.maxQueued) return undefined;
     queue.size++;
@@ -176,8 +199,10 @@ export class ChannelRouter {
     if (
       message.pairedOnly !== undefined &&
       (pairing || !this.links.linkFor(channel.kind, channel.name, senderId))
-    )
+    ) {
+      this.refused(message, pairing ? "pairing where others read along" : "not paired");
       return message.pairedOnly;
+    }
     if (command && pairing) {
       const target = { kind: channel.kind, bot: channel.name, senderId, chatId: address };
       const outcome = this.links.redeemPairingCode(command.arg, {
@@ -188,10 +213,14 @@ export class ChannelRouter {
       if (outcome.paired || outcome.why === "unknown_code")
         this.log.info({ ...at, paired: outcome.paired }, "pairing attempt");
       else this.log.warn({ ...at, refused: outcome.why }, "pairing attempt refused: too many wrong codes");
+      if (!outcome.paired) this.refused(message, `pairing refused: ${outcome.why}`);
       return pairingReply(outcome);
     }
     const link = this.links.linkFor(channel.kind, channel.name, senderId);
-    if (!link) return channel.pairingHelp ?? PAIRING_HELP;
+    if (!link) {
+      this.refused(message, "not paired");
+      return channel.pairingHelp ?? PAIRING_HELP;
+    }
     const extra = command && this.commands.get(command.name);
     if (extra) return extra(link, command.arg);
     switch (command?.name) {
@@ -218,13 +247,16 @@ export class ChannelRouter {
         return `This message was not sent to your agent: ${error.message}.`;
       throw error;
     }
+    const key = queueKey(message.channel, message.address);
+    const turn = new AbortController();
+    this.running.set(key, turn);
     try {
       for await (const event of this.chat.turn({
         userId: link.userId,
         ...(sessionId === undefined ? {} : { sessionId }),
         text: message.text,
         channel: channelKey(link.kind, link.bot),
-        signal: this.aborter.signal,
+        signal: AbortSignal.any([this.aborter.signal, turn.signal]),
       })) {
         if (event.type === "session" && event.sessionId !== sessionId) {
           sessionId = event.sessionId;
@@ -236,8 +268,26 @@ export class ChannelRouter {
       this.log.error({ userId: link.userId }, "chat turn ended without done");
     } catch (err) {
       this.log.error({ err, userId: link.userId }, "chat turn failed");
+    } finally {
+      this.running.delete(key);
     }
     return FAILED;
+  }
+
+  /** A message that got no turn: logged, and recorded in the audit with who sent it from where. */
+  private refused(message: InboundMessage, why: string): void {
+    const channel = channelKey(message.channel.kind, message.channel.name);
+    this.log.info({ channel, senderId: message.senderId, why }, "channel message refused");
+    try {
+      this.audit?.record({
+        userId: null,
+        actor: `${channel}:${message.senderId}`,
+        action: "channel.refused",
+        detail: { channel, address: message.address, why },
+      });
+    } catch (err) {
+      this.log.error({ err }, "channel refusal not audited");
+    }
   }
 
   /**
@@ -295,6 +345,11 @@ export class ChannelRouter {
       if (!(await channel.send(address, piece, last ? { buttons } : undefined))) return;
     }
   }
+}
+
+/** One chat's queue (and running turn): its channel and its address there. */
+function queueKey(channel: Channel, address: string): string {
+  return `${channelKey(channel.kind, channel.name)}:${address}`;
 }
 
 /** `telegram:default`: the channel label a turn carries and the key of a registered channel. */

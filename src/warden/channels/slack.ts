@@ -47,7 +47,7 @@ export type SlackOutcome =
   | { kind: "ephemeral"; text: string };
 
 /** The words `/ironclaw <word> …` may start with: the router's commands, as a channel message spells them. */
-const SLASH_WORDS = new Set(["pair", "new", "unpair", "feedback", "ack"]);
+const SLASH_WORDS = new Set(["pair", "new", "stop", "unpair", "feedback", "ack"]);
 
 export interface SlackChannelOptions {
   /** The app name: the request URL's segment and the `slack:<bot>` channel label. */
@@ -208,7 +208,7 @@ export class SlackChannel implements Channel {
     if (!SLASH_WORDS.has(word))
       return {
         kind: "ephemeral",
-        text: `Usage: ${this.slashCommand} pair <code> | new | unpair | feedback <text>. Anything else, just write it here.`,
+        text: `Usage: ${this.slashCommand} pair <code> | new | stop | unpair | feedback <text>. Anything else, just write it here.`,
       };
     void this.router.receive({
       channel: this,
