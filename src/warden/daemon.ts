@@ -13,6 +13,7 @@ import { AuditStore } from "./audit-store.js";
 import { ModelBudget, relayBudgetAlerts } from "./budget/index.js";
 import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
+import { createDiscordChannel, type DiscordChannel } from "./channels/discord.js";
 import { createSlackChannel, type SlackChannel } from "./channels/slack.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { createWhatsappChannel, type WhatsappChannel } from "./channels/whatsapp.js";
@@ -294,6 +295,11 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     const app = createSlackChannel(config.integrations.slack, { router, env, logger });
     slackBots.set(app.name, app);
   }
+  const discordBots = new Map<string, DiscordChannel>();
+  if (config.integrations.discord?.enabled) {
+    const app = createDiscordChannel(config.integrations.discord, { router, env, logger });
+    discordBots.set(app.name, app);
+  }
   const whatsappBots = new Map<string, WhatsappChannel>();
   if (config.integrations.whatsapp?.enabled) {
     const number = createWhatsappChannel(config.integrations.whatsapp, { router, env, logger });
@@ -329,6 +335,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     telegramBots,
     slackBots,
     whatsappBots,
+    discordBots,
     command,
     escalations,
     evolution,
@@ -402,6 +409,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   }
 
   void registerWebhook?.();
+  // Discord shows an application's slash commands only once they are registered with it.
+  for (const app of discordBots.values()) void app.registerCommands();
   const auditMs = commandOversightOptions(config).auditMs ?? 0;
   sentinel =
     command && options.sentinel && auditMs > 0

@@ -5,6 +5,7 @@ import type { Logger } from "../core/index.js";
 import type { AuditStore } from "./audit-store.js";
 import type { ModelBudget } from "./budget/index.js";
 import type { ChannelLinks } from "./channels/channel-links.js";
+import type { DiscordChannel } from "./channels/discord.js";
 import type { SlackChannel } from "./channels/slack.js";
 import type { TelegramChannel } from "./channels/telegram.js";
 import type { WhatsappChannel } from "./channels/whatsapp.js";
@@ -55,6 +56,7 @@ export interface WardenContext {
   telegramBots: Map<string, TelegramChannel>;
   slackBots: Map<string, SlackChannel>;
   whatsappBots: Map<string, WhatsappChannel>;
+  discordBots: Map<string, DiscordChannel>;
   /** Command (theaters, runs, orders, the ledger) under the warden's users; undefined when [command] is off. */
   command: CommandService | undefined;
   /** Command's escalations with their acknowledgements; undefined when [command] is off. */

@@ -87,6 +87,8 @@ export {
   channelCredentialSchema,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_PORT,
+  type DiscordBotConfig,
+  discordBotSchema,
   type HostProviderConfig,
   hostProviderSchema,
   type IronclawdConfig,

@@ -411,6 +411,70 @@ export const whatsappBotSchema = z
 export type WhatsappBotConfig = z.output<typeof whatsappBotSchema>;
 
 /**
+ * A Discord application (seed 003 §16.1) over its interactions endpoint: Discord calls POST
+ * /channels/discord/<bot> with each slash command, signed with the application's Ed25519 key (X-Signature-Ed25519
+ * over the timestamp and the raw body, checked with the public key); the bot token posts the answers.
+ */
+export const discordBotSchema = z
+  .strictObject({
+    enabled: aBoolean()
+      .default(true)
+      .describe("false keeps the application's settings here without running it."),
+    application_id: aString()
+      .regex(/^\d{5,30}$/, "must be the application's id: digits")
+      .optional()
+      .meta({
+        description: "The application's id (General Information).",
+        examples: ["1234567890123456789"],
+      }),
+    public_key: aString()
+      .regex(/^[0-9a-f]{64}$/, "must be the application's public key: 64 hex digits")
+      .optional()
+      .meta({
+        description:
+          "The application's public key (General Information): every interaction is checked against it.",
+        examples: ["e3c0c4f2b1a0d9e8f7a6b5c4d3e2f1a0e3c0c4f2b1a0d9e8f7a6b5c4d3e2f1a0"],
+      }),
+    bot_token: aString()
+      .min(1, "must not be empty")
+      .optional()
+      .meta({
+        description: "The bot's token, inline; or name the variable holding it in bot_token_env.",
+        examples: ["MTIz.abc.def"],
+      }),
+    bot_token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the bot token.",
+      examples: ["DISCORD_BOT_TOKEN"],
+    }),
+    api_base_url: httpUrl
+      .default("https://discord.com/api/v10")
+      .describe("Discord's HTTP API, versioned, where answers are posted and the commands registered."),
+    bot: nameToken("an application's name", "guild")
+      .default("default")
+      .describe("The application's name in its interactions URL: POST /channels/discord/<bot>."),
+  })
+  .superRefine((c, ctx) => {
+    if (c.bot_token !== undefined && c.bot_token_env !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["bot_token_env"],
+        message: "give bot_token or bot_token_env, not both",
+        input: c,
+      });
+    else if (c.enabled && c.bot_token === undefined && c.bot_token_env === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["bot_token"],
+        message: "is required (or bot_token_env) when enabled",
+        input: c,
+      });
+    for (const key of ["application_id", "public_key"] as const)
+      if (c.enabled && c[key] === undefined)
+        ctx.addIssue({ code: "custom", path: [key], message: "is required when enabled", input: c });
+  });
+export type DiscordBotConfig = z.output<typeof discordBotSchema>;
+
+/**
  * GitHub for the agent's GitHub tools (issue #38): the warden calls it with each user's own GITHUB_TOKEN secret,
  * which never enters a cell. A GitHub Enterprise Server is reached by its API URL.
  */
@@ -525,6 +589,9 @@ const integrationsSchema = z
       .describe(
         "A Slack app: its workspace's users talk to their agents in its direct messages and mentions.",
       ),
+    discord: discordBotSchema
+      .optional()
+      .describe("A Discord application: its users talk to their agents with its slash commands in DMs."),
     whatsapp: whatsappBotSchema
       .optional()
       .describe("A WhatsApp number on Meta's Cloud API: its owner's own assistant, within Meta's terms."),

@@ -5,7 +5,10 @@ import type { WardenContext } from "../warden-context.js";
 
 /** Pairing a chat account (Telegram, Slack, WhatsApp) with the signed-in user: a one-time code to send to the bot. */
 export function channelRoutes(
-  ctx: Pick<WardenContext, "channelLinks" | "audit" | "telegramBots" | "slackBots" | "whatsappBots">,
+  ctx: Pick<
+    WardenContext,
+    "channelLinks" | "audit" | "telegramBots" | "slackBots" | "whatsappBots" | "discordBots"
+  >,
 ) {
   return [
     defineRoute({
@@ -32,6 +35,7 @@ export function channelRoutes(
             ...[...ctx.telegramBots.keys()].map((bot) => `telegram:${bot}`),
             ...[...ctx.slackBots.values()].map((app) => `slack:${app.name}`),
             ...[...ctx.whatsappBots.values()].map((number) => `whatsapp:${number.name}`),
+            ...[...ctx.discordBots.values()].map((app) => `discord:${app.name}`),
           ],
         };
       },

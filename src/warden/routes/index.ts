@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { registerDiscordRoutes } from "../channels/discord-routes.js";
 import { registerSlackRoutes } from "../channels/slack-routes.js";
 import { registerTelegramRoutes } from "../channels/telegram-routes.js";
 import { registerWhatsappRoutes } from "../channels/whatsapp-routes.js";
@@ -80,6 +81,7 @@ export function pluginRoutes(ctx: WardenContext): Array<(app: FastifyInstance) =
     (app) => mountLedger(app, ctx),
     (app) => registerTelegramRoutes(app, { bots: ctx.telegramBots, bodyLimit: ctx.config.server.body_limit }),
     (app) => registerSlackRoutes(app, { bots: ctx.slackBots, bodyLimit: ctx.config.server.body_limit }),
+    (app) => registerDiscordRoutes(app, { bots: ctx.discordBots, bodyLimit: ctx.config.server.body_limit }),
     (app) => registerWhatsappRoutes(app, { bots: ctx.whatsappBots, bodyLimit: ctx.config.server.body_limit }),
     ...(ctx.config.ui.enabled ? [(app: FastifyInstance) => uiRoutes(app, { path: ctx.config.ui.path })] : []),
   ];
@@ -118,6 +120,18 @@ export const PLUGIN_OPENAPI_PATHS = {
       responses: {
         "200": { description: "accepted, the URL check's challenge, or a slash command's ephemeral answer" },
         "401": { description: "unsigned, badly signed or stale (over 5 minutes)" },
+      },
+    },
+  },
+  "/channels/discord/{bot}": {
+    post: {
+      summary:
+        "A Discord application's interactions; X-Signature-Ed25519 over the timestamp and body required",
+      tags: ["channels"],
+      security: [],
+      responses: {
+        "200": { description: "Discord's interaction response" },
+        "401": { description: "unsigned, badly signed or stale" },
       },
     },
   },

@@ -1,0 +1,287 @@
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import { z } from "zod";
+import { aNumber, aString, type DiscordBotConfig } from "../../contracts/index.js";
+import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
+import {
+  type AttemptResult,
+  classifyHttpFailure,
+  DEFAULT_RETRY_POLICY,
+  withRetries,
+} from "../../providers/index.js";
+import type { Channel, ChannelRouter } from "./channel.js";
+
+/** A signed interaction older (or newer) than this is refused: a captured one cannot be replayed later. */
+const SIGNATURE_MAX_AGE_SECONDS = 5 * 60;
+/** Discord's interaction types and callback types (https://discord.com/developers/docs/interactions). */
+const PING = 1;
+const APPLICATION_COMMAND = 2;
+const PONG = 1;
+const CHANNEL_MESSAGE = 4;
+const EPHEMERAL = 1 << 6;
+
+const optionSchema = z.looseObject({ name: aString(), value: z.unknown().optional() });
+const interactionSchema = z.looseObject({
+  id: aString(),
+  type: aNumber().int("must be an integer"),
+  channel_id: aString().optional(),
+  guild_id: aString().optional(),
+  user: z.looseObject({ id: aString(), username: aString().optional() }).optional(),
+  member: z
+    .looseObject({ user: z.looseObject({ id: aString(), username: aString().optional() }) })
+    .optional(),
+  data: z.looseObject({ name: aString(), options: z.array(optionSchema).optional() }).optional(),
+});
+
+/** The application's slash commands, registered with Discord at start (a bulk overwrite: the same each time). */
+export const DISCORD_COMMANDS = [
+  {
+    name: "ask",
+    description: "Ask your IronClaw agent",
+    options: [{ type: 3, name: "text", description: "What to ask", required: true }],
+  },
+  {
+    name: "pair",
+    description: "Pair this Discord account with IronClaw",
+    options: [{ type: 3, name: "code", description: "The pairing code from IronClaw", required: true }],
+  },
+  { name: "new", description: "Start a new conversation" },
+  { name: "stop", description: "Stop the answer being written" },
+  {
+    name: "feedback",
+    description: "Rate the last answer: up or down, and why",
+    options: [{ type: 3, name: "text", description: "up|down [comment]", required: true }],
+  },
+] as const;
+
+/** What an interaction is answered with, in Discord's shape. */
+export type DiscordReply = { type: number; data?: { content: string; flags?: number } };
+
+export interface DiscordChannelOptions {
+  bot: string;
+  applicationId: string;
+  /** The application's Ed25519 public key, hex. */
+  publicKey: string;
+  token: string;
+  apiBaseUrl: string;
+  router: ChannelRouter;
+  logger?: Logger;
+  fetch?: typeof fetch;
+  maxRetries?: number;
+  /** Seconds since the epoch (tests move the clock). */
+  now?: () => number;
+}
+
+const RECENT = 512;
+type Failure = { status: number; reason: string };
+
+/**
+ * A Discord application as a channel (seed 003 §16.1), over its interactions endpoint: `/ask`, `/pair`, `/new`,
+ * `/stop` and `/feedback` in a direct message with the app, answered there through the bot. Messages and mentions
+ * outside commands need Discord's gateway, which this channel does not hold open.
+ */
+export class DiscordChannel implements Channel {
+  readonly kind = "discord";
+  readonly name: string;
+  /** Discord's limit for a message's content. */
+  readonly maxMessageLength = 2000;
+  readonly pairingHelp =
+    "This Discord account is not paired with IronClaw yet. Ask IronClaw for a pairing code, then use /pair.";
+  private readonly key: KeyObject;
+  private readonly router: ChannelRouter;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly recent = new Set<string>();
+
+  constructor(private readonly options: DiscordChannelOptions) {
+    this.name = options.bot;
+    this.router = options.router;
+    this.log = options.logger ?? createLogger("discord");
+    this.now = options.now ?? (() => Date.now() / 1000);
+    // A raw Ed25519 key as a JWK: its 32 bytes, base64url.
+    this.key = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(options.publicKey, "hex").toString("base64url") },
+      format: "jwk",
+    });
+  }
+
+  /** Why a request is not Discord's (an Ed25519 signature over the timestamp and raw body, made within 5 minutes), or undefined. */
+  refusal(signature: string | undefined, timestamp: string | undefined, raw: Buffer): string | undefined {
+    if (signature === undefined || timestamp === undefined)
+      return "missing X-Signature-Ed25519 or X-Signature-Timestamp";
+    if (!/^\d{1,12}$/.test(timestamp)) return "X-Signature-Timestamp is not a number of seconds";
+    if (Math.abs(this.now() - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS)
+      return "X-Signature-Timestamp is more than 5 minutes from now";
+    if (!/^[0-9a-f]{128}$/i.test(signature)) return "X-Signature-Ed25519 is not a signature";
+    const signed = Buffer.concat([Buffer.from(timestamp), raw]);
+    return verify(null, signed, this.key, Buffer.from(signature, "hex"))
+      ? undefined
+      : "X-Signature-Ed25519 does not match the body";
+  }
+
+  /** A signed interaction: a PING is answered PONG; a command goes to the router and is answered at once. */
+  handle(raw: Buffer): DiscordReply {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      throw new ValidationError("discord-interaction", [
+        { path: "$", message: "must be JSON", code: "custom" },
+      ]);
+    }
+    const parsed = interactionSchema.safeParse(body);
+    if (!parsed.success) throw new ValidationError("discord-interaction", issuesFromZod(parsed.error));
+    const interaction = parsed.data;
+    if (interaction.type === PING) return { type: PONG };
+    const said = (content: string, flags = EPHEMERAL) => ({
+      type: CHANNEL_MESSAGE,
+      data: { content, flags },
+    });
+    if (interaction.type !== APPLICATION_COMMAND || !interaction.data)
+      return said("IronClaw does not take that.");
+    // A server's channel is read by its members, and notices would follow there: commands work in DMs only.
+    if (interaction.guild_id !== undefined)
+      return said("Use IronClaw's commands in a direct message with the app.");
+    const user = interaction.user ?? interaction.member?.user;
+    if (!user || interaction.channel_id === undefined)
+      throw new ValidationError("discord-interaction", [
+        { path: "$.user", message: "is required for a command in a direct message", code: "custom" },
+      ]);
+    if (this.recent.has(interaction.id)) return said("Already taken.");
+    this.remember(interaction.id);
+    const option = (name: string) => {
+      const value = interaction.data?.options?.find((o) => o.name === name)?.value;
+      return typeof value === "string" ? value.trim() : "";
+    };
+    const { name } = interaction.data;
+    const text =
+      name === "ask"
+        ? option("text")
+        : name === "pair"
+          ? `/pair ${option("code")}`
+          : `/${name} ${option("text")}`.trim();
+    if (!DISCORD_COMMANDS.some((c) => c.name === name) || text === "")
+      return said(`/${name} is not a command here.`);
+    void this.router.receive({
+      channel: this,
+      address: interaction.channel_id,
+      senderId: user.id,
+      ...(user.username ? { senderName: user.username } : {}),
+      text,
+    });
+    // The question stays in the conversation above its answer; a command's answer follows on its own.
+    return name === "ask" ? said(`> ${text.slice(0, 1900)}`, 0) : said("Sent to IronClaw.");
+  }
+
+  /** Posts into the DM; mentions in an answer ping nobody. */
+  async send(address: string, text: string): Promise<boolean> {
+    const failure = await this.call("POST", `/channels/${address}/messages`, {
+      content: text,
+      allowed_mentions: { parse: [] },
+    });
+    if (failure) this.log.warn({ channel: address, ...failure }, "Discord message not sent");
+    return failure === undefined;
+  }
+
+  /** Registers the application's slash commands (a bulk overwrite); false when Discord refused. */
+  async registerCommands(): Promise<boolean> {
+    const failure = await this.call(
+      "PUT",
+      `/applications/${this.options.applicationId}/commands`,
+      DISCORD_COMMANDS,
+    );
+    if (failure) this.log.error(failure, "could not register the Discord commands");
+    return failure === undefined;
+  }
+
+  private async call(method: string, path: string, body: unknown): Promise<Failure | undefined> {
+    const policy = {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    };
+    const result = await withRetries(policy, () => this.attempt(method, path, body));
+    return result.ok ? undefined : result.failure;
+  }
+
+  private async attempt(method: string, path: string, body: unknown): Promise<AttemptResult<true, Failure>> {
+    let response: Response;
+    try {
+      response = await (this.options.fetch ?? fetch)(
+        `${this.options.apiBaseUrl.replace(/\/+$/, "")}${path}`,
+        {
+          method,
+          headers: { "content-type": "application/json", authorization: `Bot ${this.options.token}` },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
+        },
+      );
+    } catch (cause) {
+      // Not retried: after a timeout Discord may well have posted, and twice is worse than once.
+      const reason = (cause instanceof Error ? cause.message : String(cause)).replaceAll(
+        this.options.token,
+        "<token>",
+      );
+      return { ok: false, retryable: false, failure: { status: 0, reason } };
+    }
+    const text = await response.text().catch(() => "");
+    if (response.ok) return { ok: true, value: true };
+    const { retryable } = classifyHttpFailure(response.status, text);
+    // A 429 says how long to wait in its body (seconds, fractional) and in Retry-After.
+    const retryAfter = Number(
+      (safeJson(text) as { retry_after?: unknown })?.retry_after ?? response.headers.get("retry-after") ?? 1,
+    );
+    return {
+      ok: false,
+      retryable,
+      failure: {
+        status: response.status,
+        reason: text.slice(0, 200).replaceAll(this.options.token, "<token>"),
+      },
+      ...(response.status === 429
+        ? { retryAfterMs: (Number.isFinite(retryAfter) ? retryAfter : 1) * 1000 }
+        : {}),
+    };
+  }
+
+  private remember(id: string): void {
+    this.recent.add(id);
+    const oldest = this.recent.values().next();
+    if (this.recent.size > RECENT && !oldest.done) this.recent.delete(oldest.value);
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The channel for `[integrations.discord]`, its token from the config or the environment, registered with the router. */
+export function createDiscordChannel(
+  config: DiscordBotConfig,
+  deps: { router: ChannelRouter; env?: NodeJS.ProcessEnv; logger?: Logger; fetch?: typeof fetch },
+): DiscordChannel {
+  const env = deps.env ?? process.env;
+  const missing = (key: string, rule: string) =>
+    new ConfigError("ironclawd.toml", [{ key: `integrations.discord.${key}`, rule }]);
+  const token = config.bot_token ?? (config.bot_token_env ? env[config.bot_token_env] : undefined);
+  if (!token)
+    throw config.bot_token_env
+      ? missing("bot_token_env", `names ${config.bot_token_env}, which is not set`)
+      : missing("bot_token", "is required");
+  if (!config.application_id) throw missing("application_id", "is required");
+  if (!config.public_key) throw missing("public_key", "is required");
+  const channel = new DiscordChannel({
+    bot: config.bot,
+    applicationId: config.application_id,
+    publicKey: config.public_key,
+    token,
+    apiBaseUrl: config.api_base_url,
+    router: deps.router,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  deps.router.register(channel);
+  return channel;
+}

@@ -1,0 +1,181 @@
+import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+import { createFakeCellBackend } from "../support/fake-cell.js";
+import { reply } from "../support/model-server.js";
+import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
+
+// A stand-in for Discord's HTTP API: it records every call and answers 200.
+type DiscordCall = { method: string; path: string; auth: string; body: unknown };
+let calls: DiscordCall[];
+let discord: Server;
+let discordUrl: string;
+let h: WardenHarness;
+let call: ReturnType<typeof api>;
+let privateKey: KeyObject;
+let publicKeyHex: string;
+let interactions = 0;
+
+const DM = "900000000000000001";
+const FRANK = "800000000000000001";
+const posts = () => calls.filter((c) => c.method === "POST" && c.path.startsWith("/api/v10/channels/"));
+async function waitForPosts(count: number, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (posts().length < count) {
+    if (Date.now() > until) throw new Error(`expected ${count} posts, got ${posts().length}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Signs a body as Discord does: Ed25519 over the timestamp and the body. */
+const signed = (body: string, at = Math.floor(Date.now() / 1000), key = privateKey) => ({
+  "x-signature-timestamp": String(at),
+  "x-signature-ed25519": sign(null, Buffer.from(`${at}${body}`), key).toString("hex"),
+});
+const interact = (body: string, headers: Record<string, string> = signed(body)) =>
+  fetch(`${h.url}/channels/discord/guild`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+const command = (
+  name: string,
+  options: Record<string, string> = {},
+  where: { guild?: string; id?: string } = {},
+) =>
+  JSON.stringify({
+    id: where.id ?? `10000000000000000${++interactions}`,
+    type: 2,
+    application_id: "123456789012345678",
+    token: "interaction-token",
+    channel_id: where.guild ? "700000000000000001" : DM,
+    ...(where.guild
+      ? { guild_id: where.guild, member: { user: { id: FRANK, username: "frank" } } }
+      : { user: { id: FRANK, username: "frank" } }),
+    data: { name, options: Object.entries(options).map(([n, value]) => ({ name: n, type: 3, value })) },
+  });
+
+beforeAll(async () => {
+  const pair = generateKeyPairSync("ed25519");
+  privateKey = pair.privateKey;
+  publicKeyHex = Buffer.from(pair.publicKey.export({ format: "jwk" }).x as string, "base64url").toString(
+    "hex",
+  );
+  calls = [];
+  discord = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (d: Buffer) => parts.push(d));
+    req.on("end", () => {
+      calls.push({
+        method: req.method ?? "",
+        path: req.url ?? "",
+        auth: req.headers.authorization ?? "",
+        body: JSON.parse(Buffer.concat(parts).toString("utf8") || "null"),
+      });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => discord.listen(0, "127.0.0.1", resolve));
+  discordUrl = `http://127.0.0.1:${(discord.address() as AddressInfo).port}/api/v10`;
+  h = await startWardenHarness({
+    backend: createFakeCellBackend(),
+    configure: (config) => ({
+      ...config,
+      integrations: {
+        ...ironclawdConfigSchema.parse({}).integrations,
+        discord: {
+          enabled: true,
+          application_id: "123456789012345678",
+          public_key: publicKeyHex,
+          bot_token: "discord-bot-token",
+          api_base_url: discordUrl,
+          bot: "guild",
+        },
+      },
+    }),
+  });
+  call = api(h.url, await h.addUser("frank"));
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+  discord?.closeAllConnections();
+  await new Promise<void>((resolve) => discord?.close(() => resolve()));
+});
+
+describe("the Discord channel through the warden", () => {
+  it("registers its slash commands and answers Discord's PING, signed", async () => {
+    // Registered once the warden listens, without holding its start up.
+    while (!calls.some((c) => c.method === "PUT")) await new Promise((resolve) => setTimeout(resolve, 10));
+    const registered = calls.find((c) => c.method === "PUT");
+    expect(registered).toMatchObject({
+      path: "/api/v10/applications/123456789012345678/commands",
+      auth: "Bot discord-bot-token",
+    });
+    expect(((registered?.body ?? []) as Array<{ name: string }>).map((c) => c.name)).toEqual([
+      "ask",
+      "pair",
+      "new",
+      "stop",
+      "feedback",
+    ]);
+    const ping = JSON.stringify({ id: "1", type: 1, application_id: "123456789012345678" });
+    const answer = await interact(ping);
+    expect([answer.status, await answer.json()]).toEqual([200, { type: 1 }]);
+  });
+
+  it("refuses unsigned, badly signed and stale interactions (401), as Discord checks before it takes the URL", async () => {
+    const body = command("ask", { text: "hello" });
+    const stranger = generateKeyPairSync("ed25519").privateKey;
+    for (const headers of [
+      {},
+      signed(body, undefined, stranger),
+      signed(body, Math.floor(Date.now() / 1000) - 600),
+      signed(`${body} `),
+    ])
+      expect((await interact(body, headers)).status).toBe(401);
+    expect(posts()).toEqual([]);
+  });
+
+  it("pairs by /pair in a DM, answers /ask there from the user's own agent, and keeps commands out of servers", async () => {
+    const inServer = await interact(command("pair", { code: "ABCD2345" }, { guild: "600000000000000001" }));
+    expect(await inServer.json()).toEqual({
+      type: 4,
+      data: { content: expect.stringMatching(/direct message/), flags: 64 },
+    });
+
+    const pairing = (await (await call("POST", "/api/channels/pairing-code")).json()) as {
+      data: { code: string; channels: string[] };
+    };
+    expect(pairing.data.channels).toContain("discord:guild");
+    const paired = await interact(command("pair", { code: pairing.data.code }));
+    expect(await paired.json()).toEqual({ type: 4, data: { content: "Sent to IronClaw.", flags: 64 } });
+    await waitForPosts(1);
+    expect(posts()[0]).toMatchObject({
+      path: `/api/v10/channels/${DM}/messages`,
+      body: { content: expect.stringMatching(/^Paired/), allowed_mentions: { parse: [] } },
+    });
+
+    h.model.enqueue(reply.text("A".repeat(2500)));
+    const id = "199999999999999999";
+    const asked = await interact(command("ask", { text: "write me a long one" }, { id }));
+    expect(await asked.json()).toEqual({ type: 4, data: { content: "> write me a long one", flags: 0 } });
+    await waitForPosts(3);
+    expect(
+      posts()
+        .slice(1)
+        .map((p) => (p.body as { content: string }).content.length),
+    ).toEqual([2000, 500]);
+    // The same interaction delivered again is not a second turn.
+    const before = h.model.chatRequests().length;
+    const again = await interact(command("ask", { text: "write me a long one" }, { id }));
+    expect(await again.json()).toMatchObject({ data: { content: "Already taken." } });
+    expect(h.model.chatRequests().length).toBe(before);
+    const sessions = (await (await call("GET", "/api/sessions")).json()) as {
+      data: Array<{ channel: string }>;
+    };
+    expect(sessions.data[0]).toMatchObject({ channel: "discord:guild" });
+  }, 60_000);
+});
