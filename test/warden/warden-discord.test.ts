@@ -147,9 +147,14 @@ describe("the Discord channel through the warden", () => {
     });
 
     const pairing = (await (await call("POST", "/api/channels/pairing-code")).json()) as {
-      data: { code: string; channels: string[] };
+      data: { code: string; channels: Array<{ channel: string; how: string }> };
     };
-    expect(pairing.data.channels).toContain("discord:guild");
+    expect(pairing.data.channels).toContainEqual({
+      channel: "discord:guild",
+      how: expect.stringContaining(
+        `In a direct message with the app, use /pair with the code ${pairing.data.code}`,
+      ),
+    });
     const paired = await interact(command("pair", { code: pairing.data.code }));
     expect(await paired.json()).toEqual({ type: 4, data: { content: "Sent to IronClaw.", flags: 64 } });
     await waitForPosts(1);

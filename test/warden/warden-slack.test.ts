@@ -100,9 +100,14 @@ describe("the Slack channel through the warden", () => {
     });
 
     const pairing = (await (await call("POST", "/api/channels/pairing-code")).json()) as {
-      data: { code: string; channels: string[] };
+      data: { code: string; channels: Array<{ channel: string; how: string }> };
     };
-    expect(pairing.data.channels).toContain("slack:team");
+    expect(pairing.data.channels).toContainEqual({
+      channel: "slack:team",
+      how: expect.stringContaining(
+        `In a direct message with the app, send /ironclaw pair ${pairing.data.code}`,
+      ),
+    });
     const paired = await form(slash(`pair ${pairing.data.code}`));
     expect(paired.status).toBe(200);
     await slack.waitForPosts(2);

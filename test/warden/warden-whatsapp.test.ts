@@ -70,9 +70,12 @@ describe("the WhatsApp channel through the warden", () => {
     });
 
     const pairing = (await (await call("POST", "/api/channels/pairing-code")).json()) as {
-      data: { code: string; channels: string[] };
+      data: { code: string; channels: Array<{ channel: string; how: string }> };
     };
-    expect(pairing.data.channels).toContain("whatsapp:home");
+    expect(pairing.data.channels).toContainEqual({
+      channel: "whatsapp:home",
+      how: expect.stringContaining(`Send /pair ${pairing.data.code}`),
+    });
     expect((await notify(text(`/pair ${pairing.data.code}`))).status).toBe(200);
     await wa.waitFor("texts", 2);
     expect(wa.texts()[1]).toMatchObject({ to: ERIN, text: expect.stringMatching(/^Paired/) });

@@ -18,6 +18,7 @@ const SkillsView = lazy(() => import("./skills/skills-view.js"));
 const MailView = lazy(() => import("./mail/mail-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
 const UsageView = lazy(() => import("./usage/usage-view.js"));
+const MessagingView = lazy(() => import("./messaging/messaging-view.js"));
 const AdminView = lazy(() => import("./admin/admin-view.js"));
 const EvolutionView = lazy(() => import("./evolution/evolution-view.js"));
 
@@ -70,6 +71,9 @@ export function App() {
               </Match>
               <Match when={route().view === "usage"}>
                 <UsageView api={api} me={auth.state.me?.user ?? ""} admin={auth.state.me?.admin ?? false} />
+              </Match>
+              <Match when={route().view === "messaging"}>
+                <MessagingView api={api} />
               </Match>
               <Match when={route().view === "evolution" && auth.state.me?.admin}>
                 <EvolutionView api={api} />

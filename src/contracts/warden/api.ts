@@ -170,8 +170,8 @@ export const pairingCodeSchema = z.object({
   expires_in_seconds: aNumber(),
   /** The Telegram bots the code can be sent to. */
   bots: z.array(aString()),
-  /** Every channel the code can be sent to: `telegram:<bot>`, `slack:<app>`. */
-  channels: z.array(aString()),
+  /** Every channel the code can be sent to (`telegram:<bot>`, `slack:<app>`…), and how, in one sentence. */
+  channels: z.array(z.object({ channel: aString(), how: aString() })),
 });
 
 // The OpenAI-compatible endpoint: liberal in what it accepts (every OpenAI client sends fields we do not use),

@@ -45,6 +45,9 @@ class MemoryChannel implements Channel {
   readonly name = "test";
   readonly maxMessageLength = 100;
   readonly sent: Array<{ address: string; text: string }> = [];
+  pairingInstruction(code: string): string {
+    return `pair ${code}`;
+  }
   async send(address: string, text: string): Promise<boolean> {
     this.sent.push({ address, text });
     return true;

@@ -20,6 +20,8 @@ export interface Channel {
   readonly maxMessageLength: number;
   /** What an unpaired sender is told, when the channel spells pairing otherwise than `/pair <code>`. */
   readonly pairingHelp?: string;
+  /** How a person pairs here with `code`, in one sentence (the UI shows it beside the code). */
+  pairingInstruction(code: string): string;
   /** Sends one message; false when it could not be delivered (already logged). Never throws. */
   send(address: ChannelAddress, text: string, options?: SendOptions): Promise<boolean>;
 }

@@ -172,6 +172,10 @@ export class DiscordChannel implements Channel {
     return name === "ask" ? said(`> ${text.slice(0, 1900)}`, 0) : said("Sent to IronClaw.");
   }
 
+  pairingInstruction(code: string): string {
+    return `In a direct message with the app, use /pair with the code ${code}`;
+  }
+
   /** Posts into the DM; mentions in an answer ping nobody. */
   async send(address: string, text: string): Promise<boolean> {
     const failure = await this.call("POST", `/channels/${address}/messages`, {

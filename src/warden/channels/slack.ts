@@ -179,6 +179,10 @@ export class SlackChannel implements Channel {
     return { kind: "accepted" };
   }
 
+  pairingInstruction(code: string): string {
+    return `In a direct message with the app, send ${this.slashCommand} pair ${code}`;
+  }
+
   send(address: string, text: string, options?: SendOptions): Promise<boolean> {
     const slash = address.indexOf("/");
     const [channel, threadTs] =

@@ -114,6 +114,10 @@ export class TelegramChannel implements Channel {
     return "accepted";
   }
 
+  pairingInstruction(code: string): string {
+    return `Send /pair ${code} to the bot in a private chat.`;
+  }
+
   send(address: string, text: string, options?: SendOptions): Promise<boolean> {
     return this.api.sendMessage(address, text, options?.buttons);
   }

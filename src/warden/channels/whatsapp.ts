@@ -178,6 +178,10 @@ export class WhatsappChannel implements Channel {
     return counts;
   }
 
+  pairingInstruction(code: string): string {
+    return `Send /pair ${code} to the number on WhatsApp.`;
+  }
+
   /**
    * Inside the person's 24-hour window, the text; outside it, the notice template when one is configured, else
    * nothing (logged, and false). A text Meta refuses as outside the window is sent as the template too.

@@ -32,11 +32,14 @@ export function channelRoutes(
           expires_in_seconds: DEFAULT_PAIRING_TTL_MS / 1000,
           bots: [...ctx.telegramBots.keys()],
           channels: [
-            ...[...ctx.telegramBots.keys()].map((bot) => `telegram:${bot}`),
-            ...[...ctx.slackBots.values()].map((app) => `slack:${app.name}`),
-            ...[...ctx.whatsappBots.values()].map((number) => `whatsapp:${number.name}`),
-            ...[...ctx.discordBots.values()].map((app) => `discord:${app.name}`),
-          ],
+            ...ctx.telegramBots.values(),
+            ...ctx.slackBots.values(),
+            ...ctx.discordBots.values(),
+            ...ctx.whatsappBots.values(),
+          ].map((channel) => ({
+            channel: `${channel.kind}:${channel.name}`,
+            how: channel.pairingInstruction(code),
+          })),
         };
       },
     }),

@@ -42,9 +42,11 @@ export type CertifiedTurn = Out<typeof W.certifiedTurnSchema>;
 export type CertificateDetail = Out<typeof W.certificateDetailSchema>;
 export type BrainHistoryEntry = Out<typeof W.brainHistoryEntrySchema>;
 export type BrainHistoryDiff = Out<typeof W.brainHistoryDiffSchema>;
+export type PairingCode = Out<typeof W.pairingCodeSchema>;
 
 export interface Endpoints extends CommandEndpoints, EvolutionEndpoints, MailEndpoints, SkillsEndpoints {
   "GET /api/me": { response: Me };
+  "POST /api/channels/pairing-code": { response: PairingCode };
   "POST /api/auth/login": { body: In<typeof W.tokenLoginBodySchema>; response: Me };
   "POST /api/auth/logout": { response: Out<typeof W.logoutAnswerSchema> };
   "POST /api/auth/logout-all": { response: Out<typeof W.logoutAllAnswerSchema> };

@@ -12,6 +12,7 @@ export const VIEWS = [
   "mail",
   "audit",
   "usage",
+  "messaging",
   "evolution",
   "admin",
 ] as const;

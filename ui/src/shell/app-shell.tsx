@@ -17,6 +17,7 @@ const LABELS: Record<View, string> = {
   mail: "Mail",
   audit: "Audit",
   usage: "Usage",
+  messaging: "Messaging",
   evolution: "Evolution",
   admin: "Admin",
 };

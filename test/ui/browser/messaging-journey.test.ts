@@ -1,0 +1,89 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ironclawdConfigSchema } from "../../../src/contracts/index.js";
+import { reportFailures, signIn, startUiSession, type UiSession } from "./ui-session.js";
+
+// Linking a messaging app, as a person does it: the Messaging screen shows a one-time code and, for each app this
+// warden runs, the one sentence that says where to send it; the code then pairs over that app's real webhook.
+
+let s: UiSession;
+beforeAll(async () => {
+  s = await startUiSession(undefined, {
+    configure: (config) => ({
+      ...config,
+      integrations: {
+        ...ironclawdConfigSchema.parse({}).integrations,
+        telegram: {
+          enabled: true,
+          token: "123456:TEST",
+          secret_token: "ui-secret",
+          api_base_url: "http://127.0.0.1:9",
+          bot: "family",
+        },
+        slack: {
+          enabled: true,
+          bot_token: "xoxb-ui",
+          signing_secret: "ui-signing-secret",
+          api_base_url: "http://127.0.0.1:9/api",
+          bot: "team",
+          slash_command: "/ironclaw",
+        },
+      },
+    }),
+  });
+}, 180_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+describe("Messaging", () => {
+  reportFailures(() => s);
+
+  it("shows a pairing code and how to send it on each app; the code pairs over the app's webhook", async () => {
+    const { page } = s;
+    await signIn(page, s.h.url, s.token);
+    await page.getByRole("link", { name: "Messaging" }).click();
+    const code = (await page.locator(".pairing-code").textContent())?.trim() ?? "";
+    expect(code).toMatch(/^[A-Z0-9]{6,}$/);
+    const lines = await page.locator(".pairing-channels li").allTextContents();
+    expect(lines).toEqual([
+      `telegram:family: Send /pair ${code} to the bot in a private chat.`,
+      `slack:team: In a direct message with the app, send /ironclaw pair ${code}`,
+    ]);
+
+    // The code shown is the one the warden takes: sent to the Telegram webhook, it links the chat to this user.
+    const update = {
+      update_id: 1,
+      message: {
+        message_id: 1,
+        date: 1,
+        text: `/pair ${code}`,
+        chat: { id: 4242, type: "private" },
+        from: { id: 4242, is_bot: false, first_name: "Alice" },
+      },
+    };
+    const sent = await fetch(`${s.h.url}/channels/telegram/family`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "ui-secret" },
+      body: JSON.stringify(update),
+    });
+    expect(sent.status).toBe(200);
+    const linked = () => {
+      const db = new Database(join(s.h.home, "host.db"), { readonly: true });
+      try {
+        return db
+          .prepare("SELECT user_id FROM channel_links WHERE kind = 'telegram' AND sender_id = '4242'")
+          .get();
+      } finally {
+        db.close();
+      }
+    };
+    await expect.poll(linked).toEqual({ user_id: "alice" });
+
+    // A new code replaces the shown one.
+    await page.getByRole("button", { name: "New code" }).click();
+    await expect.poll(async () => (await page.locator(".pairing-code").textContent())?.trim()).not.toBe(code);
+    expect(s.violations()).toEqual([]);
+  });
+});

@@ -1,0 +1,53 @@
+import { For, onMount, Show } from "solid-js";
+import type { ApiClient } from "../api/api-client.js";
+import { localDateTime } from "../shared/format.js";
+import { Notice } from "../shared/notice.js";
+import { createMessagingController } from "./messaging-controller.js";
+
+/** Link a messaging app: one code, and how to send it on each channel this warden runs. */
+export default function MessagingView(props: { api: ApiClient }) {
+  const messaging = createMessagingController(props.api);
+  const { state } = messaging;
+  onMount(() => void messaging.issue());
+  return (
+    <main class="messaging-screen" id="main" tabindex="-1">
+      <header class="screen-bar">
+        <h1>Messaging</h1>
+        <button type="button" disabled={state.busy} onClick={() => void messaging.issue()}>
+          New code
+        </button>
+      </header>
+      <Notice message={state.message} />
+      <Show when={state.pairing}>
+        {(pairing) => (
+          <section aria-label="Pairing code">
+            <p>
+              Your pairing code: <code class="pairing-code">{pairing().code}</code>
+              <Show when={state.expiresAt}>
+                {(at) => (
+                  <span class="muted">
+                    {" "}
+                    — works once, until {localDateTime(new Date(at()).toISOString())}
+                  </span>
+                )}
+              </Show>
+            </p>
+            <ul class="pairing-channels">
+              <For each={pairing().channels}>
+                {(c) => (
+                  <li>
+                    <strong>{c.channel}</strong>: {c.how}
+                  </li>
+                )}
+              </For>
+            </ul>
+            <p class="muted">
+              From then on what you write there goes to your own agent, and your jobs' results and alerts come
+              back there. Send /unpair there to undo it.
+            </p>
+          </section>
+        )}
+      </Show>
+    </main>
+  );
+}
