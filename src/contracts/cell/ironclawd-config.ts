@@ -238,6 +238,28 @@ export const telegramBotSchema = z
 export type TelegramBotConfig = z.output<typeof telegramBotSchema>;
 
 /**
+ * A channel's secrets, each given inline or by the variable its `_env` key names: never both, and one of the two
+ * when the channel is enabled.
+ */
+function checkSecretPairs(
+  c: Record<string, unknown> & { enabled: boolean },
+  ctx: z.RefinementCtx,
+  pairs: ReadonlyArray<readonly [string, string]>,
+): void {
+  for (const [inline, env] of pairs) {
+    if (c[inline] !== undefined && c[env] !== undefined)
+      ctx.addIssue({ code: "custom", path: [env], message: `give ${inline} or ${env}, not both`, input: c });
+    else if (c.enabled && c[inline] === undefined && c[env] === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: [inline],
+        message: `is required (or ${env}) when enabled`,
+        input: c,
+      });
+  }
+}
+
+/**
  * A Slack app (seed 003 §16.1) over the Events API: Slack calls POST /channels/slack/<bot> with each event and
  * slash command, signed with the app's signing secret (X-Slack-Signature, v0 HMAC-SHA256 over the timestamp and
  * the raw body); the bot token posts the answers (chat.postMessage). Both stay on the host.
@@ -284,27 +306,12 @@ export const slackBotSchema = z
           "/ironclaw new, /ironclaw feedback <text>… in the app's direct messages.",
       ),
   })
-  .superRefine((c, ctx) => {
-    for (const [inline, env] of [
+  .superRefine((c, ctx) =>
+    checkSecretPairs(c, ctx, [
       ["bot_token", "bot_token_env"],
       ["signing_secret", "signing_secret_env"],
-    ] as const) {
-      if (c[inline] !== undefined && c[env] !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: [env],
-          message: `give ${inline} or ${env}, not both`,
-          input: c,
-        });
-      else if (c.enabled && c[inline] === undefined && c[env] === undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: [inline],
-          message: `is required (or ${env}) when enabled`,
-          input: c,
-        });
-    }
-  });
+    ]),
+  );
 export type SlackBotConfig = z.output<typeof slackBotSchema>;
 
 /**
@@ -380,26 +387,11 @@ export const whatsappBotSchema = z
       .describe("The language of notice_template."),
   })
   .superRefine((c, ctx) => {
-    for (const [inline, env] of [
+    checkSecretPairs(c, ctx, [
       ["access_token", "access_token_env"],
       ["app_secret", "app_secret_env"],
       ["verify_token", "verify_token_env"],
-    ] as const) {
-      if (c[inline] !== undefined && c[env] !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: [env],
-          message: `give ${inline} or ${env}, not both`,
-          input: c,
-        });
-      else if (c.enabled && c[inline] === undefined && c[env] === undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: [inline],
-          message: `is required (or ${env}) when enabled`,
-          input: c,
-        });
-    }
+    ]);
     if (c.enabled && c.phone_number_id === undefined)
       ctx.addIssue({
         code: "custom",
@@ -454,20 +446,7 @@ export const discordBotSchema = z
       .describe("The application's name in its interactions URL: POST /channels/discord/<bot>."),
   })
   .superRefine((c, ctx) => {
-    if (c.bot_token !== undefined && c.bot_token_env !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["bot_token_env"],
-        message: "give bot_token or bot_token_env, not both",
-        input: c,
-      });
-    else if (c.enabled && c.bot_token === undefined && c.bot_token_env === undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["bot_token"],
-        message: "is required (or bot_token_env) when enabled",
-        input: c,
-      });
+    checkSecretPairs(c, ctx, [["bot_token", "bot_token_env"]]);
     for (const key of ["application_id", "public_key"] as const)
       if (c.enabled && c[key] === undefined)
         ctx.addIssue({ code: "custom", path: [key], message: "is required when enabled", input: c });

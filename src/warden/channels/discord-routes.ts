@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from "fastify";
-import { HttpError, sendEnvelopeError, toHttpError } from "../../http/index.js";
+import type { FastifyInstance } from "fastify";
+import { HttpError, sendEnvelopeError } from "../../http/index.js";
 import type { DiscordChannel } from "./discord.js";
+import { headerOf, keepRawBodies, rawBodyOf, webhookErrors } from "./webhook-route.js";
 
 export interface DiscordRoutesDeps {
   /** Applications by name, the `:bot` segment of the interactions URL. */
@@ -15,20 +16,10 @@ export interface DiscordRoutesDeps {
  * interactions are answered in Discord's shape.
  */
 export function registerDiscordRoutes(app: FastifyInstance, deps: DiscordRoutesDeps): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) =>
-    done(null, body),
-  );
-  app.post<{ Params: { bot: string }; Body: Buffer }>(
+  keepRawBodies(app, ["application/json"]);
+  app.post<{ Params: { bot: string } }>(
     "/channels/discord/:bot",
-    {
-      bodyLimit: deps.bodyLimit ?? 1024 * 1024,
-      errorHandler: (error: FastifyError, request, reply) => {
-        const answer = toHttpError(error);
-        if (answer.status >= 500) request.log.error({ err: error }, "Discord interaction failed");
-        return sendEnvelopeError(reply, answer);
-      },
-    },
+    { bodyLimit: deps.bodyLimit ?? 1024 * 1024, errorHandler: webhookErrors("Discord interaction") },
     async (request, reply) => {
       const bot = deps.bots.get(request.params.bot);
       if (!bot)
@@ -36,12 +27,12 @@ export function registerDiscordRoutes(app: FastifyInstance, deps: DiscordRoutesD
           reply,
           new HttpError("not_found", `no Discord application named ${request.params.bot}`),
         );
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return typeof value === "string" ? value : undefined;
-      };
-      const refusal = bot.refusal(header("x-signature-ed25519"), header("x-signature-timestamp"), raw);
+      const raw = rawBodyOf(request);
+      const refusal = bot.refusal(
+        headerOf(request, "x-signature-ed25519"),
+        headerOf(request, "x-signature-timestamp"),
+        raw,
+      );
       if (refusal) {
         request.log.warn({ bot: bot.name, refusal }, "Discord interaction refused");
         return sendEnvelopeError(reply, new HttpError("unauthorized", refusal));

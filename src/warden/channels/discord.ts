@@ -1,14 +1,16 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { z } from "zod";
 import { aNumber, aString, type DiscordBotConfig } from "../../contracts/index.js";
-import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
-import {
-  type AttemptResult,
-  classifyHttpFailure,
-  DEFAULT_RETRY_POLICY,
-  withRetries,
-} from "../../providers/index.js";
+import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter } from "./channel.js";
+import {
+  callPlatform,
+  channelSecret,
+  type PlatformCallOptions,
+  type PlatformFailure,
+  RecentIds,
+  safeJson,
+} from "./platform-call.js";
 
 /** A signed interaction older (or newer) than this is refused: a captured one cannot be replayed later. */
 const SIGNATURE_MAX_AGE_SECONDS = 5 * 60;
@@ -56,7 +58,7 @@ export const DISCORD_COMMANDS = [
 /** What an interaction is answered with, in Discord's shape. */
 export type DiscordReply = { type: number; data?: { content: string; flags?: number } };
 
-export interface DiscordChannelOptions {
+export interface DiscordChannelOptions extends PlatformCallOptions {
   bot: string;
   applicationId: string;
   /** The application's Ed25519 public key, hex. */
@@ -65,14 +67,11 @@ export interface DiscordChannelOptions {
   apiBaseUrl: string;
   router: ChannelRouter;
   logger?: Logger;
-  fetch?: typeof fetch;
-  maxRetries?: number;
   /** Seconds since the epoch (tests move the clock). */
   now?: () => number;
 }
 
 const RECENT = 512;
-type Failure = { status: number; reason: string };
 
 /**
  * A Discord application as a channel (seed 003 §16.1), over its interactions endpoint: `/ask`, `/pair`, `/new`,
@@ -90,7 +89,7 @@ export class DiscordChannel implements Channel {
   private readonly router: ChannelRouter;
   private readonly log: Logger;
   private readonly now: () => number;
-  private readonly recent = new Set<string>();
+  private readonly recent = new RecentIds<string>(RECENT);
 
   constructor(private readonly options: DiscordChannelOptions) {
     this.name = options.bot;
@@ -146,8 +145,7 @@ export class DiscordChannel implements Channel {
       throw new ValidationError("discord-interaction", [
         { path: "$.user", message: "is required for a command in a direct message", code: "custom" },
       ]);
-    if (this.recent.has(interaction.id)) return said("Already taken.");
-    this.remember(interaction.id);
+    if (this.recent.seenBefore(interaction.id)) return said("Already taken.");
     const option = (name: string) => {
       const value = interaction.data?.options?.find((o) => o.name === name)?.value;
       return typeof value === "string" ? value.trim() : "";
@@ -197,67 +195,28 @@ export class DiscordChannel implements Channel {
     return failure === undefined;
   }
 
-  private async call(method: string, path: string, body: unknown): Promise<Failure | undefined> {
-    const policy = {
-      ...DEFAULT_RETRY_POLICY,
-      maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-    };
-    const result = await withRetries(policy, () => this.attempt(method, path, body));
-    return result.ok ? undefined : result.failure;
-  }
-
-  private async attempt(method: string, path: string, body: unknown): Promise<AttemptResult<true, Failure>> {
-    let response: Response;
-    try {
-      response = await (this.options.fetch ?? fetch)(
-        `${this.options.apiBaseUrl.replace(/\/+$/, "")}${path}`,
-        {
-          method,
-          headers: { "content-type": "application/json", authorization: `Bot ${this.options.token}` },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(10_000),
-        },
-      );
-    } catch (cause) {
-      // Not retried: after a timeout Discord may well have posted, and twice is worse than once.
-      const reason = (cause instanceof Error ? cause.message : String(cause)).replaceAll(
-        this.options.token,
-        "<token>",
-      );
-      return { ok: false, retryable: false, failure: { status: 0, reason } };
-    }
-    const text = await response.text().catch(() => "");
-    if (response.ok) return { ok: true, value: true };
-    const { retryable } = classifyHttpFailure(response.status, text);
-    // A 429 says how long to wait in its body (seconds, fractional) and in Retry-After.
-    const retryAfter = Number(
-      (safeJson(text) as { retry_after?: unknown })?.retry_after ?? response.headers.get("retry-after") ?? 1,
-    );
-    return {
-      ok: false,
-      retryable,
-      failure: {
-        status: response.status,
-        reason: text.slice(0, 200).replaceAll(this.options.token, "<token>"),
-      },
-      ...(response.status === 429
-        ? { retryAfterMs: (Number.isFinite(retryAfter) ? retryAfter : 1) * 1000 }
-        : {}),
-    };
-  }
-
-  private remember(id: string): void {
-    this.recent.add(id);
-    const oldest = this.recent.values().next();
-    if (this.recent.size > RECENT && !oldest.done) this.recent.delete(oldest.value);
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+  private call(method: string, path: string, body: unknown): Promise<PlatformFailure | undefined> {
+    return callPlatform({
+      url: `${this.options.apiBaseUrl.replace(/\/+$/, "")}${path}`,
+      method,
+      headers: { "content-type": "application/json", authorization: `Bot ${this.options.token}` },
+      body,
+      secret: this.options.token,
+      options: this.options,
+      // A 429 says how long to wait in its body (seconds, fractional) as well as in Retry-After.
+      read: ({ ok, status, headers, text }) =>
+        ok
+          ? { ok: true }
+          : {
+              ok: false,
+              reason: text.slice(0, 200) || `status ${status}`,
+              retryAfterSeconds: Number(
+                (safeJson(text) as { retry_after?: unknown } | undefined)?.retry_after ??
+                  headers.get("retry-after") ??
+                  1,
+              ),
+            },
+    });
   }
 }
 
@@ -267,19 +226,13 @@ export function createDiscordChannel(
   deps: { router: ChannelRouter; env?: NodeJS.ProcessEnv; logger?: Logger; fetch?: typeof fetch },
 ): DiscordChannel {
   const env = deps.env ?? process.env;
-  const missing = (key: string, rule: string) =>
-    new ConfigError("ironclawd.toml", [{ key: `integrations.discord.${key}`, rule }]);
-  const token = config.bot_token ?? (config.bot_token_env ? env[config.bot_token_env] : undefined);
-  if (!token)
-    throw config.bot_token_env
-      ? missing("bot_token_env", `names ${config.bot_token_env}, which is not set`)
-      : missing("bot_token", "is required");
-  if (!config.application_id) throw missing("application_id", "is required");
-  if (!config.public_key) throw missing("public_key", "is required");
+  const token = channelSecret("discord", "bot_token", config.bot_token, config.bot_token_env, env);
+  const applicationId = channelSecret("discord", "application_id", config.application_id, undefined, env);
+  const publicKey = channelSecret("discord", "public_key", config.public_key, undefined, env);
   const channel = new DiscordChannel({
     bot: config.bot,
-    applicationId: config.application_id,
-    publicKey: config.public_key,
+    applicationId,
+    publicKey,
     token,
     apiBaseUrl: config.api_base_url,
     router: deps.router,

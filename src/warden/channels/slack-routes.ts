@@ -1,7 +1,8 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ok } from "../../contracts/index.js";
-import { HttpError, sendEnvelopeError, toHttpError } from "../../http/index.js";
+import { HttpError, sendEnvelopeError } from "../../http/index.js";
 import type { SlackChannel } from "./slack.js";
+import { headerOf, keepRawBodies, rawBodyOf, webhookErrors } from "./webhook-route.js";
 
 export interface SlackRoutesDeps {
   /** Apps by name, the `:bot` segment of the request URL. */
@@ -17,23 +18,10 @@ export interface SlackRoutesDeps {
  * own answers (the URL check's challenge, a slash command's ephemeral line) are Slack's shapes.
  */
 export function registerSlackRoutes(app: FastifyInstance, deps: SlackRoutesDeps): void {
-  // This plugin's own parsers (Fastify scopes them to it): raw bytes for both of the types Slack sends.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    ["application/json", "application/x-www-form-urlencoded"],
-    { parseAs: "buffer" },
-    (_request, body, done) => done(null, body),
-  );
-  app.post<{ Params: { bot: string }; Body: Buffer }>(
+  keepRawBodies(app, ["application/json", "application/x-www-form-urlencoded"]);
+  app.post<{ Params: { bot: string } }>(
     "/channels/slack/:bot",
-    {
-      bodyLimit: deps.bodyLimit ?? 1024 * 1024,
-      errorHandler: (error: FastifyError, request, reply) => {
-        const answer = toHttpError(error);
-        if (answer.status >= 500) request.log.error({ err: error }, "Slack request failed");
-        return sendEnvelopeError(reply, answer);
-      },
-    },
+    { bodyLimit: deps.bodyLimit ?? 1024 * 1024, errorHandler: webhookErrors("Slack request") },
     async (request, reply) => {
       const bot = deps.bots.get(request.params.bot);
       if (!bot)
@@ -41,17 +29,17 @@ export function registerSlackRoutes(app: FastifyInstance, deps: SlackRoutesDeps)
           reply,
           new HttpError("not_found", `no Slack app named ${request.params.bot}`),
         );
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return typeof value === "string" ? value : undefined;
-      };
-      const refusal = bot.refusal(header("x-slack-request-timestamp"), header("x-slack-signature"), raw);
+      const raw = rawBodyOf(request);
+      const refusal = bot.refusal(
+        headerOf(request, "x-slack-request-timestamp"),
+        headerOf(request, "x-slack-signature"),
+        raw,
+      );
       if (refusal) {
         request.log.warn({ bot: bot.name, refusal }, "Slack request refused");
         return sendEnvelopeError(reply, new HttpError("unauthorized", refusal));
       }
-      const outcome = bot.handle(header("content-type"), raw);
+      const outcome = bot.handle(headerOf(request, "content-type"), raw);
       if (outcome.kind === "challenge") return { challenge: outcome.challenge };
       if (outcome.kind === "ephemeral") return { response_type: "ephemeral", text: outcome.text };
       return ok({ request: outcome.kind });

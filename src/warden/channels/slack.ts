@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { aString, type SlackBotConfig } from "../../contracts/index.js";
-import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
+import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter, SendOptions } from "./channel.js";
+import { channelSecret, RecentIds } from "./platform-call.js";
 import { SlackApi, type SlackApiOptions } from "./slack-api.js";
 
 /** Slack refuses requests signed longer ago than this, and so do we (a captured request cannot be replayed later). */
@@ -86,7 +87,7 @@ export class SlackChannel implements Channel {
   private readonly signingSecret: string;
   private readonly now: () => number;
   // Slack redelivers an event it thinks went unanswered (X-Slack-Retry-Num); one message must not become two turns.
-  private readonly recent = new Set<string>();
+  private readonly recent = new RecentIds<string>(RECENT_EVENTS);
 
   constructor(options: SlackChannelOptions) {
     this.name = options.bot;
@@ -161,8 +162,7 @@ export class SlackChannel implements Channel {
       return { kind: "ignored" };
     // A plain channel message reaches the app only as a mention (app_mention); its message copy is not a turn.
     if (event.type === "message" && channel_type !== "im") return { kind: "ignored" };
-    if (this.recent.has(eventId)) return { kind: "ignored" };
-    this.remember(eventId);
+    if (this.recent.seenBefore(eventId)) return { kind: "ignored" };
     if (event.type === "message") {
       void this.router.receive({ channel: this, address: channel, senderId: user, text });
       return { kind: "accepted" };
@@ -223,12 +223,6 @@ export class SlackChannel implements Channel {
     });
     return { kind: "accepted" };
   }
-
-  private remember(eventId: string): void {
-    this.recent.add(eventId);
-    const oldest = this.recent.values().next();
-    if (this.recent.size > RECENT_EVENTS && !oldest.done) this.recent.delete(oldest.value);
-  }
 }
 
 export interface SlackChannelDeps {
@@ -246,19 +240,15 @@ export interface SlackChannelDeps {
  */
 export function createSlackChannel(config: SlackBotConfig, deps: SlackChannelDeps): SlackChannel {
   const env = deps.env ?? process.env;
-  const read = (inline: string | undefined, variable: string | undefined, key: string): string => {
-    const value = inline ?? (variable === undefined ? undefined : env[variable]);
-    if (value) return value;
-    const rule = variable === undefined ? "is required" : `names ${variable}, which is not set`;
-    throw new ConfigError("ironclawd.toml", [{ key: `integrations.slack.${key}`, rule }]);
-  };
   const channel = new SlackChannel({
     bot: config.bot,
-    token: read(config.bot_token, config.bot_token_env, config.bot_token_env ? "bot_token_env" : "bot_token"),
-    signingSecret: read(
+    token: channelSecret("slack", "bot_token", config.bot_token, config.bot_token_env, env),
+    signingSecret: channelSecret(
+      "slack",
+      "signing_secret",
       config.signing_secret,
       config.signing_secret_env,
-      config.signing_secret_env ? "signing_secret_env" : "signing_secret",
+      env,
     ),
     apiBaseUrl: config.api_base_url,
     slashCommand: config.slash_command,

@@ -1,27 +1,12 @@
 import { z } from "zod";
 import { createLogger, type Logger } from "../../core/index.js";
-import {
-  type AttemptResult,
-  classifyHttpFailure,
-  DEFAULT_RETRY_POLICY,
-  type RetryPolicy,
-  withRetries,
-} from "../../providers/index.js";
+import { callPlatform, type PlatformCallOptions, safeJson } from "./platform-call.js";
 
-export interface TelegramApiOptions {
+export interface TelegramApiOptions extends PlatformCallOptions {
   /** `https://api.telegram.org`, a self-hosted Bot API server, or a local fake in tests. */
   baseUrl: string;
   token: string;
-  /** Per attempt; a Bot API call that hangs must not hold a chat's queue forever. */
-  timeoutMs?: number;
-  /** Retries after the first attempt, for 429 and 5xx answers. */
-  maxRetries?: number;
-  /** A 429 asking for a longer wait than this is not waited for: the message is dropped instead. */
-  maxRetryAfterMs?: number;
-  /** First backoff after a 5xx, doubled on each further retry. */
-  backoffMs?: number;
   logger?: Logger;
-  fetch?: typeof fetch;
 }
 
 // Bot API answers (https://core.telegram.org/bots/api#making-requests); only what decides a retry is read.
@@ -68,67 +53,37 @@ export class TelegramApi {
     );
   }
 
+  /**
+   * 429 waits what Telegram asks (in the body, not a header); 5xx backs off; anything else (400 chat not found,
+   * 403 blocked) is final. The token is part of every URL, so URLs are never logged.
+   */
   private async call(method: string, body: Record<string, unknown>, context: object): Promise<boolean> {
-    const result = await withRetries(this.retryPolicy(), () => this.attempt(method, body), {
-      beforeWait: (failure, _attempt, waitMs) =>
-        this.log.debug({ method, ...context, status: failure.status, waitMs }, "Bot API call retried"),
+    const failure = await callPlatform({
+      url: `${this.baseUrl}/bot${this.options.token}/${method}`,
+      headers: { "content-type": "application/json" },
+      body,
+      secret: this.options.token,
+      options: this.options,
+      read: ({ ok, status, text }) => {
+        const answer = answerSchema.safeParse(safeJson(text));
+        if (ok && answer.success && answer.data.ok) return { ok: true };
+        return {
+          ok: false,
+          reason: answer.success
+            ? (answer.data.description ?? `status ${status}`)
+            : `status ${status}, not a Bot API answer`,
+          retryAfterSeconds: (answer.success ? answer.data.parameters?.retry_after : undefined) ?? 1,
+        };
+      },
+      onRetry: (f, waitMs) =>
+        this.log.debug({ method, ...context, status: f.status, waitMs }, "Bot API call retried"),
     });
-    if (result.ok) return true;
+    if (failure === undefined) return true;
     this.log.warn(
-      { method, ...context, status: result.failure.status, reason: result.failure.reason },
+      { method, ...context, status: failure.status, reason: failure.reason },
       "Bot API call failed",
     );
     return false;
-  }
-
-  private retryPolicy(): RetryPolicy {
-    return {
-      ...DEFAULT_RETRY_POLICY,
-      maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-      baseDelayMs: this.options.backoffMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-      maxRetryAfterMs: this.options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
-    };
-  }
-
-  /**
-   * 429 waits what Telegram asks (in the body, not a header); 5xx backs off; anything else (400 chat not found,
-   * 403 blocked) is final.
-   */
-  private async attempt(
-    method: string,
-    body: Record<string, unknown>,
-  ): Promise<AttemptResult<true, Failure>> {
-    let response: Response;
-    try {
-      response = await (this.options.fetch ?? fetch)(`${this.baseUrl}/bot${this.options.token}/${method}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
-      });
-    } catch (cause) {
-      // Not retried: after a timeout Telegram may well have delivered the message, and twice is worse than once.
-      const reason = this.redact(cause instanceof Error ? cause.message : String(cause));
-      return { ok: false, retryable: false, failure: { status: 0, reason } };
-    }
-    const text = await response.text().catch(() => "");
-    const answer = answerSchema.safeParse(safeJson(text));
-    if (response.ok && answer.success && answer.data.ok) return { ok: true, value: true };
-    const reason = answer.success
-      ? (answer.data.description ?? `status ${response.status}`)
-      : `status ${response.status}, not a Bot API answer`;
-    const { retryable } = classifyHttpFailure(response.status, text);
-    const retryAfter = answer.success ? answer.data.parameters?.retry_after : undefined;
-    return {
-      ok: false,
-      retryable,
-      failure: { status: response.status, reason: this.redact(reason) },
-      ...(response.status === 429 ? { retryAfterMs: (retryAfter ?? 1) * 1000 } : {}),
-    };
-  }
-
-  private redact(text: string): string {
-    return text.replaceAll(this.options.token, "<token>");
   }
 }
 
@@ -138,18 +93,7 @@ export interface InlineButton {
   data: string;
 }
 
-/** Status 0 means no answer came. */
-type Failure = { status: number; reason: string };
-
 /** Telegram chat ids are integers (up to 52 bits); `@channelname` stays a string. */
 function chatIdValue(chatId: string): number | string {
   return /^-?\d{1,16}$/.test(chatId) && Number.isSafeInteger(Number(chatId)) ? Number(chatId) : chatId;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

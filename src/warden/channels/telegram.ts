@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { aBoolean, aNumber, aString, isJsonObject, type TelegramBotConfig } from "../../contracts/index.js";
-import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
+import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter, SendOptions } from "./channel.js";
+import { channelSecret, RecentIds } from "./platform-call.js";
 import { TelegramApi, type TelegramApiOptions } from "./telegram-api.js";
 
 // Telegram's Update (https://core.telegram.org/bots/api#update), only as far as a text message needs. Loose:
@@ -62,7 +63,7 @@ export class TelegramChannel implements Channel {
   private readonly secretToken: string;
   private readonly secretDigest: Buffer;
   // Telegram redelivers an update it thinks went unanswered; one message must not become two turns.
-  private readonly recent = new Set<number>();
+  private readonly recent = new RecentIds<number>(RECENT_UPDATES);
 
   constructor(options: TelegramChannelOptions) {
     this.name = options.bot;
@@ -101,8 +102,7 @@ export class TelegramChannel implements Channel {
     const { text, chat, from } = parsed.data;
     // A personal agent answers from its user's memory; in a group every member would read those answers.
     if (chat.type !== "private" || from.is_bot === true) return "ignored";
-    if (this.recent.has(updateId)) return "ignored";
-    this.remember(updateId);
+    if (this.recent.seenBefore(updateId)) return "ignored";
     const senderName = [from.first_name, from.last_name].filter(Boolean).join(" ") || from.username;
     void this.router.receive({
       channel: this,
@@ -129,8 +129,7 @@ export class TelegramChannel implements Channel {
     const { id, data, from, message } = parsed.data;
     const command = /^([a-z]+):(\S+)$/.exec(data ?? "");
     if (!command || message?.chat.type !== "private" || from.is_bot === true) return "ignored";
-    if (this.recent.has(updateId)) return "ignored";
-    this.remember(updateId);
+    if (this.recent.seenBefore(updateId)) return "ignored";
     void this.api.answerCallbackQuery(id);
     void this.router.receive({
       channel: this,
@@ -144,12 +143,6 @@ export class TelegramChannel implements Channel {
   /** Registers `url` as the bot's webhook with the bot's secret (run once when the public URL is known). */
   registerWebhook(url: string): Promise<boolean> {
     return this.api.setWebhook(url, this.secretToken);
-  }
-
-  private remember(updateId: number): void {
-    this.recent.add(updateId);
-    const oldest = this.recent.values().next();
-    if (this.recent.size > RECENT_UPDATES && !oldest.done) this.recent.delete(oldest.value);
   }
 }
 
@@ -170,23 +163,13 @@ export function createTelegramChannel(
   deps: TelegramChannelDeps & { generatedSecret?: string },
 ): TelegramChannel {
   const env = deps.env ?? process.env;
-  const read = (inline: string | undefined, variable: string | undefined, key: string): string => {
-    const value = inline ?? (variable === undefined ? undefined : env[variable]);
-    if (value) return value;
-    const rule = variable === undefined ? "is required" : `names ${variable}, which is not set`;
-    throw new ConfigError("ironclawd.toml", [{ key: `integrations.telegram.${key}`, rule }]);
-  };
   const channel = new TelegramChannel({
     bot: config.bot,
-    token: read(config.token, config.token_env, config.token_env ? "token_env" : "token"),
+    token: channelSecret("telegram", "token", config.token, config.token_env, env),
     secretToken:
       config.secret_token === undefined && config.secret_token_env === undefined && deps.generatedSecret
         ? deps.generatedSecret
-        : read(
-            config.secret_token,
-            config.secret_token_env,
-            config.secret_token_env ? "secret_token_env" : "secret_token",
-          ),
+        : channelSecret("telegram", "secret_token", config.secret_token, config.secret_token_env, env),
     apiBaseUrl: config.api_base_url,
     router: deps.router,
     ...(deps.logger ? { logger: deps.logger } : {}),

@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ok } from "../../contracts/index.js";
-import { HttpError, sendEnvelopeError, toHttpError } from "../../http/index.js";
+import { HttpError, sendEnvelopeError } from "../../http/index.js";
+import { headerOf, keepRawBodies, rawBodyOf, webhookErrors } from "./webhook-route.js";
 import type { WhatsappChannel } from "./whatsapp.js";
 
 export interface WhatsappRoutesDeps {
@@ -17,15 +18,8 @@ type Query = { "hub.mode"?: string; "hub.verify_token"?: string; "hub.challenge"
  * because the signature is over them, and parsed only once it holds.
  */
 export function registerWhatsappRoutes(app: FastifyInstance, deps: WhatsappRoutesDeps): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) =>
-    done(null, body),
-  );
-  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const answer = toHttpError(error);
-    if (answer.status >= 500) request.log.error({ err: error }, "WhatsApp webhook failed");
-    return sendEnvelopeError(reply, answer);
-  };
+  keepRawBodies(app, ["application/json"]);
+  const errorHandler = webhookErrors("WhatsApp webhook");
   const unknown = (bot: string) => new HttpError("not_found", `no WhatsApp number named ${bot}`);
 
   app.get<{ Params: { bot: string }; Querystring: Query }>(
@@ -45,15 +39,14 @@ export function registerWhatsappRoutes(app: FastifyInstance, deps: WhatsappRoute
     },
   );
 
-  app.post<{ Params: { bot: string }; Body: Buffer }>(
+  app.post<{ Params: { bot: string } }>(
     "/channels/whatsapp/:bot",
     { bodyLimit: deps.bodyLimit ?? 1024 * 1024, errorHandler },
     async (request, reply) => {
       const bot = deps.bots.get(request.params.bot);
       if (!bot) return sendEnvelopeError(reply, unknown(request.params.bot));
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = request.headers["x-hub-signature-256"];
-      const refusal = bot.refusal(typeof header === "string" ? header : undefined, raw);
+      const raw = rawBodyOf(request);
+      const refusal = bot.refusal(headerOf(request, "x-hub-signature-256"), raw);
       if (refusal) {
         request.log.warn({ bot: bot.name, refusal }, "WhatsApp notification refused");
         return sendEnvelopeError(reply, new HttpError("unauthorized", refusal));

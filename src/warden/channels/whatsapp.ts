@@ -1,8 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { aString, type WhatsappBotConfig } from "../../contracts/index.js";
-import { ConfigError, createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
+import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter } from "./channel.js";
+import { channelSecret, RecentIds } from "./platform-call.js";
 import { OUTSIDE_WINDOW_CODE, WhatsappApi, type WhatsappApiOptions } from "./whatsapp-api.js";
 
 /** Meta lets a business send free-form messages only this long after the person's last message. */
@@ -88,7 +89,7 @@ export class WhatsappChannel implements Channel {
   private readonly noticeTemplate: { name: string; language: string } | undefined;
   private readonly now: () => number;
   // Meta redelivers a notification it thinks went unanswered; one message must not become two turns.
-  private readonly recent = new Set<string>();
+  private readonly recent = new RecentIds<string>(RECENT_MESSAGES);
   /** When each person last wrote: their 24-hour window. Kept in memory; after a restart it opens with their next message. */
   private readonly lastHeard = new Map<string, number>();
 
@@ -153,11 +154,10 @@ export class WhatsappChannel implements Channel {
         // Another number of the same business account is not this channel's to answer.
         if (value.metadata?.phone_number_id !== this.phoneNumberId) continue;
         for (const message of value.messages ?? []) {
-          if (this.recent.has(message.id)) {
+          if (this.recent.seenBefore(message.id)) {
             counts.ignored++;
             continue;
           }
-          this.remember(message.id);
           this.lastHeard.set(message.from, this.now());
           void this.api.markRead(message.id);
           const name = value.contacts?.find((c) => c.wa_id === message.from)?.profile?.name;
@@ -209,12 +209,6 @@ export class WhatsappChannel implements Channel {
       text.length > TEMPLATE_PARAMETER_MAX ? `${text.slice(0, TEMPLATE_PARAMETER_MAX - 1)}…` : text;
     return (await this.api.sendTemplate(address, name, language, parameter)) === undefined;
   }
-
-  private remember(id: string): void {
-    this.recent.add(id);
-    const oldest = this.recent.values().next();
-    if (this.recent.size > RECENT_MESSAGES && !oldest.done) this.recent.delete(oldest.value);
-  }
 }
 
 export interface WhatsappChannelDeps {
@@ -231,19 +225,11 @@ export interface WhatsappChannelDeps {
  */
 export function createWhatsappChannel(config: WhatsappBotConfig, deps: WhatsappChannelDeps): WhatsappChannel {
   const env = deps.env ?? process.env;
-  const read = (inline: string | undefined, variable: string | undefined, key: string): string => {
-    const value = inline ?? (variable === undefined ? undefined : env[variable]);
-    if (value) return value;
-    const rule = variable === undefined ? "is required" : `names ${variable}, which is not set`;
-    throw new ConfigError("ironclawd.toml", [{ key: `integrations.whatsapp.${key}`, rule }]);
-  };
-  const secret = (key: "access_token" | "app_secret" | "verify_token") => {
-    const variable = config[`${key}_env`];
-    return read(config[key], variable, variable ? `${key}_env` : key);
-  };
+  const secret = (key: "access_token" | "app_secret" | "verify_token") =>
+    channelSecret("whatsapp", key, config[key], config[`${key}_env`], env);
   const channel = new WhatsappChannel({
     bot: config.bot,
-    phoneNumberId: read(config.phone_number_id, undefined, "phone_number_id"),
+    phoneNumberId: channelSecret("whatsapp", "phone_number_id", config.phone_number_id, undefined, env),
     token: secret("access_token"),
     appSecret: secret("app_secret"),
     verifyToken: secret("verify_token"),
