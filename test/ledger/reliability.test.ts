@@ -74,8 +74,12 @@ describe.each(stores)("$name ledger: reliability across processes", (kind) => {
     expect(writer.acks.length).toBeGreaterThanOrEqual(150);
     if (trace !== undefined) {
       const synced = readSyncTrace(trace, await writer.pid, dbPath(ledger));
-      // Every append acknowledged before the kill is in the trace (one write per append), each after a sync.
-      expect(synced).toMatchObject({ acks: appendsOf(writer.acks), unsynced: 0 });
+      // Every append acknowledged before the kill is in the trace (one write per append), each after a sync; the
+      // write the kill cut short may or may not have reached this test.
+      expect(synced.unsynced).toBe(0);
+      expect(appendsOf(writer.acks)).toBeGreaterThanOrEqual(synced.acks);
+      expect(appendsOf(writer.acks)).toBeLessThanOrEqual(synced.ackAttempts);
+      expect(synced.ackAttempts - synced.acks).toBeLessThanOrEqual(1);
     }
 
     // A fresh connection, as after a restart: SQLite recovers its WAL, PostgreSQL rolled the open transaction back.

@@ -26,10 +26,15 @@ describe("reading a writer's sync trace", () => {
       ack(3),
       '4243  write(1<pipe:[99]>, "ack 9 x\\n", 8) = 8',
     ]);
-    expect(readSyncTrace(file, 4242, "/l/ledger.db")).toEqual({ acks: 3, unsynced: 1, syncs: 2 });
+    expect(readSyncTrace(file, 4242, "/l/ledger.db")).toEqual({
+      acks: 3,
+      ackAttempts: 3,
+      unsynced: 1,
+      syncs: 2,
+    });
   });
 
-  it("does not count an ack write the kill interrupted, but counts one that resumed and returned", () => {
+  it("counts an ack write the kill interrupted as begun but not as reaching the pipe; one that resumed as both", () => {
     const file = trace([
       sync,
       '4242  write(1<pipe:[99]>, "ack 1 ev1\\n", 10 <unfinished ...>',
@@ -41,6 +46,21 @@ describe("reading a writer's sync trace", () => {
       '4242  write(1<pipe:[99]>, "ack 3 ev3\\n", 10 <unfinished ...>',
       "4242  +++ killed by SIGKILL +++",
     ]);
-    expect(readSyncTrace(file, 4242, "/l/ledger.db")).toEqual({ acks: 1, unsynced: 0, syncs: 3 });
+    expect(readSyncTrace(file, 4242, "/l/ledger.db")).toEqual({
+      acks: 1,
+      ackAttempts: 3,
+      unsynced: 0,
+      syncs: 3,
+    });
+  });
+
+  it("holds a write begun with no sync since the last ack as unsynced, whether or not the kill let it finish", () => {
+    const file = trace([sync, ack(1), '4242  write(1<pipe:[99]>, "ack 2 ev2\\n", 10 <unfinished ...>']);
+    expect(readSyncTrace(file, 4242, "/l/ledger.db")).toEqual({
+      acks: 1,
+      ackAttempts: 2,
+      unsynced: 1,
+      syncs: 1,
+    });
   });
 });

@@ -7,9 +7,15 @@ import { readFileSync } from "node:fs";
  * ack and this one; killing the process cannot show that (the kernel keeps unsynced pages), a sync trace can.
  */
 export interface SyncReport {
-  /** Ack writes (one per append) in the trace. */
+  /** Ack writes (one per append) in the trace that returned: each reached the pipe. */
   acks: number;
-  /** Acks printed with no sync of the database since the previous ack. */
+  /**
+   * Ack writes begun, those the kill interrupted included: such a write may or may not have reached the pipe
+   * (the kill can land after the kernel took the bytes but before the tracer saw the call return), so the acks a
+   * reader got lie between `acks` and this.
+   */
+  ackAttempts: number;
+  /** Ack writes begun with no sync of the database since the previous one. */
   unsynced: number;
   /** Syncs of the database file or its WAL/journal. */
   syncs: number;
@@ -41,15 +47,18 @@ export function straceArgs(traceFile: string, command: string[]): string[] {
 
 /** Reads a trace of process `pid` (its main thread: SQLite syncs and Node writes stdout there) for `dbPath`. */
 export function readSyncTrace(traceFile: string, pid: number, dbPath: string): SyncReport {
-  const report: SyncReport = { acks: 0, unsynced: 0, syncs: 0 };
+  const report: SyncReport = { acks: 0, ackAttempts: 0, unsynced: 0, syncs: 0 };
   let syncedSinceAck = true;
-  const countAck = () => {
-    report.acks++;
+  // An ack write is judged when it begins (a sync must come first) and counted as reaching the pipe only once it
+  // returned a byte count (`<unfinished ...>` then `<... write resumed> = N`, not `= ?` nor a kill).
+  const beginAck = () => {
+    report.ackAttempts++;
     if (!syncedSinceAck) report.unsynced++;
     syncedSinceAck = false;
   };
-  // An ack write the kill interrupted (`<unfinished ...>` and never resumed, or `= ?`) never reached the pipe,
-  // so the test never read it: only a write that returned a byte count is an ack.
+  const countAck = () => {
+    report.acks++;
+  };
   let ackUnfinished = false;
   for (const line of readFileSync(traceFile, "utf8").split("\n")) {
     const resumed = /^(\d+)\s+<\.\.\. writev? resumed>.*\)\s+=\s+\d+\s*$/.exec(line);
@@ -67,6 +76,7 @@ export function readSyncTrace(traceFile: string, pid: number, dbPath: string): S
         syncedSinceAck = true;
       }
     } else if (fd === "1" && /^, (?:\[\{iov_base=)?"ack /.test(rest)) {
+      beginAck();
       if (rest.includes("<unfinished ...>")) ackUnfinished = true;
       else if (/\)\s+=\s+\d+\s*$/.test(rest)) countAck();
     }
