@@ -409,6 +409,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   }
 
   void registerWebhook?.();
+  for (const bot of telegramBots.values()) void bot.learnUsername();
   // Discord shows an application's slash commands only once they are registered with it.
   for (const app of discordBots.values()) void app.registerCommands();
   const auditMs = commandOversightOptions(config).auditMs ?? 0;

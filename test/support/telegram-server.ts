@@ -75,7 +75,9 @@ export async function startTelegramServer(): Promise<TelegramServer> {
               chat: { id: body.chat_id },
               text: body.text,
             }
-          : true;
+          : match[2] === "getMe"
+            ? { id: 42, is_bot: true, first_name: "IronClaw", username: "ironclaw_test_bot" }
+            : true;
       answer(res, 200, { ok: true, result });
     });
   });

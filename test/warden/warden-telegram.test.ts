@@ -48,11 +48,28 @@ afterAll(async () => {
 
 describe("the Telegram channel through the warden", () => {
   it("pairs a Telegram user by a one-time code, then answers their messages from their own cell", async () => {
-    const pairing = (await (await call("POST", "/api/channels/pairing-code")).json()) as {
-      data: { code: string; bots: string[] };
+    type Pairing = {
+      data: { code: string; bots: string[]; channels: Array<{ channel: string; how: string }> };
     };
+    const issue = async () => (await (await call("POST", "/api/channels/pairing-code")).json()) as Pairing;
+    // The warden asks Telegram for the bot's username when it starts, without holding the start up for it.
+    let pairing = await issue();
+    await expect
+      .poll(async () => {
+        pairing = await issue();
+        return pairing.data.channels[0]?.how;
+      })
+      .toMatch(/t\.me/);
     expect(pairing.data.bots).toEqual(["family"]);
-    expect((await webhook(update(`/pair ${pairing.data.code}`))).status).toBe(200);
+    // The bot's username came from getMe at start: the instruction carries its deep link.
+    expect(pairing.data.channels).toEqual([
+      {
+        channel: "telegram:family",
+        how: `Open https://t.me/ironclaw_test_bot?start=${pairing.data.code} — or send /pair ${pairing.data.code} to the bot in a private chat.`,
+      },
+    ]);
+    // What the deep link makes Telegram send: /start with the code.
+    expect((await webhook(update(`/start ${pairing.data.code}`))).status).toBe(200);
     await bot.waitForMessages(1, 30_000);
     expect(String(bot.sentMessages()[0]?.text)).toMatch(/Paired/);
 

@@ -14,7 +14,9 @@ const answerSchema = z.looseObject({
   ok: z.boolean(),
   description: z.string().optional(),
   parameters: z.looseObject({ retry_after: z.number().optional() }).optional(),
+  result: z.unknown().optional(),
 });
+const botSchema = z.looseObject({ username: z.string().regex(/^\w{5,32}$/) });
 
 /**
  * The few Bot API methods the warden needs. Failures are data: every method logs what went wrong and returns
@@ -44,6 +46,16 @@ export class TelegramApi {
     return this.call("answerCallbackQuery", { callback_query_id: callbackQueryId }, {});
   }
 
+  /** The bot's username (getMe), for its `t.me/<username>` links; undefined when Telegram did not say. */
+  async username(): Promise<string | undefined> {
+    let username: string | undefined;
+    await this.call("getMe", {}, {}, (result) => {
+      const bot = botSchema.safeParse(result);
+      if (bot.success) username = bot.data.username;
+    });
+    return username;
+  }
+
   /** Points the bot's updates at the warden; Telegram then echoes `secretToken` on every webhook call. */
   setWebhook(url: string, secretToken: string): Promise<boolean> {
     return this.call(
@@ -57,7 +69,12 @@ export class TelegramApi {
    * 429 waits what Telegram asks (in the body, not a header); 5xx backs off; anything else (400 chat not found,
    * 403 blocked) is final. The token is part of every URL, so URLs are never logged.
    */
-  private async call(method: string, body: Record<string, unknown>, context: object): Promise<boolean> {
+  private async call(
+    method: string,
+    body: Record<string, unknown>,
+    context: object,
+    took?: (result: unknown) => void,
+  ): Promise<boolean> {
     const failure = await callPlatform({
       url: `${this.baseUrl}/bot${this.options.token}/${method}`,
       headers: { "content-type": "application/json" },
@@ -66,7 +83,10 @@ export class TelegramApi {
       options: this.options,
       read: ({ ok, status, text }) => {
         const answer = answerSchema.safeParse(safeJson(text));
-        if (ok && answer.success && answer.data.ok) return { ok: true };
+        if (ok && answer.success && answer.data.ok) {
+          took?.(answer.data.result);
+          return { ok: true };
+        }
         return {
           ok: false,
           reason: answer.success

@@ -64,6 +64,7 @@ export class TelegramChannel implements Channel {
   private readonly secretDigest: Buffer;
   // Telegram redelivers an update it thinks went unanswered; one message must not become two turns.
   private readonly recent = new RecentIds<number>(RECENT_UPDATES);
+  private botUsername: string | undefined;
 
   constructor(options: TelegramChannelOptions) {
     this.name = options.bot;
@@ -115,7 +116,16 @@ export class TelegramChannel implements Channel {
   }
 
   pairingInstruction(code: string): string {
-    return `Send /pair ${code} to the bot in a private chat.`;
+    const send = `send /pair ${code} to the bot in a private chat.`;
+    // Telegram's deep link opens the bot and sends `/start <code>`, which pairs as /pair does.
+    return this.botUsername
+      ? `Open https://t.me/${this.botUsername}?start=${code} — or ${send}`
+      : `${send[0]?.toUpperCase()}${send.slice(1)}`;
+  }
+
+  /** Asks Telegram for the bot's username, so pairing instructions can carry its t.me link. Never throws. */
+  async learnUsername(): Promise<void> {
+    this.botUsername = await this.api.username();
   }
 
   send(address: string, text: string, options?: SendOptions): Promise<boolean> {

@@ -2,13 +2,16 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../../src/contracts/index.js";
+import { startTelegramServer, type TelegramServer } from "../../support/telegram-server.js";
 import { reportFailures, signIn, startUiSession, type UiSession } from "./ui-session.js";
 
 // Linking a messaging app, as a person does it: the Messaging screen shows a one-time code and, for each app this
 // warden runs, the one sentence that says where to send it; the code then pairs over that app's real webhook.
 
 let s: UiSession;
+let telegram: TelegramServer;
 beforeAll(async () => {
+  telegram = await startTelegramServer();
   s = await startUiSession(undefined, {
     configure: (config) => ({
       ...config,
@@ -18,7 +21,7 @@ beforeAll(async () => {
           enabled: true,
           token: "123456:TEST",
           secret_token: "ui-secret",
-          api_base_url: "http://127.0.0.1:9",
+          api_base_url: telegram.url,
           bot: "family",
         },
         slack: {
@@ -35,6 +38,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await s?.close();
+  await telegram?.close();
 });
 
 describe("Messaging", () => {
@@ -44,11 +48,20 @@ describe("Messaging", () => {
     const { page } = s;
     await signIn(page, s.h.url, s.token);
     await page.getByRole("link", { name: "Messaging" }).click();
+    // The warden learns the bot's username from Telegram after it starts: a new code once it has.
+    const deepLink = page.getByRole("link", { name: /^https:\/\/t\.me\// });
+    await expect
+      .poll(async () => {
+        if ((await deepLink.count()) === 0) await page.getByRole("button", { name: "New code" }).click();
+        return deepLink.count();
+      })
+      .toBe(1);
     const code = (await page.locator(".pairing-code").textContent())?.trim() ?? "";
     expect(code).toMatch(/^[A-Z0-9]{6,}$/);
+    expect(await deepLink.getAttribute("href")).toBe(`https://t.me/ironclaw_test_bot?start=${code}`);
     const lines = await page.locator(".pairing-channels li").allTextContents();
     expect(lines).toEqual([
-      `telegram:family: Send /pair ${code} to the bot in a private chat.`,
+      `telegram:family: Open https://t.me/ironclaw_test_bot?start=${code} — or send /pair ${code} to the bot in a private chat.`,
       `slack:team: In a direct message with the app, send /ironclaw pair ${code}`,
     ]);
 
@@ -58,7 +71,7 @@ describe("Messaging", () => {
       message: {
         message_id: 1,
         date: 1,
-        text: `/pair ${code}`,
+        text: `/start ${code}`,
         chat: { id: 4242, type: "private" },
         from: { id: 4242, is_bot: false, first_name: "Alice" },
       },

@@ -36,7 +36,10 @@ export default function MessagingView(props: { api: ApiClient }) {
               <For each={pairing().channels}>
                 {(c) => (
                   <li>
-                    <strong>{c.channel}</strong>: {c.how}
+                    <strong>{c.channel}</strong>:{" "}
+                    <For each={withLinks(c.how)}>
+                      {(part) => (part.link ? <a href={part.text}>{part.text}</a> : part.text)}
+                    </For>
                   </li>
                 )}
               </For>
@@ -50,4 +53,12 @@ export default function MessagingView(props: { api: ApiClient }) {
       </Show>
     </main>
   );
+}
+
+/** The instruction's Telegram deep link as a link the person can follow; the rest as text. */
+function withLinks(text: string): Array<{ text: string; link: boolean }> {
+  return text
+    .split(/(https:\/\/t\.me\/\w+\?start=[\w-]+)/)
+    .filter((part) => part !== "")
+    .map((part) => ({ text: part, link: part.startsWith("https://t.me/") }));
 }
