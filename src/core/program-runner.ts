@@ -188,7 +188,9 @@ export async function runProgramViaHelper(
     const outcome = await new Promise<RunOutcome>((resolve) => {
       waiting.set(id, resolve);
       runner.channel?.ref();
-      const request = { id, file, args, timeoutMs: options.timeoutMs ?? 10_000, ...pick(options) };
+      // IPC's JSON leaves out the options not given.
+      const { cwd, env, input } = options;
+      const request = { id, file, args, timeoutMs: options.timeoutMs ?? 10_000, cwd, env, input };
       runner.send(request, (error) => {
         if (error) {
           waiting.delete(id);
@@ -206,15 +208,6 @@ export async function runProgramViaHelper(
     if (outcome.error !== HELPER_GONE && outcome.error !== NOT_ASKED) return outcome;
   }
   return runProgram(file, args, options);
-}
-
-/** The options the helper passes on, without undefined fields. */
-function pick(options: ProgramOptions): Partial<Pick<ProgramOptions, "cwd" | "env" | "input">> {
-  return {
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    ...(options.env !== undefined ? { env: options.env } : {}),
-    ...(options.input !== undefined ? { input: options.input } : {}),
-  };
 }
 
 /** Starts the helper ahead of its first use (a blank pool's boot), so no hand-out waits for node to start. */

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+import { createArrivals } from "./arrivals.js";
 
 /** One Web API call the fake received: the method, its bearer token and its JSON body. */
 export interface SlackApiCall {
@@ -35,7 +36,7 @@ export interface SlackServer {
 export async function startSlackServer(): Promise<SlackServer> {
   const calls: SlackApiCall[] = [];
   const failures: SlackApiFailure[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = createArrivals();
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on("data", (d: Buffer) => parts.push(d));
@@ -50,7 +51,7 @@ export async function startSlackServer(): Promise<SlackServer> {
         return answer(res, 200, { ok: false, error: "invalid_json" });
       }
       calls.push({ method, token, body, at: Date.now() });
-      for (const wake of waiters) wake();
+      arrivals.arrived();
       const failure = failures.shift();
       if (failure)
         return answer(
@@ -80,24 +81,8 @@ export async function startSlackServer(): Promise<SlackServer> {
     failNext: (...f) => {
       failures.push(...f);
     },
-    waitForPosts: (count, timeoutMs = 5_000) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (posts().length < count) return;
-          cleanup();
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`expected ${count} chat.postMessage calls, got ${posts().length}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      }),
+    waitForPosts: (count, timeoutMs) =>
+      arrivals.waitFor(() => posts().length, count, "chat.postMessage calls", timeoutMs),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+import { createArrivals } from "./arrivals.js";
 
 /** One Bot API call the fake received: `/bot<token>/<method>` and its JSON body. */
 export interface BotApiCall {
@@ -36,7 +37,7 @@ export interface TelegramServer {
 export async function startTelegramServer(): Promise<TelegramServer> {
   const calls: BotApiCall[] = [];
   const failures: BotApiFailure[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = createArrivals();
   let messageId = 0;
 
   const server = createServer((req, res) => {
@@ -53,7 +54,7 @@ export async function startTelegramServer(): Promise<TelegramServer> {
         return answer(res, 400, { ok: false, error_code: 400, description: "Bad Request: body is not JSON" });
       }
       calls.push({ token: match[1], method: match[2], body, at: Date.now() });
-      for (const wake of waiters) wake();
+      arrivals.arrived();
       const failure = failures.shift();
       if (failure) {
         const parameters =
@@ -96,24 +97,8 @@ export async function startTelegramServer(): Promise<TelegramServer> {
     failNext: (...f) => {
       failures.push(...f);
     },
-    waitForMessages: (count, timeoutMs = 5_000) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (sentMessages().length < count) return;
-          cleanup();
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`expected ${count} sendMessage calls, got ${sentMessages().length}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      }),
+    waitForMessages: (count, timeoutMs) =>
+      arrivals.waitFor(() => sentMessages().length, count, "sendMessage calls", timeoutMs),
     reset: () => {
       calls.length = 0;
       failures.length = 0;

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+import { createArrivals } from "./arrivals.js";
 
 /** One Cloud API call the fake received: the phone number id in its path, its bearer token and JSON body. */
 export interface GraphCall {
@@ -38,7 +39,7 @@ export interface WhatsappServer {
 export async function startWhatsappServer(): Promise<WhatsappServer> {
   const calls: GraphCall[] = [];
   const failures: GraphFailure[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = createArrivals();
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on("data", (d: Buffer) => parts.push(d));
@@ -53,7 +54,7 @@ export async function startWhatsappServer(): Promise<WhatsappServer> {
       }
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
       calls.push({ phoneNumberId, token, body, at: Date.now() });
-      for (const wake of waiters) wake();
+      arrivals.arrived();
       const failure = failures.shift();
       if (failure)
         return answer(res, failure.status, { error: { message: failure.message, code: failure.code } });
@@ -90,24 +91,8 @@ export async function startWhatsappServer(): Promise<WhatsappServer> {
     failNext: (...f) => {
       failures.push(...f);
     },
-    waitFor: (which, count, timeoutMs = 5_000) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (lists[which]().length < count) return;
-          cleanup();
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`expected ${count} ${which}, got ${lists[which]().length}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      }),
+    waitFor: (which, count, timeoutMs) =>
+      arrivals.waitFor(() => lists[which]().length, count, which, timeoutMs),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

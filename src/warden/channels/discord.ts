@@ -11,9 +11,8 @@ import {
   RecentIds,
   safeJson,
 } from "./platform-call.js";
+import { jsonBody, staleTimestamp } from "./webhook-route.js";
 
-/** A signed interaction older (or newer) than this is refused: a captured one cannot be replayed later. */
-const SIGNATURE_MAX_AGE_SECONDS = 5 * 60;
 /** Discord's interaction types and callback types (https://discord.com/developers/docs/interactions). */
 const PING = 1;
 const APPLICATION_COMMAND = 2;
@@ -107,9 +106,8 @@ export class DiscordChannel implements Channel {
   refusal(signature: string | undefined, timestamp: string | undefined, raw: Buffer): string | undefined {
     if (signature === undefined || timestamp === undefined)
       return "missing X-Signature-Ed25519 or X-Signature-Timestamp";
-    if (!/^\d{1,12}$/.test(timestamp)) return "X-Signature-Timestamp is not a number of seconds";
-    if (Math.abs(this.now() - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS)
-      return "X-Signature-Timestamp is more than 5 minutes from now";
+    const stale = staleTimestamp("X-Signature-Timestamp", timestamp, this.now());
+    if (stale) return stale;
     if (!/^[0-9a-f]{128}$/i.test(signature)) return "X-Signature-Ed25519 is not a signature";
     const signed = Buffer.concat([Buffer.from(timestamp), raw]);
     return verify(null, signed, this.key, Buffer.from(signature, "hex"))
@@ -119,14 +117,7 @@ export class DiscordChannel implements Channel {
 
   /** A signed interaction: a PING is answered PONG; a command goes to the router and is answered at once. */
   handle(raw: Buffer): DiscordReply {
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      throw new ValidationError("discord-interaction", [
-        { path: "$", message: "must be JSON", code: "custom" },
-      ]);
-    }
+    const body = jsonBody(raw, "discord-interaction");
     const parsed = interactionSchema.safeParse(body);
     if (!parsed.success) throw new ValidationError("discord-interaction", issuesFromZod(parsed.error));
     const interaction = parsed.data;

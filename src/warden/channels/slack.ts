@@ -1,13 +1,11 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { z } from "zod";
 import { aString, type SlackBotConfig } from "../../contracts/index.js";
 import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter, SendOptions } from "./channel.js";
 import { channelSecret, RecentIds } from "./platform-call.js";
 import { SlackApi, type SlackApiOptions } from "./slack-api.js";
-
-/** Slack refuses requests signed longer ago than this, and so do we (a captured request cannot be replayed later). */
-export const SIGNATURE_MAX_AGE_SECONDS = 5 * 60;
+import { jsonBody, sameSecret, staleTimestamp } from "./webhook-route.js";
 
 // The Events API's envelope (https://api.slack.com/apis/events-api#callback-field), only as far as routing needs.
 // Loose: Slack adds fields, and none of them may turn a good event into a 400.
@@ -113,17 +111,12 @@ export class SlackChannel implements Channel {
   refusal(timestamp: string | undefined, signature: string | undefined, raw: Buffer): string | undefined {
     if (timestamp === undefined || signature === undefined)
       return "missing X-Slack-Signature or X-Slack-Request-Timestamp";
-    if (!/^\d{1,12}$/.test(timestamp)) return "X-Slack-Request-Timestamp is not a number of seconds";
-    if (Math.abs(this.now() - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS)
-      return "X-Slack-Request-Timestamp is more than 5 minutes from now";
-    const hmac = createHmac("sha256", this.signingSecret);
-    hmac.update(`v0:${timestamp}:`);
-    hmac.update(raw);
-    const expected = Buffer.from(`v0=${hmac.digest("hex")}`);
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      return "X-Slack-Signature does not match the body";
-    return undefined;
+    const stale = staleTimestamp("X-Slack-Request-Timestamp", timestamp, this.now());
+    if (stale) return stale;
+    const hmac = createHmac("sha256", this.signingSecret).update(`v0:${timestamp}:`).update(raw);
+    return sameSecret(signature, `v0=${hmac.digest("hex")}`)
+      ? undefined
+      : "X-Slack-Signature does not match the body";
   }
 
   /**
@@ -134,14 +127,7 @@ export class SlackChannel implements Channel {
   handle(contentType: string | undefined, raw: Buffer): SlackOutcome {
     if (contentType?.startsWith("application/x-www-form-urlencoded"))
       return this.handleSlash(Object.fromEntries(new URLSearchParams(raw.toString("utf8"))));
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      throw new ValidationError("slack-request", [
-        { path: "$", message: "must be JSON or a form", code: "custom" },
-      ]);
-    }
+    const body = jsonBody(raw, "slack-request", "must be JSON or a form");
     const envelope = envelopeSchema.safeParse(body);
     if (!envelope.success) throw new ValidationError("slack-request", issuesFromZod(envelope.error));
     if (envelope.data.type === "url_verification") {

@@ -116,11 +116,11 @@ export class TelegramChannel implements Channel {
   }
 
   pairingInstruction(code: string): string {
-    const send = `send /pair ${code} to the bot in a private chat.`;
+    const send = `/pair ${code} to the bot in a private chat.`;
     // Telegram's deep link opens the bot and sends `/start <code>`, which pairs as /pair does.
     return this.botUsername
-      ? `Open https://t.me/${this.botUsername}?start=${code} — or ${send}`
-      : `${send[0]?.toUpperCase()}${send.slice(1)}`;
+      ? `Open https://t.me/${this.botUsername}?start=${code} — or send ${send}`
+      : `Send ${send}`;
   }
 
   /** Asks Telegram for the bot's username, so pairing instructions can carry its t.me link. Never throws. */

@@ -1,4 +1,6 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ValidationError } from "../../core/index.js";
 import { sendEnvelopeError, toHttpError } from "../../http/index.js";
 
 /**
@@ -28,4 +30,33 @@ export function headerOf(request: FastifyRequest, name: string): string | undefi
 /** The raw body a route kept with keepRawBodies; empty when there was none. */
 export function rawBodyOf(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+}
+
+/** A signed request older (or newer) than this is refused: a captured one cannot be replayed later. */
+export const SIGNATURE_MAX_AGE_SECONDS = 5 * 60;
+
+/** Why a signed request's timestamp header (seconds since the epoch) is refused: not a number, or over 5 minutes off. */
+export function staleTimestamp(header: string, value: string, nowSeconds: number): string | undefined {
+  if (!/^\d{1,12}$/.test(value)) return `${header} is not a number of seconds`;
+  if (Math.abs(nowSeconds - Number(value)) > SIGNATURE_MAX_AGE_SECONDS)
+    return `${header} is more than 5 minutes from now`;
+  return undefined;
+}
+
+/** Whether two secrets or signatures are the same, in time that does not depend on where they differ (or their lengths). */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/** A webhook body as JSON; a ValidationError naming `contract` when it is not JSON at all. */
+export function jsonBody(raw: Buffer, contract: string, what = "must be JSON"): unknown {
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new ValidationError(contract, [{ path: "$", message: what, code: "custom" }]);
+  }
 }

@@ -1,9 +1,10 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { z } from "zod";
 import { aString, type WhatsappBotConfig } from "../../contracts/index.js";
 import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter } from "./channel.js";
 import { channelSecret, RecentIds } from "./platform-call.js";
+import { jsonBody, sameSecret } from "./webhook-route.js";
 import { OUTSIDE_WINDOW_CODE, WhatsappApi, type WhatsappApiOptions } from "./whatsapp-api.js";
 
 /** Meta lets a business send free-form messages only this long after the person's last message. */
@@ -85,7 +86,7 @@ export class WhatsappChannel implements Channel {
   private readonly log: Logger;
   private readonly phoneNumberId: string;
   private readonly appSecret: string;
-  private readonly verifyDigest: Buffer;
+  private readonly verifyToken: string;
   private readonly noticeTemplate: { name: string; language: string } | undefined;
   private readonly now: () => number;
   // Meta redelivers a notification it thinks went unanswered; one message must not become two turns.
@@ -99,7 +100,7 @@ export class WhatsappChannel implements Channel {
     this.log = options.logger ?? createLogger("whatsapp");
     this.phoneNumberId = options.phoneNumberId;
     this.appSecret = options.appSecret;
-    this.verifyDigest = digest(options.verifyToken);
+    this.verifyToken = options.verifyToken;
     this.noticeTemplate = options.noticeTemplate;
     this.now = options.now ?? Date.now;
     this.api = new WhatsappApi({
@@ -118,17 +119,14 @@ export class WhatsappChannel implements Channel {
     challenge: string | undefined,
   ): string | undefined {
     if (mode !== "subscribe" || token === undefined || challenge === undefined) return undefined;
-    return timingSafeEqual(digest(token), this.verifyDigest) ? challenge : undefined;
+    return sameSecret(token, this.verifyToken) ? challenge : undefined;
   }
 
   /** Why a notification is not Meta's (`X-Hub-Signature-256` must be `sha256=` and the app secret's HMAC of the raw body), or undefined. */
   refusal(signature: string | undefined, raw: Buffer): string | undefined {
     if (signature === undefined) return "missing X-Hub-Signature-256";
-    const expected = Buffer.from(`sha256=${createHmac("sha256", this.appSecret).update(raw).digest("hex")}`);
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      return "X-Hub-Signature-256 does not match the body";
-    return undefined;
+    const expected = `sha256=${createHmac("sha256", this.appSecret).update(raw).digest("hex")}`;
+    return sameSecret(signature, expected) ? undefined : "X-Hub-Signature-256 does not match the body";
   }
 
   /**
@@ -137,14 +135,7 @@ export class WhatsappChannel implements Channel {
    * field when the notification lacks what routing needs.
    */
   handle(raw: Buffer): { accepted: number; ignored: number } {
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      throw new ValidationError("whatsapp-notification", [
-        { path: "$", message: "must be JSON", code: "custom" },
-      ]);
-    }
+    const body = jsonBody(raw, "whatsapp-notification");
     const parsed = notificationSchema.safeParse(body);
     if (!parsed.success) throw new ValidationError("whatsapp-notification", issuesFromZod(parsed.error));
     const counts = { accepted: 0, ignored: 0 };
@@ -244,8 +235,4 @@ export function createWhatsappChannel(config: WhatsappBotConfig, deps: WhatsappC
   });
   deps.router.register(channel);
   return channel;
-}
-
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
 }
