@@ -1,0 +1,123 @@
+import type { Logger } from "../../core/index.js";
+
+/** How one connection ended, and so what the keeper does next. */
+export type SocketEnd =
+  /** The platform asked for a new connection (Slack's `disconnect`, Discord's RECONNECT): open one, after `afterMs`. */
+  | { next: "reconnect"; why: string; afterMs?: number }
+  /** The connection failed or dropped: open a new one after the backoff. */
+  | { next: "backoff"; why: string }
+  /** It can never work as configured (a refused token, an intent not enabled): stop, and say why. */
+  | { next: "stop"; why: string };
+
+export interface SocketKeeperOptions {
+  /** What the log calls this connection (`slack:team Socket Mode`). */
+  name: string;
+  /**
+   * Opens one connection and resolves once it has ended, never rejecting for the platform's sake (a rejection is
+   * taken as a drop). Calls `ready()` when the connection works, so the backoff starts over; ends soon after
+   * `signal` aborts.
+   */
+  connect(signal: AbortSignal, ready: () => void): Promise<SocketEnd>;
+  logger: Logger;
+  /** The first wait after a drop; each further failure in a row doubles it. Default 1 s. */
+  initialDelayMs?: number;
+  /** The longest wait between attempts. Default 60 s. */
+  maxDelayMs?: number;
+  /** [0, 1); tests pin it. */
+  random?: () => number;
+}
+
+/**
+ * The wait before attempt `failures + 1`: `initialMs` doubled per failure in a row, capped at `maxMs`, and drawn
+ * from its upper half, so that many wardens dropped at once by a platform do not all come back at the same instant.
+ */
+export function backoffDelay(
+  failures: number,
+  initialMs: number,
+  maxMs: number,
+  random: () => number,
+): number {
+  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(failures, 30));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/**
+ * Keeps a platform's socket open for as long as the warden runs (Slack's Socket Mode, Discord's gateway): each
+ * connection that ends is followed by another, at once when the platform asked for it, after a capped, growing
+ * backoff when it failed, and never again when it cannot work. Runs in the background, so a platform that is down
+ * holds up nothing else; `stop` ends the connection and the waits, and resolves once they have.
+ */
+export class SocketKeeper {
+  private readonly aborter = new AbortController();
+  private readonly initialMs: number;
+  private readonly maxMs: number;
+  private readonly random: () => number;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: SocketKeeperOptions) {
+    this.initialMs = options.initialDelayMs ?? 1_000;
+    this.maxMs = options.maxDelayMs ?? 60_000;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Starts connecting; once only. */
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Ends the connection and any wait; resolves when the keeper has stopped for good. */
+  async stop(): Promise<void> {
+    this.aborter.abort();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    const { signal } = this.aborter;
+    const log = this.options.logger;
+    let failures = 0;
+    while (!signal.aborted) {
+      let wasReady = false;
+      let end: SocketEnd;
+      try {
+        end = await this.options.connect(signal, () => {
+          wasReady = true;
+          failures = 0;
+        });
+      } catch (error) {
+        end = { next: "backoff", why: error instanceof Error ? error.message : String(error) };
+      }
+      if (signal.aborted) return;
+      if (end.next === "stop") {
+        log.error(
+          { connection: this.options.name, why: end.why },
+          "connection stopped: it cannot work as configured",
+        );
+        return;
+      }
+      // A platform that asks for a new connection before the last one ever worked is failing too: back off.
+      const backoff =
+        end.next === "backoff" || !wasReady
+          ? backoffDelay(failures++, this.initialMs, this.maxMs, this.random)
+          : 0;
+      const waitMs = Math.max(backoff, end.next === "reconnect" ? (end.afterMs ?? 0) : 0);
+      if (end.next === "backoff")
+        log.warn({ connection: this.options.name, why: end.why, retryInMs: waitMs }, "connection lost");
+      else log.info({ connection: this.options.name, why: end.why, retryInMs: waitMs }, "reconnecting");
+      await sleep(waitMs, signal);
+    }
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
