@@ -244,25 +244,33 @@ export type TelegramBotConfig = z.output<typeof telegramBotSchema>;
 function checkSecretPairs(
   c: Record<string, unknown> & { enabled: boolean },
   ctx: z.RefinementCtx,
-  pairs: ReadonlyArray<readonly [string, string]>,
+  pairs: ReadonlyArray<readonly [string, string, SecretNeed?]>,
 ): void {
-  for (const [inline, env] of pairs) {
+  for (const [inline, env, need] of pairs) {
     if (c[inline] !== undefined && c[env] !== undefined)
       ctx.addIssue({ code: "custom", path: [env], message: `give ${inline} or ${env}, not both`, input: c });
-    else if (c.enabled && c[inline] === undefined && c[env] === undefined)
+    else if (c.enabled && need?.optional !== true && c[inline] === undefined && c[env] === undefined)
       ctx.addIssue({
         code: "custom",
         path: [inline],
-        message: `is required (or ${env}) when enabled`,
+        message: `is required (or ${env}) when enabled${need?.unless ? `, unless ${need.unless}` : ""}`,
         input: c,
       });
   }
 }
 
+/** When a secret pair may be left out: always (`optional`), or the case its message names (`unless`). */
+interface SecretNeed {
+  optional?: boolean;
+  unless?: string;
+}
+
 /**
  * A Slack app (seed 003 §16.1) over the Events API: Slack calls POST /channels/slack/<bot> with each event and
  * slash command, signed with the app's signing secret (X-Slack-Signature, v0 HMAC-SHA256 over the timestamp and
- * the raw body); the bot token posts the answers (chat.postMessage). Both stay on the host.
+ * the raw body); the bot token posts the answers (chat.postMessage). Or over Socket Mode, for a warden Slack
+ * cannot reach: with an app-level token the warden opens the connection itself and needs no signing secret.
+ * Every token stays on the host.
  */
 export const slackBotSchema = z
   .strictObject({
@@ -292,9 +300,25 @@ export const slackBotSchema = z
       description: "The environment variable of the warden that holds the signing secret.",
       examples: ["SLACK_SIGNING_SECRET"],
     }),
+    app_token: aString()
+      .regex(/^xapp-\S+$/, "must be an app-level token: xapp-…")
+      .optional()
+      .meta({
+        description:
+          "An app-level token (xapp-…, scope connections:write) turns on Socket Mode: the warden connects to " +
+          "Slack instead of Slack calling it, so it needs no public URL and no signing secret. Inline; or name " +
+          "its variable in app_token_env.",
+        examples: ["xapp-1-A0123-4567-abcdef"],
+      }),
+    app_token_env: envVarName.optional().meta({
+      description: "The environment variable of the warden that holds the app-level token (Socket Mode).",
+      examples: ["SLACK_APP_TOKEN"],
+    }),
     api_base_url: httpUrl
       .default("https://slack.com/api")
-      .describe("Slack's Web API, where answers are posted (chat.postMessage)."),
+      .describe(
+        "Slack's Web API, where answers are posted (chat.postMessage) and Socket Mode connections opened.",
+      ),
     bot: nameToken("an app name", "team")
       .default("default")
       .describe("The app's name in its request URL: POST /channels/slack/<bot>."),
@@ -309,7 +333,15 @@ export const slackBotSchema = z
   .superRefine((c, ctx) =>
     checkSecretPairs(c, ctx, [
       ["bot_token", "bot_token_env"],
-      ["signing_secret", "signing_secret_env"],
+      ["app_token", "app_token_env", { optional: true }],
+      // Socket Mode's events come over the warden's own connection: nothing arrives to be checked.
+      c.app_token === undefined && c.app_token_env === undefined
+        ? [
+            "signing_secret",
+            "signing_secret_env",
+            { unless: "app_token or app_token_env is given (Socket Mode)" },
+          ]
+        : ["signing_secret", "signing_secret_env", { optional: true }],
     ]),
   );
 export type SlackBotConfig = z.output<typeof slackBotSchema>;
@@ -405,7 +437,8 @@ export type WhatsappBotConfig = z.output<typeof whatsappBotSchema>;
 /**
  * A Discord application (seed 003 §16.1) over its interactions endpoint: Discord calls POST
  * /channels/discord/<bot> with each slash command, signed with the application's Ed25519 key (X-Signature-Ed25519
- * over the timestamp and the raw body, checked with the public key); the bot token posts the answers.
+ * over the timestamp and the raw body, checked with the public key); the bot token posts the answers. With
+ * `gateway` the warden also holds the bot's gateway connection, for plain DMs and mentions in servers.
  */
 export const discordBotSchema = z
   .strictObject({
@@ -444,6 +477,12 @@ export const discordBotSchema = z
     bot: nameToken("an application's name", "guild")
       .default("default")
       .describe("The application's name in its interactions URL: POST /channels/discord/<bot>."),
+    gateway: aBoolean()
+      .default(false)
+      .describe(
+        "true connects the bot to Discord's gateway, so a DM to it is a turn and a mention of it in a server " +
+          "is answered there (to paired users). Needs the Message Content intent enabled in the Developer Portal.",
+      ),
   })
   .superRefine((c, ctx) => {
     checkSecretPairs(c, ctx, [["bot_token", "bot_token_env"]]);
@@ -570,7 +609,10 @@ const integrationsSchema = z
       ),
     discord: discordBotSchema
       .optional()
-      .describe("A Discord application: its users talk to their agents with its slash commands in DMs."),
+      .describe(
+        "A Discord application: its users talk to their agents with its slash commands in DMs, and with gateway " +
+          "on in plain DMs and mentions.",
+      ),
     whatsapp: whatsappBotSchema
       .optional()
       .describe("A WhatsApp number on Meta's Cloud API: its owner's own assistant, within Meta's terms."),
