@@ -10,8 +10,8 @@ import {
 import { type MessageBody, ProtocolPeer } from "../channel/index.js";
 import type { ProtocolMessage } from "../contracts/cell/index.js";
 import type { IronclawdConfig } from "../contracts/index.js";
-import { createLogger } from "../core/index.js";
-import { HostProviders, serveCellRequests } from "../warden/index.js";
+import { createLogger, ironclawHome } from "../core/index.js";
+import { HostProviders, serveCellRequests, withHostEnv } from "../warden/index.js";
 import { cliCellSpec } from "./cell-owner.js";
 import { type CliIo, println, UsageError } from "./command.js";
 
@@ -20,7 +20,7 @@ export type CellHandler = "agent" | "echo" | "shell";
 
 /** The warden's side of a cell started from the CLI: model calls and fetches under ironclawd.toml. */
 export function hostSide(config: IronclawdConfig, io: CliIo, user: string): (cell: CellHandle) => () => void {
-  const providers = new HostProviders(config, io.env);
+  const providers = new HostProviders(config, withHostEnv(ironclawHome(io.env), io.env));
   return (cell) =>
     serveCellRequests(cell, {
       userId: user,

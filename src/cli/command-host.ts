@@ -9,6 +9,7 @@ import {
   ModelBudget,
   openHostDb,
   UserStore,
+  withHostEnv,
 } from "../warden/index.js";
 import type { CliIo } from "./command.js";
 
@@ -32,7 +33,7 @@ export async function openHostCommand(
   const home = ironclawHome(io.env);
   const config = loadHostConfig(home);
   const logger = createLogger("command", { level: io.env.IRONCLAW_LOG ?? "warn" });
-  const providers = new HostProviders(config, io.env);
+  const providers = new HostProviders(config, withHostEnv(home, io.env));
   const db = openHostDb(home);
   const budget = new ModelBudget({ db, config });
   const backend = options.cells

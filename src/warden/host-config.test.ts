@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,7 +6,13 @@ import { uncommentDefaults } from "../../test/support/toml-uncomment.js";
 import { loadHostConfig } from "../cells/index.js";
 import { ironclawdConfigSchema } from "../contracts/index.js";
 import { missingTemplateKeys, parseTomlConfig, undescribedKeys } from "../core/index.js";
-import { HOST_CONFIG_FILE, prepareHome, starterHostConfig } from "./host-config.js";
+import {
+  HOST_CONFIG_FILE,
+  prepareHome,
+  readHostConfigValues,
+  starterHostConfig,
+  writeHostConfig,
+} from "./host-config.js";
 import { DEFAULT_SUSPICIOUS_PATTERNS } from "./soul/index.js";
 
 const homes: string[] = [];
@@ -72,5 +78,58 @@ backend = "bwrap"
       ...defaults,
       soul_guard: { ...defaults.soul_guard, suspicious_patterns: [...DEFAULT_SUSPICIOUS_PATTERNS] },
     });
+  });
+});
+
+describe("ironclawd.toml rewritten with chosen values (ironclaw setup)", () => {
+  const hand = `[server]
+port = 7500
+public_url = "https://claw.example.org"
+
+[providers.local]
+base_url = "http://127.0.0.1:11434/v1"
+models = ["llama3.1", "qwen2.5"]
+
+[pricing.local."llama3.1"]
+input = 0
+output = 0
+
+[budgets]
+alert_percent = [70, 95]
+`;
+
+  it("keeps every value the file set, sets the new ones, shows the rest commented, and backs the old file up", () => {
+    const home = freshHome();
+    const file = join(home, HOST_CONFIG_FILE);
+    writeFileSync(file, hand, { mode: 0o600 });
+    const before = parseTomlConfig(hand, ironclawdConfigSchema);
+    const values = readHostConfigValues(home);
+    const written = writeHostConfig(home, {
+      ...values,
+      new_brains: { provider: "local", model: "qwen2.5" },
+    });
+    const after = loadHostConfig(home);
+    expect(after).toEqual({ ...before, new_brains: { provider: "local", model: "qwen2.5" } });
+    expect(missingTemplateKeys(ironclawdConfigSchema, readFileSync(file, "utf8"))).toEqual([]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(written.backup).toBeDefined();
+    expect(readFileSync(written.backup ?? "", "utf8")).toBe(hand);
+    expect(statSync(written.backup ?? "").mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses values the schema refuses, naming the key, and leaves the file as it was", () => {
+    const home = freshHome();
+    writeFileSync(join(home, HOST_CONFIG_FILE), hand);
+    expect(() => writeHostConfig(home, { cells: { backend: "docker" } })).toThrow(
+      /cells\.backend.*must be one of/,
+    );
+    expect(readFileSync(join(home, HOST_CONFIG_FILE), "utf8")).toBe(hand);
+    expect(readdirSync(home)).toEqual([HOST_CONFIG_FILE]);
+  });
+
+  it("names the line of a file that is not TOML instead of overwriting it", () => {
+    const home = freshHome();
+    writeFileSync(join(home, HOST_CONFIG_FILE), "[server]\nport = = 1\n");
+    expect(() => readHostConfigValues(home)).toThrow(/ironclawd\.toml:2: \(syntax\)/);
   });
 });

@@ -19,14 +19,23 @@ export {
   usdToMicros,
 } from "./budget/index.js";
 export { type CellRequestOptions, type ModelCallRecord, serveCellRequests } from "./cell-requests.js";
+export { ChannelLinks } from "./channels/channel-links.js";
+export { TelegramApi } from "./channels/telegram-api.js";
 export type { ChatEvent, ChatService, ChatTurnInput, JobNotice } from "./chat-events.js";
 export { WardenCommandCells, type WardenCommandCellsOptions } from "./command-cells.js";
 export { commandOversightOptions } from "./command-oversight.js";
 export { WardenPlanner } from "./command-planner.js";
 export { startWarden, type Warden, type WardenOptions } from "./daemon.js";
 export { type HostCommandParts, hostCommandOptions } from "./host-command.js";
-export { HOST_CONFIG_FILE, prepareHome } from "./host-config.js";
+export {
+  HOST_CONFIG_FILE,
+  prepareHome,
+  readHostConfigValues,
+  starterHostConfig,
+  writeHostConfig,
+} from "./host-config.js";
 export { HOST_DB_FILE, openHostDb } from "./host-db.js";
+export { HOST_ENV_FILE, hostEnvFile, readHostEnv, withHostEnv, writeHostEnv } from "./host-env-file.js";
 export { HostProviders } from "./host-providers.js";
 export { LoginLinks } from "./login-links.js";
 export {
@@ -64,6 +73,6 @@ export {
   type SkillsLock,
 } from "./skills/index.js";
 export { type DiffLine, diffLines, migrateSoulTables, type SoulChange, SoulStore } from "./soul/index.js";
-export { UserStore } from "./user-store.js";
+export { assertUserName, UserStore } from "./user-store.js";
 export { runningWardenUrl } from "./warden-address.js";
 export { signOutEverywhere, WebSessions } from "./web-sessions.js";

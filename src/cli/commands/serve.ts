@@ -1,5 +1,5 @@
 import { ironclawHome } from "../../core/index.js";
-import { startWarden } from "../../warden/index.js";
+import { startWarden, withHostEnv } from "../../warden/index.js";
 import { println } from "../command.js";
 import { defineCommand } from "../command-spec.js";
 import { runDoctor } from "./doctor.js";
@@ -11,7 +11,8 @@ export const serveCommand = defineCommand({
   description: `Starts ironclawd, the IronClaw warden: the HTTP + WebSocket API, the UI at /ui, the OpenAI-compatible
 endpoint at /v1, channels, and every user's agent in its own cell. State lives in IRONCLAW_HOME (default
 ~/.ironclaw): ironclawd.toml, host.db and users/. The first start writes ironclawd.toml with every setting
-at its default. Prints a one-time admin login link. Stops every cell cleanly on SIGINT or SIGTERM.`,
+at its default (\`ironclaw setup\` writes it with your choices). Keys are read from IRONCLAW_HOME/ironclawd.env (0600)
+beneath the process's environment. Prints a one-time admin login link. Stops every cell cleanly on SIGINT or SIGTERM.`,
   options: [
     {
       name: "host",
@@ -33,7 +34,8 @@ at its default. Prints a one-time admin login link. Stops every cell cleanly on 
     const home = ironclawHome(io.env);
     const warden = await startWarden({
       home,
-      env: io.env,
+      // The keys `ironclaw setup` wrote (systemd's unit reads the same file); the process's own variables win.
+      env: withHostEnv(home, io.env),
       ...(options.host ? { host: options.host } : {}),
       ...(options.port === undefined ? {} : { port: options.port }),
       sentinel: { command: sentinelCommandLine() },
