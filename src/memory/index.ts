@@ -9,7 +9,7 @@ export {
   type ForgetOutcome,
   type MemoryStatus,
 } from "./brain-memory.js";
-export { type BrainInitResult, initBrain } from "./brain-starter.js";
+export { type BrainInitResult, DEFAULT_MODEL, initBrain } from "./brain-starter.js";
 export { chunkId, contentHash } from "./chunk-id.js";
 export { type Chunk, type ChunkOptions, chunkMarkdown, DEFAULT_CHUNK_MAX_BYTES } from "./chunker.js";
 export {

@@ -22,6 +22,15 @@ export {
   type RefusalKind,
 } from "./http-failure.js";
 export { MessageAccumulator, type ToolCallDelta } from "./message-accumulator.js";
+export {
+  checkModelCall,
+  LOCAL_MODEL_SERVERS,
+  type LocalModelServer,
+  listModels,
+  type ModelCallCheck,
+  type ModelListing,
+  probeLocalModelServers,
+} from "./model-probe.js";
 export { createOpenAiProvider, type OpenAiProviderOptions } from "./openai-chat.js";
 export { EmbeddingRequestError, OpenAiEmbedder, type OpenAiEmbedderOptions } from "./openai-embeddings.js";
 export {

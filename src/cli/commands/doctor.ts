@@ -29,6 +29,8 @@ export interface DoctorCheck {
   detail: string;
   /** What does not work while this check is not ok. */
   disables?: string;
+  /** The one command that fixes it, where there is one. */
+  fix?: string;
 }
 
 const MIN_NODE: [number, number] = [20, 19];
@@ -142,6 +144,7 @@ async function checkGit(): Promise<DoctorCheck> {
       status: "missing",
       detail: "git not found",
       disables: "command: theaters, worktrees, integration",
+      fix: "apt-get install git",
     };
   const version = run.stdout.trim().replace(/^git version /, "");
   const [major = 0, minor = 0] = version.split(".").map(Number);
@@ -162,7 +165,13 @@ async function checkBwrap(): Promise<{ check: DoctorCheck; usable: boolean }> {
   if (!version.ok)
     return {
       usable: false,
-      check: { name: "bubblewrap", status: "missing", detail: "bwrap not found", disables },
+      check: {
+        name: "bubblewrap",
+        status: "missing",
+        detail: "bwrap not found",
+        disables,
+        fix: "apt-get install bubblewrap",
+      },
     };
   // Actually enter the namespaces: a binary that exists but cannot create user namespaces is useless.
   const sandbox = await runProgram("bwrap", [
@@ -171,7 +180,11 @@ async function checkBwrap(): Promise<{ check: DoctorCheck; usable: boolean }> {
   ]);
   if (!sandbox.ok) {
     const detail = `${version.stdout.trim()} cannot create a sandbox: ${firstLine(sandbox.stderr) || `exit ${sandbox.code}`}`;
-    return { usable: false, check: { name: "bubblewrap", status: "missing", detail, disables } };
+    // Debian before 11 gates unprivileged user namespaces with this switch; Ubuntu 24.04 with AppArmor's.
+    const fix = existsSync("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+      ? "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+      : "sysctl -w kernel.unprivileged_userns_clone=1";
+    return { usable: false, check: { name: "bubblewrap", status: "missing", detail, disables, fix } };
   }
   return {
     usable: true,
@@ -186,7 +199,13 @@ async function checkQemu(): Promise<{ check: DoctorCheck; binary: boolean; micro
     return {
       binary: false,
       microvm: false,
-      check: { name: "qemu", status: "missing", detail: `${QEMU_BINARY} not found`, disables },
+      check: {
+        name: "qemu",
+        status: "missing",
+        detail: `${QEMU_BINARY} not found`,
+        disables,
+        fix: "apt-get install qemu-system-x86",
+      },
     };
   }
   const machines = await runProgram(QEMU_BINARY, ["-M", "help"]);
@@ -201,7 +220,13 @@ async function checkQemu(): Promise<{ check: DoctorCheck; binary: boolean; micro
     : {
         binary: true,
         microvm,
-        check: { name: "qemu", status: "missing", detail: `${name} lacks -M microvm`, disables },
+        check: {
+          name: "qemu",
+          status: "missing",
+          detail: `${name} lacks -M microvm`,
+          disables,
+          fix: "apt-get install qemu-system-x86 (QEMU 4.2 or newer)",
+        },
       };
 }
 
@@ -220,6 +245,7 @@ function kvmCheck(probe: Awaited<ReturnType<typeof probeAccelerator>> | null): D
         status: "missing",
         detail: probe.detail,
         disables: "fast microVM boots (microvm falls back to TCG, opt-in)",
+        fix: "modprobe kvm_intel || modprobe kvm_amd   (and enable virtualisation in the firmware)",
       };
 }
 
@@ -235,7 +261,12 @@ function configuredImageSafe() {
 /** Folds the kernel-boot probe into the kvm check: a vCPU that runs is not yet a kernel that boots. */
 function withKernelBoot(check: DoctorCheck, probe: BootProbe | null, imageReady: boolean): DoctorCheck {
   if (check.status !== "ok") return check;
-  if (!imageReady) return { ...check, detail: `${check.detail}; kernel boot not tried (no cell image yet)` };
+  if (!imageReady)
+    return {
+      ...check,
+      detail: `${check.detail}; kernel boot not tried (no cell image yet)`,
+      fix: "ironclaw image build",
+    };
   if (!probe) return check;
   return probe.booted
     ? { ...check, detail: `${check.detail}; the cell kernel boots under KVM (${probe.ms} ms)` }
@@ -288,11 +319,12 @@ async function checkCellLimits(bwrapUsable: boolean): Promise<DoctorCheck> {
  */
 async function checkCellStart(): Promise<DoctorCheck> {
   const runtime = defaultRuntime();
-  const warn = (detail: string, disables: string): DoctorCheck => ({
+  const warn = (detail: string, disables: string, fix?: string): DoctorCheck => ({
     name: "cell start",
     status: "warn",
     detail,
     disables,
+    ...(fix ? { fix } : {}),
   });
   if (runtime.kind !== "bundle")
     return warn(
@@ -300,6 +332,7 @@ async function checkCellStart(): Promise<DoctorCheck> {
         ? "this CLI runs from its sources and the inmate bundle is older than them (or IRONCLAW_INMATE=source), so cells start from the sources; npm run build makes a current bundle"
         : "cells load the compiled modules one by one: no inmate bundle as new as them (npm run build makes one)",
       "fast cell starts (3–4× slower)",
+      "npm run build",
     );
   const snapshot = await runtime.startupSnapshot?.(process.execPath, bwrapNodeOptions(DEFAULT_BWRAP_LIMITS));
   return snapshot
@@ -307,6 +340,7 @@ async function checkCellStart(): Promise<DoctorCheck> {
     : warn(
         "no startup snapshot this node loads: bwrap cells start through the bundle's loader and code cache (npm run build makes one for this node)",
         "~30 ms of each bwrap cell start",
+        "npm run build",
       );
 }
 
@@ -323,15 +357,17 @@ function microvmStartCheck(snapshot: string | undefined): DoctorCheck {
     status: "warn",
     detail: `microVM cells start through the loader: ${snapshot ? `the image build could not make a startup snapshot (${snapshot})` : "the image predates startup snapshots (ironclaw image build makes one)"}`,
     disables: "~0.9 s of each microVM start under TCG",
+    fix: "ironclaw image build",
   };
 }
 
-function printReport(out: NodeJS.WritableStream, report: Awaited<ReturnType<typeof runDoctor>>): void {
+export function printReport(out: NodeJS.WritableStream, report: Awaited<ReturnType<typeof runDoctor>>): void {
   const mark: Record<Status, string> = { ok: "ok  ", warn: "warn", missing: "MISS" };
   const width = Math.max(...report.checks.map((c) => c.name.length));
   for (const c of report.checks) {
     out.write(`[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail}\n`);
     if (c.status !== "ok" && c.disables) out.write(`       ${"".padEnd(width)}  disables: ${c.disables}\n`);
+    if (c.fix) out.write(`       ${"".padEnd(width)}  fix: ${c.fix}\n`);
   }
   const choice = report.cellBackend;
   out.write(`\ncell backend (auto): ${choice.backend ?? "none"} — ${choice.reason}\n`);
