@@ -15,6 +15,7 @@ import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createDiscordChannel, type DiscordChannel } from "./channels/discord.js";
 import { createSlackChannel, type SlackChannel } from "./channels/slack.js";
+import { createSlackSocketMode } from "./channels/slack-socket.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
 import { createWhatsappChannel, type WhatsappChannel } from "./channels/whatsapp.js";
 import { ChatCore } from "./chat-core.js";
@@ -289,11 +290,17 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     }
   }
 
-  // Slack signs every request with the app's signing secret: without one the app is not configured at all.
+  // The channels' own connections to their platforms (Socket Mode, the gateway): opened once the warden serves,
+  // closed before the router, so nothing new arrives while it drains.
+  const sockets: Array<{ start(): void; stop(): Promise<void> }> = [];
+  // Slack signs every request with the app's signing secret, or (Socket Mode) sends its events over a connection
+  // the warden opens with the app-level token.
   const slackBots = new Map<string, SlackChannel>();
   if (config.integrations.slack?.enabled) {
     const app = createSlackChannel(config.integrations.slack, { router, env, logger });
     slackBots.set(app.name, app);
+    const socket = createSlackSocketMode(config.integrations.slack, app, { env, logger });
+    if (socket) sockets.push(socket);
   }
   const discordBots = new Map<string, DiscordChannel>();
   if (config.integrations.discord?.enabled) {
@@ -357,6 +364,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
       forgetWardenAddress(options.home);
       const serverClosed = server.close().catch(() => undefined);
       await escalationRelay?.stop();
+      await Promise.all(sockets.map((socket) => socket.stop()));
       await router.close().catch(() => undefined);
       await cells.stopAll();
       await brainChanges?.settle();
@@ -412,6 +420,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   for (const bot of telegramBots.values()) void bot.learnUsername();
   // Discord shows an application's slash commands only once they are registered with it.
   for (const app of discordBots.values()) void app.registerCommands();
+  for (const socket of sockets) socket.start();
   const auditMs = commandOversightOptions(config).auditMs ?? 0;
   sentinel =
     command && options.sentinel && auditMs > 0

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import { createArrivals } from "./arrivals.js";
 
@@ -29,14 +30,51 @@ export interface SlackServer {
   failNext(...failures: SlackApiFailure[]): void;
   /** Resolves once `count` chat.postMessage calls have arrived (rejects after `timeoutMs`). */
   waitForPosts(count: number, timeoutMs?: number): Promise<void>;
+  /** Socket Mode: the connections apps.connections.open hands out, as Slack's own would behave. */
+  readonly socket: SlackSocketServer;
   close(): Promise<void>;
 }
+
+/** What an app sent back over a Socket Mode connection: an acknowledgement, with a slash command's answer. */
+export interface SlackSocketAck {
+  envelope_id: string;
+  payload?: { text?: string; response_type?: string };
+}
+
+export interface SlackSocketServer {
+  /** Connections opened so far (each greeted with `hello`). */
+  connections(): number;
+  /** Connections open now. */
+  openConnections(): number;
+  waitForConnections(count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once no connection is open (the app closed its own). */
+  waitForNoConnections(timeoutMs?: number): Promise<void>;
+  /**
+   * Sends an envelope over the newest open connection, as Slack does (a fresh envelope_id each delivery, and
+   * retry_attempt counting Slack's redeliveries of an events_api one); returns its envelope_id.
+   */
+  send(type: "events_api" | "slash_commands", payload: unknown, retryAttempt?: number): string;
+  readonly acks: SlackSocketAck[];
+  /** Resolves with the acknowledgement of `envelopeId` once it has come. */
+  waitForAck(envelopeId: string, timeoutMs?: number): Promise<SlackSocketAck>;
+  /** Slack's `disconnect`: the newest connection is about to be closed, and the app should open a new one. */
+  disconnect(reason?: string): void;
+  /** Cuts the newest connection without a word, as a network drop would. */
+  drop(): void;
+}
+
+/** The app-level token the fake's apps.connections.open takes. */
+export const SLACK_APP_TOKEN = "xapp-1-test-token";
 
 /** Starts a fake Slack Web API on 127.0.0.1 with a free port; chat.postMessage answers `ok: true`. */
 export async function startSlackServer(): Promise<SlackServer> {
   const calls: SlackApiCall[] = [];
   const failures: SlackApiFailure[] = [];
   const arrivals = createArrivals();
+  const sockets: WebSocket[] = [];
+  const acks: SlackSocketAck[] = [];
+  let opened = 0;
+  let envelopes = 0;
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on("data", (d: Buffer) => parts.push(d));
@@ -52,6 +90,10 @@ export async function startSlackServer(): Promise<SlackServer> {
       }
       calls.push({ method, token, body, at: Date.now() });
       arrivals.arrived();
+      if (method === "apps.connections.open")
+        return token === SLACK_APP_TOKEN
+          ? answer(res, 200, { ok: true, url: `ws://127.0.0.1:${port}/link/?ticket=${calls.length}` })
+          : answer(res, 200, { ok: false, error: "invalid_auth" });
       const failure = failures.shift();
       if (failure)
         return answer(
@@ -72,6 +114,60 @@ export async function startSlackServer(): Promise<SlackServer> {
         text: c.body.text,
         ...(c.body.thread_ts === undefined ? {} : { thread_ts: c.body.thread_ts }),
       }));
+  const wss = new WebSocketServer({ server, path: "/link/" });
+  wss.on("connection", (ws) => {
+    opened++;
+    sockets.push(ws);
+    ws.on("message", (data) => {
+      acks.push(JSON.parse(data.toString()) as SlackSocketAck);
+      arrivals.arrived();
+    });
+    ws.on("close", () => {
+      sockets.splice(sockets.indexOf(ws), 1);
+      arrivals.arrived();
+    });
+    ws.send(
+      JSON.stringify({ type: "hello", num_connections: sockets.length, connection_info: { app_id: "A1" } }),
+    );
+    arrivals.arrived();
+  });
+  const newest = () => {
+    const ws = sockets.at(-1);
+    if (!ws) throw new Error("no Socket Mode connection is open");
+    return ws;
+  };
+  const socket: SlackSocketServer = {
+    connections: () => opened,
+    openConnections: () => sockets.length,
+    waitForConnections: (count, timeoutMs) =>
+      arrivals.waitFor(() => opened, count, "Socket Mode connections", timeoutMs),
+    waitForNoConnections: (timeoutMs) =>
+      arrivals.waitFor(() => (sockets.length === 0 ? 1 : 0), 1, "all connections closed", timeoutMs),
+    send: (type, payload, retryAttempt) => {
+      const id = `envelope-${++envelopes}`;
+      newest().send(
+        JSON.stringify({
+          envelope_id: id,
+          type,
+          payload,
+          accepts_response_payload: type === "slash_commands",
+          ...(type === "events_api"
+            ? { retry_attempt: retryAttempt ?? 0, retry_reason: retryAttempt ? "timeout" : "" }
+            : {}),
+        }),
+      );
+      return id;
+    },
+    acks,
+    waitForAck: async (envelopeId, timeoutMs) => {
+      const found = () => acks.filter((a) => a.envelope_id === envelopeId).length;
+      await arrivals.waitFor(found, 1, `the acknowledgement of ${envelopeId}`, timeoutMs);
+      return acks.find((a) => a.envelope_id === envelopeId) as SlackSocketAck;
+    },
+    disconnect: (reason = "refresh_requested") =>
+      newest().send(JSON.stringify({ type: "disconnect", reason, debug_info: { host: "applink-test" } })),
+    drop: () => newest().terminate(),
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -83,7 +179,10 @@ export async function startSlackServer(): Promise<SlackServer> {
     },
     waitForPosts: (count, timeoutMs) =>
       arrivals.waitFor(() => posts().length, count, "chat.postMessage calls", timeoutMs),
+    socket,
     close: async () => {
+      for (const ws of [...sockets]) ws.terminate();
+      wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -101,6 +200,12 @@ function answer(
 }
 
 export const SLACK_SIGNING_SECRET = "slack-signing-secret-for-tests";
+
+/** The warden's `[integrations]` with a Slack app named "team" over Socket Mode: an app-level token, no secret. */
+export function slackSocketIntegration(slack: SlackServer) {
+  const { signing_secret: _signed, ...rest } = slackIntegration(slack).slack;
+  return { ...slackIntegration(slack), slack: { ...rest, app_token: SLACK_APP_TOKEN } };
+}
 
 /** The warden's `[integrations]` with a Slack app named "team" whose Web API is this fake; the rest default. */
 export function slackIntegration(slack: SlackServer) {

@@ -93,6 +93,7 @@ beforeAll(async () => {
           bot_token: "discord-bot-token",
           api_base_url: discordUrl,
           bot: "guild",
+          gateway: false,
         },
       },
     }),

@@ -1,17 +1,19 @@
 import { z } from "zod";
 import { createLogger, type Logger } from "../../core/index.js";
-import { callPlatform, type PlatformCallOptions, safeJson } from "./platform-call.js";
+import { callPlatform, type PlatformCallOptions, type PlatformFailure, safeJson } from "./platform-call.js";
 
 export interface SlackApiOptions extends PlatformCallOptions {
   /** `https://slack.com/api`, or a local fake in tests. */
   baseUrl: string;
-  /** The bot token (xoxb-…): sent as a bearer token, never in a URL, never logged. */
+  /** The bot token (xoxb-…), or the app-level token (xapp-…) for Socket Mode: sent as a bearer token, never in a URL, never logged. */
   token: string;
   logger?: Logger;
 }
 
 // Web API answers (https://api.slack.com/web#responses): `ok`, and `error` when not.
 const answerSchema = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
+// apps.connections.open's answer: the WebSocket URL of one Socket Mode connection.
+const connectionSchema = z.looseObject({ url: z.string().regex(/^wss?:\/\//) });
 
 /**
  * The one Web API method the warden needs. Failures are data: it logs what went wrong and returns false, because
@@ -57,5 +59,41 @@ export class SlackApi {
     });
     if (failure) this.log.warn({ method: "chat.postMessage", channel, ...failure }, "Slack call failed");
     return failure === undefined;
+  }
+
+  /**
+   * apps.connections.open, with the app-level token: the URL of a new Socket Mode connection (single use, it
+   * expires soon), or why there is none; the reason is Slack's error code when it gave one (`invalid_auth`).
+   */
+  async openConnection(): Promise<{ url: string } | { failure: PlatformFailure }> {
+    let url: string | undefined;
+    const failure = await callPlatform({
+      url: `${this.baseUrl}/apps.connections.open`,
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        authorization: `Bearer ${this.options.token}`,
+      },
+      body: {},
+      secret: this.options.token,
+      options: this.options,
+      read: ({ ok, status, headers, text: body }) => {
+        const json = safeJson(body);
+        const answer = answerSchema.safeParse(json);
+        const connection = connectionSchema.safeParse(json);
+        if (ok && answer.success && answer.data.ok && connection.success) {
+          url = connection.data.url;
+          return { ok: true };
+        }
+        return {
+          ok: false,
+          reason: answer.success
+            ? (answer.data.error ?? (answer.data.ok ? "no WebSocket URL in the answer" : `status ${status}`))
+            : `status ${status}, not a Web API answer`,
+          retryAfterSeconds: Number(headers.get("retry-after") ?? "1"),
+          ...(ok ? { retryable: false } : {}),
+        };
+      },
+    });
+    return url === undefined ? { failure: failure ?? { status: 0, reason: "no URL" } } : { url };
   }
 }

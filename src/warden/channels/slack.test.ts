@@ -1,8 +1,10 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { slackBotSchema } from "../../contracts/index.js";
 import { createLogger } from "../../core/index.js";
 import type { ChannelRouter, InboundMessage } from "./channel.js";
 import { SlackChannel } from "./slack.js";
+import { createSlackSocketMode } from "./slack-socket.js";
 
 const SECRET = "unit-secret";
 const NOW = 1_800_000_000;
@@ -116,5 +118,51 @@ describe("a Slack app's requests", () => {
     expect(() =>
       channel.handle("application/x-www-form-urlencoded", Buffer.from(lacking.toString())),
     ).toThrow(/user_id/);
+  });
+
+  it("are all refused in Socket Mode, where the app has no signing secret to check them with", () => {
+    const router = { receive: async () => undefined } as unknown as ChannelRouter;
+    const socketOnly = new SlackChannel({
+      bot: "team",
+      token: "xoxb-unit",
+      apiBaseUrl: "http://slack.invalid/api",
+      slashCommand: "/ironclaw",
+      router,
+    });
+    const body = Buffer.from('{"type":"event_callback"}');
+    expect(socketOnly.refusal(String(NOW), sign(body.toString()), body)).toMatch(/Socket Mode/);
+  });
+});
+
+describe("a Slack app's Socket Mode settings", () => {
+  const parse = (table: Record<string, unknown>) =>
+    slackBotSchema.safeParse({ bot_token: "xoxb-1", ...table });
+
+  it("need the signing secret or an app-level token, and take a token only when it is an app-level one", () => {
+    expect(parse({}).error?.issues[0]).toMatchObject({
+      path: ["signing_secret"],
+      message: expect.stringMatching(/unless app_token or app_token_env is given \(Socket Mode\)/),
+    });
+    expect(parse({ app_token_env: "SLACK_APP_TOKEN" }).success).toBe(true);
+    expect(parse({ app_token: "xoxb-1" }).error?.issues[0]).toMatchObject({
+      path: ["app_token"],
+      message: expect.stringMatching(/xapp-/),
+    });
+    expect(parse({ app_token: "xapp-1", app_token_env: "SLACK_APP_TOKEN" }).error?.issues[0]).toMatchObject({
+      path: ["app_token_env"],
+    });
+  });
+
+  it("name the variable that holds no app-level token, and run no Socket Mode without one", () => {
+    const config = slackBotSchema.parse({ bot_token: "xoxb-1", app_token_env: "SLACK_APP_TOKEN" });
+    const { channel } = app();
+    expect(() => createSlackSocketMode(config, channel, { env: { SLACK_APP_TOKEN: "xoxb-bot" } })).toThrow(
+      /integrations\.slack\.app_token_env: names SLACK_APP_TOKEN, which does not hold an app-level token/,
+    );
+    expect(() => createSlackSocketMode(config, channel, { env: {} })).toThrow(
+      /SLACK_APP_TOKEN, which is not set/,
+    );
+    const signed = slackBotSchema.parse({ bot_token: "xoxb-1", signing_secret: "s" });
+    expect(createSlackSocketMode(signed, channel, { env: {} })).toBeUndefined();
   });
 });

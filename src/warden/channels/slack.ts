@@ -52,7 +52,8 @@ export interface SlackChannelOptions {
   /** The app name: the request URL's segment and the `slack:<bot>` channel label. */
   bot: string;
   token: string;
-  signingSecret: string;
+  /** Checks the Events API's requests; without one (Socket Mode) every request to the URL is refused. */
+  signingSecret?: string;
   apiBaseUrl: string;
   /** The app's slash command, `/ironclaw` by default. */
   slashCommand: string;
@@ -67,10 +68,11 @@ export interface SlackChannelOptions {
 const RECENT_EVENTS = 512;
 
 /**
- * A Slack app as a channel (seed 003 §16.1): Events API requests in, chat.postMessage out. A direct message to the
- * app is a turn in the sender's conversation; a mention in a channel is answered in a thread there (only for a
- * paired user: anyone else gets one line); `/ironclaw pair <code>`, `new`, `unpair`, `feedback` work in the app's
- * direct messages. Every request must carry Slack's signature over its raw body.
+ * A Slack app as a channel (seed 003 §16.1): events in (signed Events API requests, or Socket Mode envelopes),
+ * chat.postMessage out. A direct message to the app is a turn in the sender's conversation; a mention in a channel
+ * is answered in a thread there (only for a paired user: anyone else gets one line); `/ironclaw pair <code>`,
+ * `new`, `unpair`, `feedback` work in the app's direct messages. Every request must carry Slack's signature over
+ * its raw body.
  */
 export class SlackChannel implements Channel {
   readonly kind = "slack";
@@ -82,7 +84,7 @@ export class SlackChannel implements Channel {
   private readonly api: SlackApi;
   private readonly router: ChannelRouter;
   private readonly log: Logger;
-  private readonly signingSecret: string;
+  private readonly signingSecret: string | undefined;
   private readonly now: () => number;
   // Slack redelivers an event it thinks went unanswered (X-Slack-Retry-Num); one message must not become two turns.
   private readonly recent = new RecentIds<string>(RECENT_EVENTS);
@@ -109,6 +111,8 @@ export class SlackChannel implements Channel {
    * minutes away from now is refused whatever its signature. Returns why not, or undefined when it is.
    */
   refusal(timestamp: string | undefined, signature: string | undefined, raw: Buffer): string | undefined {
+    if (this.signingSecret === undefined)
+      return "this app takes Slack's events over Socket Mode: it has no signing secret to check requests with";
     if (timestamp === undefined || signature === undefined)
       return "missing X-Slack-Signature or X-Slack-Request-Timestamp";
     const stale = staleTimestamp("X-Slack-Request-Timestamp", timestamp, this.now());
@@ -126,8 +130,15 @@ export class SlackChannel implements Channel {
    */
   handle(contentType: string | undefined, raw: Buffer): SlackOutcome {
     if (contentType?.startsWith("application/x-www-form-urlencoded"))
-      return this.handleSlash(Object.fromEntries(new URLSearchParams(raw.toString("utf8"))));
-    const body = jsonBody(raw, "slack-request", "must be JSON or a form");
+      return this.handleSlashCommand(Object.fromEntries(new URLSearchParams(raw.toString("utf8"))));
+    return this.handleEvent(jsonBody(raw, "slack-request", "must be JSON or a form"));
+  }
+
+  /**
+   * An Events API body, from a request or a Socket Mode envelope's payload: a message or mention goes to the
+   * router, an event delivered again (the same event_id) is taken once. Throws ValidationError naming the field.
+   */
+  handleEvent(body: unknown): SlackOutcome {
     const envelope = envelopeSchema.safeParse(body);
     if (!envelope.success) throw new ValidationError("slack-request", issuesFromZod(envelope.error));
     if (envelope.data.type === "url_verification") {
@@ -182,7 +193,8 @@ export class SlackChannel implements Channel {
     return this.api.postMessage(channel, body, threadTs);
   }
 
-  private handleSlash(form: Record<string, string>): SlackOutcome {
+  /** A slash command's fields, from a request's form or a Socket Mode envelope's payload. */
+  handleSlashCommand(form: Record<string, unknown>): SlackOutcome {
     const parsed = slashSchema.safeParse(form);
     if (!parsed.success) throw new ValidationError("slack-request", issuesFromZod(parsed.error));
     const { command, text, user_id: userId, user_name: userName, channel_id: channelId } = parsed.data;
@@ -220,22 +232,27 @@ export interface SlackChannelDeps {
 }
 
 /**
- * The channel for `[integrations.slack]` of ironclawd.toml, its token and signing secret read from the config or
- * the environment, registered with the router so notices reach it. Throws ConfigError naming the key when a
- * variable the config names is not set.
+ * The channel for `[integrations.slack]` of ironclawd.toml, its token and signing secret (none in Socket Mode) read
+ * from the config or the environment, registered with the router so notices reach it. Throws ConfigError naming
+ * the key when a variable the config names is not set.
  */
 export function createSlackChannel(config: SlackBotConfig, deps: SlackChannelDeps): SlackChannel {
   const env = deps.env ?? process.env;
+  const signed = config.signing_secret !== undefined || config.signing_secret_env !== undefined;
   const channel = new SlackChannel({
     bot: config.bot,
     token: channelSecret("slack", "bot_token", config.bot_token, config.bot_token_env, env),
-    signingSecret: channelSecret(
-      "slack",
-      "signing_secret",
-      config.signing_secret,
-      config.signing_secret_env,
-      env,
-    ),
+    ...(signed
+      ? {
+          signingSecret: channelSecret(
+            "slack",
+            "signing_secret",
+            config.signing_secret,
+            config.signing_secret_env,
+            env,
+          ),
+        }
+      : {}),
     apiBaseUrl: config.api_base_url,
     slashCommand: config.slash_command,
     router: deps.router,

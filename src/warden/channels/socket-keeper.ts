@@ -1,3 +1,4 @@
+import WebSocket from "ws";
 import type { Logger } from "../../core/index.js";
 
 /** How one connection ended, and so what the keeper does next. */
@@ -120,4 +121,95 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** One open connection, as its frame handler sees it. */
+export interface SocketSession {
+  /** Sends `frame` as JSON; dropped when the socket is no longer open (its end is already on the way). */
+  send(frame: unknown): void;
+  /** Closes the connection (with `code`, 1000 by default); the connection ends as `end` says. */
+  end(end: SocketEnd, code?: number): void;
+}
+
+export interface HoldSocketOptions {
+  url: string;
+  signal: AbortSignal;
+  logger: Logger;
+  /** Each text frame, parsed; a frame that is not JSON is skipped. A throw is logged, and the connection stays. */
+  onFrame(frame: unknown, session: SocketSession): void;
+  /** How a close the platform made ends the connection (Discord's close codes); a drop by default. */
+  onClose?(code: number, reason: string): SocketEnd | undefined;
+}
+
+/** Largest frame taken: Slack's and Discord's events are kilobytes; a runaway frame must not grow memory. */
+const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** How long a closing handshake may take before the socket is cut. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Holds one WebSocket connection for a SocketKeeper: resolves with how it ended once it has closed — as the
+ * handler ended it, as `onClose` reads the platform's close, or as a drop — and closes it when `signal` aborts.
+ * Never rejects.
+ */
+export function holdSocket(options: HoldSocketOptions): Promise<SocketEnd> {
+  const { signal, logger } = options;
+  return new Promise((resolve) => {
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(options.url, { handshakeTimeout: 10_000, maxPayload: MAX_FRAME_BYTES });
+    } catch (error) {
+      resolve({ next: "backoff", why: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    let ended: SocketEnd | undefined;
+    let cut: NodeJS.Timeout | undefined;
+    const session: SocketSession = {
+      send: (frame) => {
+        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+      },
+      end: (end, code = 1000) => {
+        ended ??= end;
+        if (socket.readyState === WebSocket.CLOSED) return;
+        socket.close(code);
+        cut ??= setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
+      },
+    };
+    const abort = () => session.end({ next: "backoff", why: "stopped" });
+    signal.addEventListener("abort", abort, { once: true });
+    socket.on("message", (data, isBinary) => {
+      if (isBinary) return;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(data.toString());
+      } catch {
+        logger.warn({ url: redactUrl(options.url) }, "a frame that is not JSON was skipped");
+        return;
+      }
+      try {
+        options.onFrame(frame, session);
+      } catch (err) {
+        logger.error({ err }, "a frame could not be handled");
+      }
+    });
+    socket.on("error", (error) => {
+      ended ??= { next: "backoff", why: error.message };
+    });
+    socket.on("close", (code, reason) => {
+      clearTimeout(cut);
+      signal.removeEventListener("abort", abort);
+      resolve(
+        ended ??
+          options.onClose?.(code, reason.toString()) ?? {
+            next: "backoff",
+            why: `the socket closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ""})`,
+          },
+      );
+    });
+    if (signal.aborted) abort();
+  });
+}
+
+/** A connection URL without its query, which may carry a ticket. */
+function redactUrl(url: string): string {
+  return url.split("?")[0] ?? url;
 }
