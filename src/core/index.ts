@@ -46,7 +46,7 @@ export {
 } from "./program-runner.js";
 export { isWithin, realpathOfDeepestExisting } from "./real-path.js";
 export { findKeyLine, loadTomlConfig, parseTomlConfig } from "./toml-config.js";
-export { missingTemplateKeys, renderTomlTemplate, templateKeyPaths } from "./toml-template.js";
+export { missingTemplateKeys, renderTomlTemplate, templateKeyPaths, tomlValue } from "./toml-template.js";
 export { dotProduct, normaliseVector } from "./vector-math.js";
 export { clearStale, readOwner, tryTake, withWriterLock } from "./writer-lock.js";
 export { issuesFromZod } from "./zod-issues.js";

@@ -7,6 +7,7 @@ import { migrateChannelTables } from "./channels/channel-links.js";
 import { migrateConversationTables } from "./conversations/index.js";
 import { migrateLoginLinkTables } from "./login-links.js";
 import { migrateSecretTables } from "./secrets/index.js";
+import { migrateHostVariableTables, migrateSettingsTables } from "./settings/index.js";
 import { migrateSoulTables } from "./soul/index.js";
 import { migrateUserTables } from "./user-store.js";
 import { migrateWebSessionTables } from "./web-sessions.js";
@@ -29,6 +30,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
   migrateBudgetTables,
   migrateUsageTables,
   migrateSecretTables,
+  migrateSettingsTables,
+  migrateHostVariableTables,
 ];
 
 /** Opens (creating when missing) `<home>/host.db`, readable by the host user only, with every table migrated. */

@@ -123,6 +123,18 @@ export {
 } from "./mail-args.js";
 export { type MailResults, type MailSummary, mailResultSchemas, mailSummarySchema } from "./mail-results.js";
 export {
+  SETTING_PATH_PATTERN,
+  SETTINGS_ACTIONS,
+  SETTINGS_CHANGES_MAX,
+  type SettingChange,
+  type SettingsAction,
+  type SettingsArgs,
+  type SettingValue,
+  settingChangeSchema,
+  settingsArgsSchemas,
+  settingValueSchema,
+} from "./settings-args.js";
+export {
   agentName,
   cronJobId,
   envVarName,

@@ -33,6 +33,7 @@ export const TOOL_KINDS = [
   "github",
   "calendar",
   "mail",
+  "settings",
 ] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 

@@ -4,13 +4,15 @@ import { CALENDAR_ACTIONS, calendarArgsSchemas } from "./calendar-args.js";
 import { GITHUB_ACTIONS, githubArgsSchemas } from "./github-args.js";
 import { MAIL_ACTIONS, mailArgsSchemas } from "./mail-args.js";
 import { protocolHeader } from "./protocol-header.js";
+import { SETTINGS_ACTIONS, settingsArgsSchemas } from "./settings-args.js";
 
 // Integrations (issue #38): typed tools whose client runs in the warden with the user's own credential, so the
 // model and the cell never see it. The agent in a cell asks for one action of one integration with typed
 // arguments; the warden checks them again, calls the service through its egress checks, audits the call and
 // answers with compact data or why not. Calendar and email join GitHub here as further names and action sets.
 
-export const INTEGRATION_NAMES = ["github", "calendar", "mail"] as const;
+// `settings` is the warden itself: an admin's agent proposes a change to ironclawd.toml, which a person confirms.
+export const INTEGRATION_NAMES = ["github", "calendar", "mail", "settings"] as const;
 export type IntegrationName = (typeof INTEGRATION_NAMES)[number];
 
 /** Each integration's actions and the schema of each action's arguments. */
@@ -18,11 +20,13 @@ export const INTEGRATION_ACTIONS = {
   github: GITHUB_ACTIONS,
   calendar: CALENDAR_ACTIONS,
   mail: MAIL_ACTIONS,
+  settings: SETTINGS_ACTIONS,
 } as const;
 const ARGS_SCHEMAS: Record<IntegrationName, Record<string, z.ZodType>> = {
   github: githubArgsSchemas,
   calendar: calendarArgsSchemas,
   mail: mailArgsSchemas,
+  settings: settingsArgsSchemas,
 };
 
 /**

@@ -5,5 +5,6 @@ export * from "./escalation-api.js";
 export * from "./feedback-api.js";
 export * from "./mail-api.js";
 export * from "./secrets-api.js";
+export * from "./settings-api.js";
 export * from "./skills-api.js";
 export * from "./ui-api.js";

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { envVarName, settingChangeSchema } from "../cell/index.js";
+import { aString } from "../common.js";
+
+// Configuration by conversation (seed 003 §16.5): the person's side of a change an admin's agent proposed to
+// ironclawd.toml. Nothing is written until the person confirms; an applied change can be reverted in one step.
+
+export const SETTINGS_PROPOSAL_STATUSES = ["pending", "applied", "rejected", "reverted", "expired"] as const;
+export type SettingsProposalStatus = (typeof SETTINGS_PROPOSAL_STATUSES)[number];
+
+/** A variable a proposal names for a secret, and whether the warden holds a value for it yet. */
+export const settingsSecretSchema = z.strictObject({
+  name: z.string(),
+  set: z.boolean(),
+});
+
+/** One proposal as the person reads it: the change, the exact diff of the file, and where it stands. */
+export const settingsProposalSchema = z.strictObject({
+  id: z.string(),
+  status: z.enum(SETTINGS_PROPOSAL_STATUSES),
+  summary: z.string(),
+  /** The file the change is to: ironclawd.toml under IRONCLAW_HOME. */
+  file: z.string(),
+  changes: z.array(settingChangeSchema),
+  /** A unified diff of the file, secret values masked. */
+  diff: z.string(),
+  /** The warden reads ironclawd.toml when it starts: an applied change takes effect at its next start. */
+  takes_effect: z.literal("restart"),
+  /** Secrets the change names by variable: each must be pasted into the warden's form before confirming. */
+  secrets: z.array(settingsSecretSchema),
+  proposed_by: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  decided_by: z.string().optional(),
+  decided_at: z.string().optional(),
+  reverted_by: z.string().optional(),
+  reverted_at: z.string().optional(),
+});
+
+/** GET /api/settings/proposals: newest first. */
+export const settingsProposalsSchema = z.strictObject({ proposals: z.array(settingsProposalSchema) });
+
+export const settingsProposalParamsSchema = z.strictObject({
+  id: z
+    .string({ error: "must be a proposal id" })
+    .regex(/^cfg_[0-9A-HJKMNP-TV-Z]{26}$/, "must be a proposal id like cfg_01J…, as GET /api/settings/proposals lists it"),
+});
+
+/** PUT /api/settings/variables/:name — the variable a proposal names for a secret. */
+export const settingsVariableParamsSchema = z.strictObject({ name: envVarName });
+
+/** The value goes to the warden once and never comes back in any answer. */
+export const settingsVariableBodySchema = z.strictObject({
+  value: aString()
+    .min(1, "must not be empty")
+    .max(8192, "must be at most 8192 characters")
+    .refine((v) => !/[\0\r\n]/.test(v), "must be one line without NUL"),
+});
+
+export const settingsVariableSetSchema = z.strictObject({ name: z.string(), set: z.literal(true) });

@@ -1,0 +1,238 @@
+import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import type { z } from "zod";
+import type { SettingsArgs, settingsProposalSchema } from "../../contracts/index.js";
+import { ConflictError, Emitter, newId, NotFoundError } from "../../core/index.js";
+import { HttpError } from "../../http/index.js";
+import type { AuditRecordInput } from "../audit-store.js";
+import { HOST_CONFIG_FILE } from "../host-config.js";
+import { draftConfigChange } from "./config-change.js";
+import type { HostVariables } from "./host-variables.js";
+import { type SettingsProposal, SettingsProposals } from "./settings-proposals.js";
+
+export type SettingsProposalView = z.output<typeof settingsProposalSchema>;
+
+/** A person acting on a proposal, and where from (`ui`, `api`, `telegram:family`). */
+export interface SettingsActor {
+  userId: string;
+  admin: boolean;
+  via: string;
+}
+
+export interface SettingsDeskOptions {
+  home: string;
+  db: Database.Database;
+  isAdmin: (userId: string) => boolean;
+  /** Where the values of the variables a proposal names are pasted; a variable the warden's env sets counts too. */
+  variables: HostVariables;
+  env: NodeJS.ProcessEnv;
+  audit: (entry: AuditRecordInput) => void;
+  /** The UI's settings screen, where the person confirms and pastes secrets (a link in messages). */
+  screenUrl: () => string;
+  now?: () => Date;
+  /** How long a proposal waits for its person: 24 hours. */
+  ttlMs?: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Configuration by conversation (seed 003 §16.5). An admin's agent proposes a change to ironclawd.toml; the
+ * desk checks it, stores it with the file as it was, and changes nothing more. The person who proposed it
+ * confirms it (UI, API or their paired chat), and only then is the file written, atomically, provided it is still
+ * the file the change was drafted against; an applied change is reverted in one step on the same condition.
+ * Every step is audited with who took it. The warden reads the file at its start: an applied change takes
+ * effect at the next start, and every answer says so.
+ */
+export class SettingsDesk {
+  private readonly proposals: SettingsProposals;
+  private readonly now: () => Date;
+  private readonly ttlMs: number;
+  private readonly file: string;
+  /** A new proposal, for the proposer's paired chats. */
+  readonly proposed = new Emitter<[SettingsProposalView]>(() => undefined);
+
+  constructor(private readonly options: SettingsDeskOptions) {
+    this.proposals = new SettingsProposals(options.db);
+    this.now = options.now ?? (() => new Date());
+    this.ttlMs = options.ttlMs ?? DAY_MS;
+    this.file = join(options.home, HOST_CONFIG_FILE);
+  }
+
+  /** Checks and stores a proposal; refused (InvalidInputError naming the key) when the change cannot be made. */
+  propose(userId: string, args: SettingsArgs["propose"]): SettingsProposalView {
+    if (!this.options.isAdmin(userId))
+      throw new HttpError("forbidden", `only an admin's agent may propose changes to the warden's settings; ${userId} is not an admin`);
+    const base = this.read();
+    const draft = draftConfigChange(base, args.changes);
+    const at = this.now();
+    const proposal = this.proposals.add({
+      id: `cfg_${newId()}`,
+      userId,
+      summary: args.summary,
+      changes: args.changes,
+      baseText: base,
+      newText: draft.text,
+      diff: draft.diff,
+      secrets: draft.secrets,
+      createdAt: at.toISOString(),
+      expiresAt: new Date(at.getTime() + this.ttlMs).toISOString(),
+    });
+    this.options.audit({
+      userId,
+      actor: `cell:${userId}`,
+      action: "config.proposed",
+      detail: { proposal: proposal.id, file: HOST_CONFIG_FILE, keys: args.changes.map((c) => c.path) },
+    });
+    const view = this.view(proposal);
+    this.proposed.emit(view);
+    return view;
+  }
+
+  list(): SettingsProposalView[] {
+    this.proposals.expire(this.now().toISOString());
+    return this.proposals.list().map((p) => this.view(p));
+  }
+
+  /** Writes the proposed file: only by its proposer, while pending, with every secret set and the file unchanged. */
+  confirm(id: string, who: SettingsActor): SettingsProposalView {
+    const proposal = this.pending(id, who, "confirm");
+    const missing = proposal.secrets.filter((name) => !this.variableSet(name));
+    if (missing.length > 0)
+      throw new ConflictError(
+        `${missing.join(", ")} ${missing.length === 1 ? "has" : "have"} no value yet: paste ${missing.length === 1 ? "it" : "them"} ` +
+          `into the form at ${this.options.screenUrl()} first; nothing was written`,
+      );
+    if (this.read() !== proposal.baseText)
+      throw new ConflictError(
+        `${HOST_CONFIG_FILE} changed since proposal ${id} was made; nothing was written. Ask for a new proposal.`,
+      );
+    this.write(proposal.newText, id);
+    return this.finish(proposal, "pending", "applied", who, "config.applied");
+  }
+
+  reject(id: string, who: SettingsActor): SettingsProposalView {
+    const proposal = this.pending(id, who, "reject");
+    return this.finish(proposal, "pending", "rejected", who, "config.rejected");
+  }
+
+  /** Restores the file as it was before an applied proposal, if nothing changed it since; any admin may. */
+  revert(id: string, who: SettingsActor): SettingsProposalView {
+    const proposal = this.find(id);
+    if (!who.admin) throw new HttpError("forbidden", "only an admin may revert a change to the warden's settings");
+    if (proposal.status !== "applied")
+      throw new ConflictError(`proposal ${id} is ${proposal.status}, not applied: there is nothing to revert`);
+    if (this.read() !== proposal.newText)
+      throw new ConflictError(
+        `${HOST_CONFIG_FILE} changed since proposal ${id} was applied; nothing was restored. Change it by hand or revert the later change first.`,
+      );
+    this.write(proposal.baseText, id);
+    return this.finish(proposal, "applied", "reverted", who, "config.reverted");
+  }
+
+  /** Stores the value of a variable a proposal names; the value is never returned nor audited. */
+  setVariable(name: string, value: string, who: SettingsActor): void {
+    if (!who.admin) throw new HttpError("forbidden", "only an admin may set the warden's variables");
+    this.options.variables.set(name, value);
+    this.options.audit({ userId: who.userId, actor: `user:${who.userId}`, action: "config.variable_set", detail: { name, via: who.via } });
+  }
+
+  variableSet(name: string): boolean {
+    return Boolean(this.options.env[name]) || this.options.variables.has(name);
+  }
+
+  view(p: SettingsProposal): SettingsProposalView {
+    return {
+      id: p.id,
+      status: p.status,
+      summary: p.summary,
+      file: HOST_CONFIG_FILE,
+      changes: p.changes,
+      diff: p.diff,
+      takes_effect: "restart",
+      secrets: p.secrets.map((name) => ({ name, set: this.variableSet(name) })),
+      proposed_by: p.userId,
+      created_at: p.createdAt,
+      expires_at: p.expiresAt,
+      ...(p.decidedBy === undefined ? {} : { decided_by: p.decidedBy }),
+      ...(p.decidedAt === undefined ? {} : { decided_at: p.decidedAt }),
+      ...(p.revertedBy === undefined ? {} : { reverted_by: p.revertedBy }),
+      ...(p.revertedAt === undefined ? {} : { reverted_at: p.revertedAt }),
+    };
+  }
+
+  private find(id: string): SettingsProposal {
+    this.proposals.expire(this.now().toISOString());
+    const proposal = this.proposals.get(id);
+    if (!proposal) throw new NotFoundError("proposal", id);
+    return proposal;
+  }
+
+  private pending(id: string, who: SettingsActor, verb: string): SettingsProposal {
+    const proposal = this.find(id);
+    if (proposal.userId !== who.userId || !who.admin)
+      throw new HttpError("forbidden", `only ${proposal.userId}, whose agent proposed it, may ${verb} proposal ${id}`);
+    if (proposal.status !== "pending") throw new ConflictError(`proposal ${id} is ${proposal.status}, not pending`);
+    return proposal;
+  }
+
+  private finish(
+    proposal: SettingsProposal,
+    from: SettingsProposal["status"],
+    to: SettingsProposal["status"],
+    who: SettingsActor,
+    action: string,
+  ): SettingsProposalView {
+    const by = `user:${who.userId}`;
+    if (!this.proposals.decide(proposal.id, from, to, by, this.now().toISOString()))
+      throw new ConflictError(`proposal ${proposal.id} was decided meanwhile`);
+    this.options.audit({
+      userId: proposal.userId,
+      actor: by,
+      action,
+      detail: {
+        proposal: proposal.id,
+        file: HOST_CONFIG_FILE,
+        keys: proposal.changes.map((c) => c.path),
+        via: who.via,
+        ...(to === "applied" || to === "reverted" ? { takes_effect: "restart" } : {}),
+      },
+    });
+    const updated = this.proposals.get(proposal.id);
+    if (!updated) throw new NotFoundError("proposal", proposal.id);
+    return this.view(updated);
+  }
+
+  private read(): string {
+    try {
+      return readFileSync(this.file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+      throw error;
+    }
+  }
+
+  /**
+   * The new text in a private temporary file beside the config, flushed, then renamed over it: a crash leaves
+   * the old file or the new one, never half of either. O_EXCL | O_NOFOLLOW: nothing planted at the name is used.
+   */
+  private write(text: string, id: string): void {
+    const temporary = `${this.file}.${id}.tmp`;
+    const fd = openSync(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      unlinkSync(temporary);
+      throw error;
+    }
+    closeSync(fd);
+    renameSync(temporary, this.file);
+  }
+}
