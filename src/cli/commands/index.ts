@@ -17,6 +17,7 @@ import { schemaCommand } from "./schema.js";
 import { secretsCommand } from "./secrets.js";
 import { sentinelCommand } from "./sentinel.js";
 import { serveCommand } from "./serve.js";
+import { serviceCommand } from "./service.js";
 import { skillsCommand } from "./skills.js";
 import { soulCommand } from "./soul.js";
 import { theaterCommand } from "./theater.js";
@@ -29,6 +30,7 @@ import { workerCommand } from "./worker.js";
 /** Every `ironclaw` command, in the order `--help` lists them. */
 export const commands: readonly CommandNode[] = [
   serveCommand,
+  serviceCommand,
   validateCommand,
   verifyCommand,
   schemaCommand,
