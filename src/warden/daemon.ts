@@ -14,6 +14,7 @@ import { ModelBudget, relayBudgetAlerts } from "./budget/index.js";
 import { ChannelRouter } from "./channels/channel.js";
 import { ChannelLinks } from "./channels/channel-links.js";
 import { createDiscordChannel, type DiscordChannel } from "./channels/discord.js";
+import { createDiscordGateway } from "./channels/discord-gateway.js";
 import { createSlackChannel, type SlackChannel } from "./channels/slack.js";
 import { createSlackSocketMode } from "./channels/slack-socket.js";
 import { createTelegramChannel, type TelegramChannel } from "./channels/telegram.js";
@@ -36,8 +37,15 @@ import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
 import { createHostIntegrations } from "./integrations/index.js";
 import { LoginLinks } from "./login-links.js";
-import { WardenSecrets } from "./secrets/index.js";
+import { SecretKeyring, WardenSecrets } from "./secrets/index.js";
 import { SentinelKeeper } from "./sentinel-keeper.js";
+import {
+  createSettingsRunner,
+  HostVariables,
+  proposalNotice,
+  SettingsDesk,
+  settingsCommands,
+} from "./settings/index.js";
 import { SkillStore } from "./skills/index.js";
 import { checkSoulGuardConfig, SoulStore, SoulWatch } from "./soul/index.js";
 import { UserStore } from "./user-store.js";
@@ -83,7 +91,7 @@ export interface Warden {
 
 /** Starts ironclawd: IRONCLAW_HOME, host.db, the cell backend, the proxies, channels and the HTTP server. */
 export async function startWarden(options: WardenOptions): Promise<Warden> {
-  const env = options.env ?? process.env;
+  const givenEnv = options.env ?? process.env;
   const logger = options.logger ?? createLogger("ironclawd");
   const prepared = prepareHome(options.home);
   const config = options.configure ? options.configure(prepared.config) : prepared.config;
@@ -96,6 +104,9 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   const db = openHostDb(options.home);
   const audit = new AuditStore(db);
   const users = new UserStore(db);
+  // Variables an admin pasted into the settings form stand in for the environment's, which wins where both set one.
+  const variables = new HostVariables(db, new SecretKeyring(options.home));
+  const env = { ...storedVariables(variables, logger), ...givenEnv };
   const webSessions = new WebSessions(db);
   const loginLinks = new LoginLinks(db);
   const conversations = new ConversationStore(db);
@@ -125,6 +136,18 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     : await createConfiguredBackend(config, { home: options.home, onWarning: (w) => logger.warn(w) });
   if (!chosen.backend.isolated) logger.warn("cells run in the process backend: NOT isolated from this host");
   const providers = new HostProviders(config, env, options.providerTuning ?? {});
+  const isAdmin = (userId: string) => users.get(userId)?.admin === true;
+  // Where people confirm proposals and paste secrets: known once the server listens.
+  let uiBase = "";
+  const settings = new SettingsDesk({
+    home: options.home,
+    db,
+    isAdmin,
+    variables,
+    env,
+    audit: (entry) => audit.record(entry),
+    screenUrl: () => `${uiBase}${config.ui.path === "/" ? "" : config.ui.path}/#/settings`,
+  });
   // The integration tools' calls, made here with each user's own credential; none of it enters a cell.
   const integrations = createHostIntegrations({
     config,
@@ -132,6 +155,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     ...(options.egressDial ? { dial: options.egressDial } : {}),
     audit: (entry) => audit.record(entry),
     logger,
+    // The warden's own settings, as proposals an admin's agent makes and the admin confirms.
+    runners: [createSettingsRunner(settings, isAdmin)],
   });
   const cells = new WardenCells({
     backend: chosen.backend,
@@ -230,7 +255,6 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     // forget asked outside a turn, from the memory inspector, changes the brain too).
     chat.brainForgot(userId, notice);
   });
-  const isAdmin = (userId: string) => users.get(userId)?.admin === true;
   const escalations = command
     ? new EscalationBook({
         store: command.store,
@@ -251,7 +275,13 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     commands: {
       feedback: feedbackCommand(chatEvolution, conversations),
       ...(escalations ? { ack: ackCommand(escalations, isAdmin) } : {}),
+      ...settingsCommands(settings, isAdmin),
     },
+  });
+  // A proposal reaches its proposer's paired chats with its diff and the buttons to confirm or reject it.
+  settings.proposed.on((proposal) => {
+    const notice = proposalNotice(proposal, settings.screenUrl());
+    router.notify(proposal.proposed_by, notice.text, undefined, notice.buttons);
   });
   // Escalations reach their owners' linked chats; the UI reads them from /api/escalations.
   const escalationRelay =
@@ -306,6 +336,8 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   if (config.integrations.discord?.enabled) {
     const app = createDiscordChannel(config.integrations.discord, { router, env, logger });
     discordBots.set(app.name, app);
+    const gateway = createDiscordGateway(config.integrations.discord, app, { env, logger });
+    if (gateway) sockets.push(gateway);
   }
   const whatsappBots = new Map<string, WhatsappChannel>();
   if (config.integrations.whatsapp?.enabled) {
@@ -338,6 +370,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     secrets,
     skills,
     mailSends: integrations.mail,
+    settings,
     budget,
     telegramBots,
     slackBots,
@@ -446,6 +479,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
   void cells.prewarm();
   const admin = users.ensureAdmin();
   const linkBase = config.server.public_url ? new URL(config.server.public_url).origin : url;
+  uiBase = linkBase;
   const loginLink = (userId: string) =>
     `${linkBase}/login?code=${loginLinks.issue(userId, config.auth.login_link_ttl_minutes * 60_000)}`;
   logger.info(
@@ -461,6 +495,19 @@ async function openCommand(db: { close(): void }, options: CommandServiceOptions
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/** The settings form's variables; a store that cannot be read (a changed secrets.key) is logged, not fatal. */
+function storedVariables(variables: HostVariables, logger: Logger): Record<string, string> {
+  try {
+    return variables.values();
+  } catch (err) {
+    logger.error(
+      { err },
+      "the variables pasted into the settings form cannot be read; starting without them",
+    );
+    return {};
   }
 }
 

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { z } from "zod";
-import { aNumber, aString, type DiscordBotConfig } from "../../contracts/index.js";
+import { aBoolean, aNumber, aString, type DiscordBotConfig } from "../../contracts/index.js";
 import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
 import type { Channel, ChannelRouter } from "./channel.js";
 import {
@@ -32,6 +32,26 @@ const interactionSchema = z.looseObject({
     .optional(),
   data: z.looseObject({ name: aString(), options: z.array(optionSchema).optional() }).optional(),
 });
+
+// A message as the gateway's MESSAGE_CREATE carries it (https://discord.com/developers/docs/resources/message),
+// only as far as routing needs. Loose: Discord adds fields.
+const messageSchema = z.looseObject({
+  id: aString(),
+  channel_id: aString(),
+  guild_id: aString().optional(),
+  type: aNumber().int("must be an integer").optional(),
+  content: z.string().default(""),
+  author: z.looseObject({ id: aString(), username: aString().optional(), bot: aBoolean().optional() }),
+  mentions: z.array(z.looseObject({ id: aString() })).default([]),
+});
+/** The message types a person writes: a plain message and a reply (joins, pins and the like are not turns). */
+const PERSON_WRITTEN = new Set([0, 19]);
+
+/** What a server's members read when someone not paired mentions the bot there. */
+const PAIR_IN_DMS = "Message me directly to pair with IronClaw; in servers I answer only people who have.";
+
+// GET /gateway/bot's answer: where the gateway is.
+const gatewayBotSchema = z.looseObject({ url: z.string().regex(/^wss?:\/\//) });
 
 /** The application's slash commands, registered with Discord at start (a bulk overwrite: the same each time). */
 export const DISCORD_COMMANDS = [
@@ -74,8 +94,8 @@ const RECENT = 512;
 
 /**
  * A Discord application as a channel (seed 003 §16.1), over its interactions endpoint: `/ask`, `/pair`, `/new`,
- * `/stop` and `/feedback` in a direct message with the app, answered there through the bot. Messages and mentions
- * outside commands need Discord's gateway, which this channel does not hold open.
+ * `/stop` and `/feedback` in a direct message with the app, answered there through the bot. With the gateway
+ * (discord-gateway.ts) plain DMs are turns too, and a mention in a server is answered there as a reply.
  */
 export class DiscordChannel implements Channel {
   readonly kind = "discord";
@@ -161,18 +181,59 @@ export class DiscordChannel implements Channel {
     return name === "ask" ? said(`> ${text.slice(0, 1900)}`, 0) : said("Sent to IronClaw.");
   }
 
+  /**
+   * A message the gateway delivered (MESSAGE_CREATE): a DM is a turn; in a server, only a mention of the bot is
+   * taken, answered as a reply to it, and only for a paired user (anyone else gets one line). The bot's own
+   * messages, other bots', and what no person wrote are ignored. Throws ValidationError naming the field.
+   */
+  handleGatewayMessage(message: unknown, botUserId: string): "accepted" | "ignored" {
+    const parsed = messageSchema.safeParse(message);
+    if (!parsed.success) throw new ValidationError("discord-message", issuesFromZod(parsed.error));
+    const { id, channel_id: channelId, guild_id: guildId, type, content, author, mentions } = parsed.data;
+    if (author.bot === true || author.id === botUserId) return "ignored";
+    if (type !== undefined && !PERSON_WRITTEN.has(type)) return "ignored";
+    if (guildId !== undefined && !mentions.some((m) => m.id === botUserId)) return "ignored";
+    const text = content.replaceAll(`<@${botUserId}>`, "").replaceAll(`<@!${botUserId}>`, "").trim();
+    // A resumed session replays what it missed; a message must not become two turns.
+    if (text === "" || this.recent.seenBefore(`message:${id}`)) return "ignored";
+    const sender = { senderId: author.id, ...(author.username ? { senderName: author.username } : {}) };
+    void this.router.receive(
+      guildId === undefined
+        ? { channel: this, address: channelId, ...sender, text }
+        : { channel: this, address: `${channelId}/${id}`, ...sender, text, pairedOnly: PAIR_IN_DMS },
+    );
+    return "accepted";
+  }
+
   pairingInstruction(code: string): string {
     return `In a direct message with the app, use /pair with the code ${code}`;
   }
 
-  /** Posts into the DM; mentions in an answer ping nobody. */
+  /**
+   * Posts into a channel (`<channel>`), or as a reply to a message (`<channel>/<message>`, a mention in a server);
+   * mentions in an answer ping nobody.
+   */
   async send(address: string, text: string): Promise<boolean> {
-    const failure = await this.call("POST", `/channels/${address}/messages`, {
+    const [channelId, replyTo] = address.split("/", 2);
+    const failure = await this.call("POST", `/channels/${channelId}/messages`, {
       content: text,
       allowed_mentions: { parse: [] },
+      ...(replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {}),
     });
-    if (failure) this.log.warn({ channel: address, ...failure }, "Discord message not sent");
+    if (failure) this.log.warn({ channel: channelId, ...failure }, "Discord message not sent");
     return failure === undefined;
+  }
+
+  /** Where the bot's gateway is (GET /gateway/bot), or why not: status 401 when the token is refused. */
+  async gatewayUrl(): Promise<{ url: string } | { failure: PlatformFailure }> {
+    let url: string | undefined;
+    const failure = await this.call("GET", "/gateway/bot", undefined, (text) => {
+      const answer = gatewayBotSchema.safeParse(safeJson(text));
+      if (answer.success) url = answer.data.url;
+      return answer.success;
+    });
+    if (failure) return { failure };
+    return url === undefined ? { failure: { status: 200, reason: "no gateway URL in the answer" } } : { url };
   }
 
   /** Registers the application's slash commands (a bulk overwrite); false when Discord refused. */
@@ -186,18 +247,29 @@ export class DiscordChannel implements Channel {
     return failure === undefined;
   }
 
-  private call(method: string, path: string, body: unknown): Promise<PlatformFailure | undefined> {
+  /** One call to the HTTP API; `take` reads a successful answer's body, and false makes it a failure. */
+  private call(
+    method: string,
+    path: string,
+    body: unknown,
+    take?: (text: string) => boolean,
+  ): Promise<PlatformFailure | undefined> {
     return callPlatform({
       url: `${this.options.apiBaseUrl.replace(/\/+$/, "")}${path}`,
       method,
-      headers: { "content-type": "application/json", authorization: `Bot ${this.options.token}` },
+      headers: {
+        authorization: `Bot ${this.options.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body,
       secret: this.options.token,
       options: this.options,
       // A 429 says how long to wait in its body (seconds, fractional) as well as in Retry-After.
       read: ({ ok, status, headers, text }) =>
         ok
-          ? { ok: true }
+          ? take === undefined || take(text)
+            ? { ok: true }
+            : { ok: false, reason: "not the answer expected", retryable: false }
           : {
               ok: false,
               reason: text.slice(0, 200) || `status ${status}`,

@@ -49,7 +49,8 @@ export async function callPlatform(input: {
   url: string;
   method?: string;
   headers: Record<string, string>;
-  body: unknown;
+  /** Sent as JSON; a GET has none. */
+  body?: unknown;
   secret: string;
   options?: PlatformCallOptions;
   read: (answer: { status: number; ok: boolean; headers: Headers; text: string }) => PlatformVerdict;
@@ -69,7 +70,7 @@ export async function callPlatform(input: {
       response = await (options.fetch ?? fetch)(input.url, {
         method: input.method ?? "POST",
         headers: input.headers,
-        body: JSON.stringify(input.body),
+        ...(input.body === undefined ? {} : { body: JSON.stringify(input.body) }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
       });
     } catch (cause) {
