@@ -18,6 +18,7 @@ import { secretsCommand } from "./secrets.js";
 import { sentinelCommand } from "./sentinel.js";
 import { serveCommand } from "./serve.js";
 import { serviceCommand } from "./service.js";
+import { setupCommand } from "./setup.js";
 import { skillsCommand } from "./skills.js";
 import { soulCommand } from "./soul.js";
 import { theaterCommand } from "./theater.js";
@@ -29,6 +30,7 @@ import { workerCommand } from "./worker.js";
 
 /** Every `ironclaw` command, in the order `--help` lists them. */
 export const commands: readonly CommandNode[] = [
+  setupCommand,
   serveCommand,
   serviceCommand,
   validateCommand,
