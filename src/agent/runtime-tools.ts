@@ -8,6 +8,7 @@ import { createGithubTools } from "./tools/github-tools.js";
 import type { IntegrationAccess } from "./tools/integration-client.js";
 import { createMailTools } from "./tools/mail-tools.js";
 import { createMemoryTool, type MemoryToolOperations } from "./tools/memory-tool.js";
+import { createSettingsTool } from "./tools/settings-tool.js";
 import { type AgentTool, ToolRefusal } from "./tools/tool-definition.js";
 
 /** The built-in tools of a runtime, configured from irowclaw.toml and the runtime's overrides. */
@@ -49,6 +50,10 @@ export function createRuntimeTools(input: {
     ...(input.integrations?.configured().includes("github") ? createGithubTools(input.integrations) : []),
     ...(input.integrations?.configured().includes("calendar") ? createCalendarTools(input.integrations) : []),
     ...(input.integrations?.configured().includes("mail") ? createMailTools(input.integrations) : []),
+    // Offered only to an admin's agent: the warden names `settings` among the integrations of admins alone.
+    ...(input.integrations?.configured().includes("settings")
+      ? [createSettingsTool(input.integrations)]
+      : []),
   ];
 }
 

@@ -18,6 +18,7 @@ import type { LoginLockout } from "./http/login-lockout.js";
 import type { MailSends } from "./integrations/index.js";
 import type { LoginLinks } from "./login-links.js";
 import type { WardenSecrets } from "./secrets/index.js";
+import type { SettingsDesk } from "./settings/index.js";
 import type { SkillStore } from "./skills/index.js";
 import type { SoulStore, SoulWatch } from "./soul/index.js";
 import type { UserStore } from "./user-store.js";
@@ -51,6 +52,8 @@ export interface WardenContext {
   skills: SkillStore;
   /** Mail the users' agents asked to send, waiting for the person's confirmation. */
   mailSends: MailSends;
+  /** Changes to ironclawd.toml admins' agents proposed, applied only when their person confirms. */
+  settings: SettingsDesk;
   /** Spend caps, prices and usage records of the model proxy. */
   budget: ModelBudget;
   telegramBots: Map<string, TelegramChannel>;

@@ -13,11 +13,14 @@ export type SettingsAction = (typeof SETTINGS_ACTIONS)[number];
 export const SETTINGS_CHANGES_MAX = 20;
 
 /** A TOML key path: bare keys and double-quoted keys joined by dots, like `pricing.local."llama3.1".input`. */
-export const SETTING_PATH_PATTERN = /^(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}")(?:\.(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}"))+$/;
+export const SETTING_PATH_PATTERN =
+  /^(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}")(?:\.(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}"))+$/;
 
 const scalar = z.union(
   [
-    aString().max(4096, "must be at most 4096 characters").refine((s) => !/[\0]/.test(s), "must not contain NUL"),
+    aString()
+      .max(4096, "must be at most 4096 characters")
+      .refine((s) => !/[\0]/.test(s), "must not contain NUL"),
     aNumber(),
     aBoolean(),
   ],
@@ -38,7 +41,9 @@ export const settingChangeSchema = z.strictObject({
       SETTING_PATH_PATTERN,
       'must be a table and a key joined by dots, like server.port or integrations.slack.bot_token_env (quote a key with dots: pricing.local."llama3.1".input)',
     )
-    .describe("the key in ironclawd.toml, its tables and name joined by dots, like integrations.slack.enabled"),
+    .describe(
+      "the key in ironclawd.toml, its tables and name joined by dots, like integrations.slack.enabled",
+    ),
   value: settingValueSchema,
 });
 export type SettingChange = z.output<typeof settingChangeSchema>;

@@ -43,7 +43,10 @@ export const settingsProposalsSchema = z.strictObject({ proposals: z.array(setti
 export const settingsProposalParamsSchema = z.strictObject({
   id: z
     .string({ error: "must be a proposal id" })
-    .regex(/^cfg_[0-9A-HJKMNP-TV-Z]{26}$/, "must be a proposal id like cfg_01J…, as GET /api/settings/proposals lists it"),
+    .regex(
+      /^cfg_[0-9A-HJKMNP-TV-Z]{26}$/,
+      "must be a proposal id like cfg_01J…, as GET /api/settings/proposals lists it",
+    ),
 });
 
 /** PUT /api/settings/variables/:name — the variable a proposal names for a secret. */

@@ -5,6 +5,7 @@ import type { AuditEntry } from "../audit-store.js";
 import { CALDAV_PASSWORD_SECRET, createCaldavRunner } from "./caldav-runner.js";
 import { createGithubRunner, GITHUB_TOKEN_SECRET } from "./github-runner.js";
 import { createIntegrationDesk, type IntegrationDesk } from "./integration-desk.js";
+import type { IntegrationRunner } from "./integration-runner.js";
 import { createMailRunner, MAIL_PASSWORD_SECRET, type MailSends } from "./mail-runner.js";
 
 /** A response larger than this is refused: the tools keep a page of compact results, never megabytes. */
@@ -18,6 +19,8 @@ export interface HostIntegrationsOptions {
   dial?: EgressDial;
   audit: (entry: AuditEntry) => void;
   logger: Logger;
+  /** Runners the warden makes of its own services (settings), served beside the configured integrations. */
+  runners?: readonly IntegrationRunner[];
 }
 
 /**
@@ -62,6 +65,7 @@ export function createHostIntegrations(
         }),
       }),
       mailRunner,
+      ...(options.runners ?? []),
     ],
     audit: options.audit,
     logger: options.logger,

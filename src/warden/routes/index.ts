@@ -28,6 +28,7 @@ import { oversightRoutes } from "./oversight-routes.js";
 import { secretRoutes } from "./secret-routes.js";
 import { sentinelRoutes } from "./sentinel-routes.js";
 import { sessionRoutes } from "./session-routes.js";
+import { settingsRoutes } from "./settings-routes.js";
 import { skillsRoutes } from "./skills-routes.js";
 import { soulRoutes } from "./soul-routes.js";
 import { systemRoutes } from "./system-routes.js";
@@ -62,6 +63,7 @@ export function apiRoutes(ctx: WardenContext): WardenRoute[] {
     ...evolutionRoutes(ctx),
     ...feedbackRoutes(ctx),
     ...mailRoutes(ctx),
+    ...settingsRoutes(ctx),
     ...governanceRoutes(ctx),
     ...vaultRoutes(ctx),
     ...attestRoutes(ctx),

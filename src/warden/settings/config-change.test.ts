@@ -22,15 +22,18 @@ describe("a proposed change to ironclawd.toml", () => {
     expect(draft.config.server.port).toBe(8080);
     expect(draft.diff).toContain("-# [server]\n+[server]");
     expect(draft.diff).toContain(" # port = 7410\n+port = 8080");
-    expect(draft.diff.split("\n").slice(0, 2)).toEqual(["--- ironclawd.toml", "+++ ironclawd.toml (proposed)"]);
+    expect(draft.diff.split("\n").slice(0, 2)).toEqual([
+      "--- ironclawd.toml",
+      "+++ ironclawd.toml (proposed)",
+    ]);
     // Every other line of the file is kept as it was.
     expect(draft.text.replace("[server]", "# [server]").replace("port = 8080\n", "")).toBe(starter);
   });
 
   it("replaces a key already set in place, and null removes it", () => {
-    const base = "[server]\nport = 8080 # ours\nbind = \"127.0.0.1\"\n";
+    const base = '[server]\nport = 8080 # ours\nbind = "127.0.0.1"\n';
     const moved = draftConfigChange(base, [{ path: "server.port", value: 9000 }]);
-    expect(moved.text).toBe("[server]\nport = 9000\nbind = \"127.0.0.1\"\n");
+    expect(moved.text).toBe('[server]\nport = 9000\nbind = "127.0.0.1"\n');
     expect(moved.diff).toBe(
       [
         "--- ironclawd.toml",
@@ -77,7 +80,9 @@ describe("a proposed change to ironclawd.toml", () => {
   it("refuses a secret as a value: by its key, and by its look under any key", () => {
     expect(
       refusal(() => draftConfigChange(starter, [{ path: "integrations.slack.bot_token", value: "abc" }])),
-    ).toMatch(/^integrations\.slack\.bot_token: holds a secret, .* set bot_token_env to the name of a variable/);
+    ).toMatch(
+      /^integrations\.slack\.bot_token: holds a secret, .* set bot_token_env to the name of a variable/,
+    );
     expect(
       refusal(() => draftConfigChange(starter, [{ path: "providers.local.api_key", value: "abc" }])),
     ).toMatch(/^providers\.local\.api_key: holds a secret/);
@@ -93,7 +98,8 @@ describe("a proposed change to ironclawd.toml", () => {
   });
 
   it("names the variables a change points secrets at, and masks secret values in the diff", () => {
-    const base = '[integrations.slack]\nenabled = false\nbot_token = "xoxb-kept-inline"\nsigning_secret_env = "SLACK_SIGNING_SECRET"\n';
+    const base =
+      '[integrations.slack]\nenabled = false\nbot_token = "xoxb-kept-inline"\nsigning_secret_env = "SLACK_SIGNING_SECRET"\n';
     const draft = draftConfigChange(base, [
       { path: "integrations.slack.enabled", value: true },
       { path: "integrations.slack.bot_token", value: null },
@@ -106,14 +112,14 @@ describe("a proposed change to ironclawd.toml", () => {
   });
 
   it("refuses a key the file's layout holds where a line edit cannot reach it, and a change that changes nothing", () => {
-    const inline = "[integrations]\ngithub = { base_url = \"https://api.github.com\" }\n";
+    const inline = '[integrations]\ngithub = { base_url = "https://api.github.com" }\n';
     expect(
       refusal(() => draftConfigChange(inline, [{ path: "integrations.github.timeout_ms", value: 5000 }])),
     ).toMatch(/^integrations\.github\.timeout_ms: cannot be written into ironclawd\.toml as it is laid out/);
     expect(parse(inline)).toEqual({ integrations: { github: { base_url: "https://api.github.com" } } });
-    expect(refusal(() => draftConfigChange("[server]\nport = 8080\n", [{ path: "server.port", value: 8080 }]))).toBe(
-      "changes: change nothing: every key already has that value",
-    );
+    expect(
+      refusal(() => draftConfigChange("[server]\nport = 8080\n", [{ path: "server.port", value: 8080 }])),
+    ).toBe("changes: change nothing: every key already has that value");
     expect(
       refusal(() =>
         draftConfigChange(starter, [

@@ -1,8 +1,8 @@
 import { parse } from "smol-toml";
 import { type IronclawdConfig, ironclawdConfigSchema, type SettingChange } from "../../contracts/index.js";
 import {
-  canonicalJson,
   ConfigError,
+  canonicalJson,
   configKeyPaths,
   InvalidInputError,
   parseTomlConfig,
@@ -50,7 +50,8 @@ export function draftConfigChange(base: string, changes: readonly SettingChange[
   for (const [index, change] of changes.entries()) {
     const segments = settingSegments(change.path);
     const key = canonicalJson(segments);
-    if (seen.has(key)) throw new InvalidInputError(`changes[${index}].path`, `changes ${change.path} a second time`);
+    if (seen.has(key))
+      throw new InvalidInputError(`changes[${index}].path`, `changes ${change.path} a second time`);
     seen.add(key);
     refuseSecret(change, segments);
     text = setTomlKey(text, segments, change.value);
@@ -63,7 +64,8 @@ export function draftConfigChange(base: string, changes: readonly SettingChange[
           "several lines holds it): the person changes it by hand",
       );
   }
-  if (text === base) throw new InvalidInputError("changes", "change nothing: every key already has that value");
+  if (text === base)
+    throw new InvalidInputError("changes", "change nothing: every key already has that value");
   let config: IronclawdConfig;
   try {
     config = parseTomlConfig(text, ironclawdConfigSchema, FILE);
@@ -71,7 +73,10 @@ export function draftConfigChange(base: string, changes: readonly SettingChange[
     if (!(error instanceof ConfigError)) throw error;
     const [first, ...more] = error.problems;
     const also = more.map((p) => `; ${p.key}: ${p.rule}`).join("");
-    throw new InvalidInputError(first?.key ?? "changes", `${first?.rule ?? "is refused by the schema"}${also}`);
+    throw new InvalidInputError(
+      first?.key ?? "changes",
+      `${first?.rule ?? "is refused by the schema"}${also}`,
+    );
   }
   const secrets = [
     ...new Set(
@@ -118,11 +123,15 @@ export function looksLikeSecret(value: string): boolean {
 }
 
 function isSchemaKey(segments: string[]): boolean {
-  return SCHEMA_PATHS.some((p) => p.length === segments.length && p.at(-1) === segments.at(-1) && samePrefix(p, segments));
+  return SCHEMA_PATHS.some(
+    (p) => p.length === segments.length && p.at(-1) === segments.at(-1) && samePrefix(p, segments),
+  );
 }
 
 function samePrefix(schema: string[], path: string[]): boolean {
-  return schema.slice(0, -1).every((s, i) => isPlaceholder(s) || isPlaceholder(path[i] ?? "") || s === path[i]);
+  return schema
+    .slice(0, -1)
+    .every((s, i) => isPlaceholder(s) || isPlaceholder(path[i] ?? "") || s === path[i]);
 }
 
 function isPlaceholder(segment: string): boolean {
@@ -137,7 +146,10 @@ function parseBase(text: string): Record<string, unknown> {
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {
-    throw new InvalidInputError(FILE, `does not parse as it is now (${(error as Error).message.split("\n")[0]}): fix it by hand first`);
+    throw new InvalidInputError(
+      FILE,
+      `does not parse as it is now (${(error as Error).message.split("\n")[0]}): fix it by hand first`,
+    );
   }
 }
 
@@ -150,7 +162,11 @@ function parseText(text: string): unknown {
 }
 
 /** A copy of `tree` with the key at `segments` set to `value`, or removed for null. */
-function withValue(tree: Record<string, unknown>, segments: string[], value: unknown): Record<string, unknown> {
+function withValue(
+  tree: Record<string, unknown>,
+  segments: string[],
+  value: unknown,
+): Record<string, unknown> {
   const copy = structuredClone(tree);
   let at: Record<string, unknown> = copy;
   for (const segment of segments.slice(0, -1)) {

@@ -27,7 +27,8 @@ export function unifiedDiff(before: string, after: string, file: string): string
     const first = changed[index] ?? 0;
     let last = first;
     // Changes closer together than two contexts share one hunk.
-    while (index + 1 < changed.length && (changed[index + 1] ?? 0) - last <= 2 * CONTEXT) last = changed[++index] ?? last;
+    while (index + 1 < changed.length && (changed[index + 1] ?? 0) - last <= 2 * CONTEXT)
+      last = changed[++index] ?? last;
     index++;
     const from = Math.max(0, first - CONTEXT);
     const to = Math.min(numbered.length - 1, last + CONTEXT);
@@ -37,7 +38,9 @@ export function unifiedDiff(before: string, after: string, file: string): string
     const start = numbered[from];
     const oldStart = start ? start.old - (start.op === "+" ? 0 : 1) : 0;
     const newStart = start ? start.new - (start.op === "-" ? 0 : 1) : 0;
-    out.push(`@@ -${oldStart + (oldCount > 0 ? 1 : 0)},${oldCount} +${newStart + (newCount > 0 ? 1 : 0)},${newCount} @@`);
+    out.push(
+      `@@ -${oldStart + (oldCount > 0 ? 1 : 0)},${oldCount} +${newStart + (newCount > 0 ? 1 : 0)},${newCount} @@`,
+    );
     for (const line of hunk) out.push(`${line.op}${line.text}`);
   }
   return out.join("\n");

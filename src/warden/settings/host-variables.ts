@@ -47,7 +47,9 @@ export class HostVariables {
 
   /** Every stored variable with its value, for the warden's environment at start; none read, no key is made. */
   values(): Record<string, string> {
-    const rows = this.db.prepare("SELECT name, nonce, ciphertext, tag FROM warden_host_variables").all() as Array<{
+    const rows = this.db
+      .prepare("SELECT name, nonce, ciphertext, tag FROM warden_host_variables")
+      .all() as Array<{
       name: string;
       nonce: Buffer;
       ciphertext: Buffer;

@@ -9,7 +9,8 @@ const DONE: Record<Step, (p: SettingsProposalView) => string> = {
   confirm: (p) =>
     `Applied proposal ${p.id} to ${p.file}. It takes effect when the warden restarts. Send /revert ${p.id} to undo it.`,
   reject: (p) => `Rejected proposal ${p.id}; ${p.file} was not changed.`,
-  revert: (p) => `Reverted proposal ${p.id}: ${p.file} is as it was before. It takes effect when the warden restarts.`,
+  revert: (p) =>
+    `Reverted proposal ${p.id}: ${p.file} is as it was before. It takes effect when the warden restarts.`,
 };
 
 /**
@@ -55,7 +56,9 @@ export function proposalNotice(
   ];
   const missing = p.secrets.filter((s) => !s.set).map((s) => s.name);
   if (missing.length > 0)
-    lines.push(`It needs ${missing.join(", ")}: paste the value into the form at ${screenUrl}, never into a chat.`);
+    lines.push(
+      `It needs ${missing.join(", ")}: paste the value into the form at ${screenUrl}, never into a chat.`,
+    );
   lines.push(`Send /confirm ${p.id} to apply it or /reject ${p.id} to drop it (before ${p.expires_at}).`);
   return {
     text: lines.join("\n"),

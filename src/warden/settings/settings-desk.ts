@@ -1,9 +1,18 @@
-import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { z } from "zod";
 import type { SettingsArgs, settingsProposalSchema } from "../../contracts/index.js";
-import { ConflictError, Emitter, newId, NotFoundError } from "../../core/index.js";
+import { ConflictError, Emitter, NotFoundError, newId } from "../../core/index.js";
 import { HttpError } from "../../http/index.js";
 import type { AuditRecordInput } from "../audit-store.js";
 import { HOST_CONFIG_FILE } from "../host-config.js";
@@ -63,7 +72,10 @@ export class SettingsDesk {
   /** Checks and stores a proposal; refused (InvalidInputError naming the key) when the change cannot be made. */
   propose(userId: string, args: SettingsArgs["propose"]): SettingsProposalView {
     if (!this.options.isAdmin(userId))
-      throw new HttpError("forbidden", `only an admin's agent may propose changes to the warden's settings; ${userId} is not an admin`);
+      throw new HttpError(
+        "forbidden",
+        `only an admin's agent may propose changes to the warden's settings; ${userId} is not an admin`,
+      );
     const base = this.read();
     const draft = draftConfigChange(base, args.changes);
     const at = this.now();
@@ -120,9 +132,12 @@ export class SettingsDesk {
   /** Restores the file as it was before an applied proposal, if nothing changed it since; any admin may. */
   revert(id: string, who: SettingsActor): SettingsProposalView {
     const proposal = this.find(id);
-    if (!who.admin) throw new HttpError("forbidden", "only an admin may revert a change to the warden's settings");
+    if (!who.admin)
+      throw new HttpError("forbidden", "only an admin may revert a change to the warden's settings");
     if (proposal.status !== "applied")
-      throw new ConflictError(`proposal ${id} is ${proposal.status}, not applied: there is nothing to revert`);
+      throw new ConflictError(
+        `proposal ${id} is ${proposal.status}, not applied: there is nothing to revert`,
+      );
     if (this.read() !== proposal.newText)
       throw new ConflictError(
         `${HOST_CONFIG_FILE} changed since proposal ${id} was applied; nothing was restored. Change it by hand or revert the later change first.`,
@@ -135,7 +150,17 @@ export class SettingsDesk {
   setVariable(name: string, value: string, who: SettingsActor): void {
     if (!who.admin) throw new HttpError("forbidden", "only an admin may set the warden's variables");
     this.options.variables.set(name, value);
-    this.options.audit({ userId: who.userId, actor: `user:${who.userId}`, action: "config.variable_set", detail: { name, via: who.via } });
+    this.options.audit({
+      userId: who.userId,
+      actor: `user:${who.userId}`,
+      action: "config.variable_set",
+      detail: { name, via: who.via },
+    });
+  }
+
+  /** The UI's settings screen, where proposals are confirmed and secrets pasted. */
+  screenUrl(): string {
+    return this.options.screenUrl();
   }
 
   variableSet(name: string): boolean {
@@ -172,8 +197,12 @@ export class SettingsDesk {
   private pending(id: string, who: SettingsActor, verb: string): SettingsProposal {
     const proposal = this.find(id);
     if (proposal.userId !== who.userId || !who.admin)
-      throw new HttpError("forbidden", `only ${proposal.userId}, whose agent proposed it, may ${verb} proposal ${id}`);
-    if (proposal.status !== "pending") throw new ConflictError(`proposal ${id} is ${proposal.status}, not pending`);
+      throw new HttpError(
+        "forbidden",
+        `only ${proposal.userId}, whose agent proposed it, may ${verb} proposal ${id}`,
+      );
+    if (proposal.status !== "pending")
+      throw new ConflictError(`proposal ${id} is ${proposal.status}, not pending`);
     return proposal;
   }
 

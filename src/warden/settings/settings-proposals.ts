@@ -92,7 +92,9 @@ export class SettingsProposals {
   }
 
   get(id: string): SettingsProposal | undefined {
-    const row = this.db.prepare("SELECT * FROM warden_settings_proposals WHERE id = ?").get(id) as Row | undefined;
+    const row = this.db.prepare("SELECT * FROM warden_settings_proposals WHERE id = ?").get(id) as
+      | Row
+      | undefined;
     return row && fromRow(row);
   }
 
@@ -107,12 +109,20 @@ export class SettingsProposals {
   /** Pending proposals past their time become expired; returns how many did. */
   expire(nowIso: string): number {
     return this.db
-      .prepare("UPDATE warden_settings_proposals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?")
+      .prepare(
+        "UPDATE warden_settings_proposals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?",
+      )
       .run(nowIso).changes;
   }
 
   /** Moves a proposal from one status to the next; false when it was no longer in `from` (someone was first). */
-  decide(id: string, from: SettingsProposalStatus, to: SettingsProposalStatus, by: string, at: string): boolean {
+  decide(
+    id: string,
+    from: SettingsProposalStatus,
+    to: SettingsProposalStatus,
+    by: string,
+    at: string,
+  ): boolean {
     const reverting = to === "reverted";
     const sql = reverting
       ? "UPDATE warden_settings_proposals SET status = ?, reverted_by = ?, reverted_at = ? WHERE id = ? AND status = ?"

@@ -8,7 +8,10 @@ import type { SettingsDesk } from "./settings-desk.js";
  * is refused here again (a cell may send any frame). A change the desk refuses comes back to the agent as the
  * key and the rule, so it can correct itself.
  */
-export function createSettingsRunner(desk: SettingsDesk, isAdmin: (userId: string) => boolean): IntegrationRunner {
+export function createSettingsRunner(
+  desk: SettingsDesk,
+  isAdmin: (userId: string) => boolean,
+): IntegrationRunner {
   return {
     name: "settings",
     configured: isAdmin,
@@ -18,7 +21,8 @@ export function createSettingsRunner(desk: SettingsDesk, isAdmin: (userId: strin
           ok: false,
           error: {
             code: "forbidden",
-            message: "only an admin's agent may propose changes to the warden's settings; this user is not an admin",
+            message:
+              "only an admin's agent may propose changes to the warden's settings; this user is not an admin",
           },
           audit: { refused: "not_admin" },
         };

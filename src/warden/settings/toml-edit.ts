@@ -74,12 +74,14 @@ export function setTomlKey(text: string, segments: readonly string[], value: Set
       else lines[set] = line;
       return lines.join("\n");
     }
-    if (value === null) throw new InvalidInputError(path, "is not set in ironclawd.toml, so there is nothing to remove");
+    if (value === null)
+      throw new InvalidInputError(path, "is not set in ironclawd.toml, so there is nothing to remove");
     const documented = findIndex(lines, header + 1, end, (l) => keyPattern(key, true).test(l));
     lines.splice((documented >= 0 ? documented : header) + 1, 0, line);
     return lines.join("\n");
   }
-  if (value === null) throw new InvalidInputError(path, "is not set in ironclawd.toml, so there is nothing to remove");
+  if (value === null)
+    throw new InvalidInputError(path, "is not set in ironclawd.toml, so there is nothing to remove");
   const commented = findIndex(lines, 0, lines.length, (l) => headerOf(l, true) === table);
   if (commented >= 0) {
     lines[commented] = `[${table}]`;
