@@ -151,6 +151,7 @@ describe("the settings desk", () => {
   it("takes /confirm, /reject and /revert from the proposer's paired chat only", async () => {
     const commands = settingsCommands(desk, isAdmin);
     const chat = (userId: string): ChannelLink => ({
+      linkedAt: "2026-11-29T09:00:00.000Z",
       kind: "telegram",
       bot: "family",
       senderId: "1",
