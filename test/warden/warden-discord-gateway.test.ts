@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import {
@@ -46,10 +45,6 @@ const on = (connection: number, op: number) => (r: GatewayReceived) =>
   r.connection === connection && r.op === op;
 
 beforeAll(async () => {
-  const keys = generateKeyPairSync("ed25519");
-  const publicKey = Buffer.from(keys.publicKey.export({ format: "jwk" }).x as string, "base64url").toString(
-    "hex",
-  );
   // Heartbeats every 2 s: often enough for the tests to see them, seldom enough that a busy host answers in time.
   discord = await startDiscordServer({ heartbeatIntervalMs: 2_000 });
   h = await startWardenHarness({
@@ -60,8 +55,8 @@ beforeAll(async () => {
         ...ironclawdConfigSchema.parse({}).integrations,
         discord: {
           enabled: true,
+          // Gateway only: no interactions URL, so no public key.
           application_id: "123456789012345678",
-          public_key: publicKey,
           bot_token: DISCORD_TOKEN,
           api_base_url: discord.url,
           bot: "guild",
@@ -93,6 +88,21 @@ describe("a Discord bot's gateway, through the warden", () => {
     expect(discord.gateway.received.find(on(1, 1))?.d).toEqual(expect.any(Number));
   });
 
+  it("takes no request at the interactions URL, having no key to check it with", async () => {
+    const body = JSON.stringify({ id: "1", type: 1, application_id: "123456789012345678" });
+    const answer = await fetch(`${h.url}/channels/discord/guild`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-signature-ed25519": "0".repeat(128),
+        "x-signature-timestamp": String(Math.floor(Date.now() / 1000)),
+      },
+      body,
+    });
+    expect(answer.status).toBe(401);
+    expect(JSON.stringify(await answer.json())).toMatch(/over the gateway/);
+  });
+
   it("answers a stranger's DM with one line and runs no turn", async () => {
     const asked = h.model.chatRequests().length;
     message("hello?", STRANGER);
@@ -117,6 +127,26 @@ describe("a Discord bot's gateway, through the warden", () => {
     await discord.waitForPosts(posted + 2, 30_000);
     expect(discord.posts()[posted + 1]).toEqual({ channel: DM, content: "Bread and eggs." });
   }, 60_000);
+
+  it("answers a slash command the gateway delivers through the interaction's callback", async () => {
+    const posted = discord.posts().length;
+    discord.gateway.dispatch("INTERACTION_CREATE", {
+      id: "300000000000000001",
+      token: "interaction-token-1",
+      type: 2,
+      application_id: "123456789012345678",
+      channel_id: DM,
+      user: { id: FRANK, username: "frank" },
+      data: { name: "new" },
+    });
+    await discord.waitForPosts(posted + 1);
+    expect(discord.calls.find((c) => c.path.startsWith("/api/v10/interactions/"))).toMatchObject({
+      method: "POST",
+      path: "/api/v10/interactions/300000000000000001/interaction-token-1/callback",
+      body: { type: 4, data: { content: "Sent to IronClaw.", flags: 64 } },
+    });
+    expect(discord.posts()[posted]).toEqual({ channel: DM, content: "Started a new conversation." });
+  });
 
   it("leaves alone its own messages, other bots', and server chatter that does not mention it", async () => {
     const posted = discord.posts().length;

@@ -457,7 +457,8 @@ export const discordBotSchema = z
       .optional()
       .meta({
         description:
-          "The application's public key (General Information): every interaction is checked against it.",
+          "The application's public key (General Information): every interaction sent to the interactions URL is " +
+          "checked against it. Not needed with gateway = true and no interactions URL.",
         examples: ["e3c0c4f2b1a0d9e8f7a6b5c4d3e2f1a0e3c0c4f2b1a0d9e8f7a6b5c4d3e2f1a0"],
       }),
     bot_token: aString()
@@ -481,14 +482,27 @@ export const discordBotSchema = z
       .default(false)
       .describe(
         "true connects the bot to Discord's gateway, so a DM to it is a turn and a mention of it in a server " +
-          "is answered there (to paired users). Needs the Message Content intent enabled in the Developer Portal.",
+          "is answered there (to paired users); without an interactions URL its slash commands come that way " +
+          "too. Needs the Message Content intent enabled in the Developer Portal.",
       ),
   })
   .superRefine((c, ctx) => {
     checkSecretPairs(c, ctx, [["bot_token", "bot_token_env"]]);
-    for (const key of ["application_id", "public_key"] as const)
-      if (c.enabled && c[key] === undefined)
-        ctx.addIssue({ code: "custom", path: [key], message: "is required when enabled", input: c });
+    if (c.enabled && c.application_id === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["application_id"],
+        message: "is required when enabled",
+        input: c,
+      });
+    // The key checks the interactions URL's requests; over the gateway interactions come on the bot's connection.
+    if (c.enabled && c.public_key === undefined && !c.gateway)
+      ctx.addIssue({
+        code: "custom",
+        path: ["public_key"],
+        message: "is required when enabled, unless gateway = true",
+        input: c,
+      });
   });
 export type DiscordBotConfig = z.output<typeof discordBotSchema>;
 

@@ -70,7 +70,8 @@ interface Session {
 }
 
 /**
- * A Discord bot's gateway connection, for what its interactions endpoint never sees: DMs and mentions. HELLO
+ * A Discord bot's gateway connection, for what its interactions endpoint never sees: DMs and mentions (and the
+ * slash commands themselves, for an application that has no interactions URL). HELLO
  * starts the heartbeat (the first after a random part of the interval, as Discord asks), IDENTIFY opens a session
  * with the message intents, and each MESSAGE_CREATE goes to the channel. A heartbeat not acknowledged by the
  * next one means a dead connection: it is closed and the session RESUMEd on a new one, as after a drop or
@@ -210,6 +211,10 @@ export class DiscordGateway {
     } else if (name === "RESUMED") {
       ready();
       this.log.info({ bot: this.channel.name }, "Discord gateway session resumed");
+    } else if (name === "INTERACTION_CREATE") {
+      this.channel.answerInteraction(data).catch((err: unknown) => {
+        this.log.warn({ err, bot: this.channel.name }, "a Discord interaction was not taken");
+      });
     } else if (name === "MESSAGE_CREATE" && this.botUserId !== undefined) {
       try {
         this.channel.handleGatewayMessage(data, this.botUserId);

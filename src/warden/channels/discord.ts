@@ -23,6 +23,7 @@ const EPHEMERAL = 1 << 6;
 const optionSchema = z.looseObject({ name: aString(), value: z.unknown().optional() });
 const interactionSchema = z.looseObject({
   id: aString(),
+  token: aString().optional(),
   type: aNumber().int("must be an integer"),
   channel_id: aString().optional(),
   guild_id: aString().optional(),
@@ -80,8 +81,8 @@ export type DiscordReply = { type: number; data?: { content: string; flags?: num
 export interface DiscordChannelOptions extends PlatformCallOptions {
   bot: string;
   applicationId: string;
-  /** The application's Ed25519 public key, hex. */
-  publicKey: string;
+  /** The application's Ed25519 public key, hex; without one (gateway only) the interactions URL refuses all. */
+  publicKey?: string;
   token: string;
   apiBaseUrl: string;
   router: ChannelRouter;
@@ -104,7 +105,7 @@ export class DiscordChannel implements Channel {
   readonly maxMessageLength = 2000;
   readonly pairingHelp =
     "This Discord account is not paired with IronClaw yet. Ask IronClaw for a pairing code, then use /pair.";
-  private readonly key: KeyObject;
+  private readonly key: KeyObject | undefined;
   private readonly router: ChannelRouter;
   private readonly log: Logger;
   private readonly now: () => number;
@@ -116,14 +117,23 @@ export class DiscordChannel implements Channel {
     this.log = options.logger ?? createLogger("discord");
     this.now = options.now ?? (() => Date.now() / 1000);
     // A raw Ed25519 key as a JWK: its 32 bytes, base64url.
-    this.key = createPublicKey({
-      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(options.publicKey, "hex").toString("base64url") },
-      format: "jwk",
-    });
+    this.key =
+      options.publicKey === undefined
+        ? undefined
+        : createPublicKey({
+            key: {
+              kty: "OKP",
+              crv: "Ed25519",
+              x: Buffer.from(options.publicKey, "hex").toString("base64url"),
+            },
+            format: "jwk",
+          });
   }
 
   /** Why a request is not Discord's (an Ed25519 signature over the timestamp and raw body, made within 5 minutes), or undefined. */
   refusal(signature: string | undefined, timestamp: string | undefined, raw: Buffer): string | undefined {
+    if (this.key === undefined)
+      return "this application takes interactions over the gateway: it has no public key to check requests with";
     if (signature === undefined || timestamp === undefined)
       return "missing X-Signature-Ed25519 or X-Signature-Timestamp";
     const stale = staleTimestamp("X-Signature-Timestamp", timestamp, this.now());
@@ -137,7 +147,11 @@ export class DiscordChannel implements Channel {
 
   /** A signed interaction: a PING is answered PONG; a command goes to the router and is answered at once. */
   handle(raw: Buffer): DiscordReply {
-    const body = jsonBody(raw, "discord-interaction");
+    return this.handleInteraction(jsonBody(raw, "discord-interaction"));
+  }
+
+  /** An interaction's body, from the endpoint or the gateway (INTERACTION_CREATE); what it is answered with. */
+  handleInteraction(body: unknown): DiscordReply {
     const parsed = interactionSchema.safeParse(body);
     if (!parsed.success) throw new ValidationError("discord-interaction", issuesFromZod(parsed.error));
     const interaction = parsed.data;
@@ -224,6 +238,24 @@ export class DiscordChannel implements Channel {
     return failure === undefined;
   }
 
+  /**
+   * An interaction the gateway delivered (an application without an interactions URL gets them there), answered
+   * through the HTTP API's callback instead of a response. Throws ValidationError naming the field.
+   */
+  async answerInteraction(body: unknown): Promise<boolean> {
+    const parsed = interactionSchema.safeParse(body);
+    const token = parsed.success ? parsed.data.token : undefined;
+    if (!parsed.success || token === undefined)
+      throw new ValidationError("discord-interaction", [
+        { path: "$.token", message: "is required to answer an interaction", code: "custom" },
+      ]);
+    const reply = this.handleInteraction(body);
+    const failure = await this.call("POST", `/interactions/${parsed.data.id}/${token}/callback`, reply);
+    if (failure)
+      this.log.warn({ interaction: parsed.data.id, ...failure }, "Discord interaction not answered");
+    return failure === undefined;
+  }
+
   /** Where the bot's gateway is (GET /gateway/bot), or why not: status 401 when the token is refused. */
   async gatewayUrl(): Promise<{ url: string } | { failure: PlatformFailure }> {
     let url: string | undefined;
@@ -291,11 +323,15 @@ export function createDiscordChannel(
   const env = deps.env ?? process.env;
   const token = channelSecret("discord", "bot_token", config.bot_token, config.bot_token_env, env);
   const applicationId = channelSecret("discord", "application_id", config.application_id, undefined, env);
-  const publicKey = channelSecret("discord", "public_key", config.public_key, undefined, env);
+  // Only the interactions URL needs the key; a gateway-only application is not given one.
+  const publicKey =
+    config.public_key !== undefined || !config.gateway
+      ? channelSecret("discord", "public_key", config.public_key, undefined, env)
+      : undefined;
   const channel = new DiscordChannel({
     bot: config.bot,
     applicationId,
-    publicKey,
+    ...(publicKey === undefined ? {} : { publicKey }),
     token,
     apiBaseUrl: config.api_base_url,
     router: deps.router,
