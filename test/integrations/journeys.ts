@@ -4,6 +4,8 @@
 // the default suite leaves them out and keeps the fast tests of the same code: the runners against the real
 // servers (src/warden/integrations/mail-runner.test.ts, test/warden/caldav-runner.test.ts,
 // test/warden/github-runner.test.ts), the proxy engine's attack suite (test/egress/) and the skills routes.
+// `ironclaw setup` driven on a pseudo-terminal to a first answer is here too (about a minute); its --yes paths stay
+// in the default suite (test/cli/setup.test.ts).
 export const INTEGRATION_JOURNEYS = [
   "test/cli/secrets.test.ts",
   "test/skills/skills-cli.test.ts",
@@ -12,4 +14,5 @@ export const INTEGRATION_JOURNEYS = [
   "test/warden/calendar-tools.test.ts",
   "test/warden/github-tools.test.ts",
   "test/warden/egress-proxy-cell.test.ts",
+  "test/cli/setup-journey.test.ts",
 ];
