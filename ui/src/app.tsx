@@ -16,6 +16,7 @@ const CommandView = lazy(() => import("./command/command-view.js"));
 const SoulView = lazy(() => import("./soul/soul-view.js"));
 const SkillsView = lazy(() => import("./skills/skills-view.js"));
 const MailView = lazy(() => import("./mail/mail-view.js"));
+const SettingsView = lazy(() => import("./settings/settings-view.js"));
 const AuditView = lazy(() => import("./audit/audit-view.js"));
 const UsageView = lazy(() => import("./usage/usage-view.js"));
 const MessagingView = lazy(() => import("./messaging/messaging-view.js"));
@@ -65,6 +66,9 @@ export function App() {
               </Match>
               <Match when={route().view === "mail"}>
                 <MailView api={api} />
+              </Match>
+              <Match when={route().view === "settings"}>
+                <SettingsView api={api} me={auth.state.me?.user ?? ""} />
               </Match>
               <Match when={route().view === "audit"}>
                 <AuditView api={api} />

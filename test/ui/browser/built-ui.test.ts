@@ -14,9 +14,9 @@ const SOURCES = join(PACKAGE_ROOT, "ui", "src");
 // a user who opens every screen downloads, and the first load is what every user pays before the first paint.
 // The whole-UI budget went from 150 to 160 kB when the Command screen (~6 kB) came, and to 170 kB when the
 // Evolution screen (an admin's chunk), the brain's history, certificates and ratings of answers came (~7 kB
-// together), and to 172 kB when the Messaging screen (pairing a chat app, a 1 kB chunk) came; the first load has
-// its own, unchanged.
-const BUDGET_GZIP_BYTES = 172 * 1024;
+// together), to 172 kB when the Messaging screen (pairing a chat app, a 1 kB chunk) came, and to 174 kB when the
+// Settings screen (an admin's proposals to confirm, a 2 kB chunk) came; the first load has its own, unchanged.
+const BUDGET_GZIP_BYTES = 174 * 1024;
 const FIRST_LOAD_BUDGET_GZIP_BYTES = 36 * 1024;
 
 /** What the checks read of an element (the test program has no DOM library). */
@@ -60,7 +60,7 @@ describe("the built UI", () => {
   const gzipOf = (files: string[]) =>
     files.reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
 
-  it("stays under its size budget of 172 kB gzip, everything included", () => {
+  it("stays under its size budget of 174 kB gzip, everything included", () => {
     const gzip = gzipOf(walk(DIST).filter((f) => /\.(js|css|html)$/.test(f)));
     expect(gzip).toBeGreaterThan(10 * 1024); // the probe measured the real bundle
     expect(gzip).toBeLessThan(BUDGET_GZIP_BYTES);

@@ -3,6 +3,7 @@ import type * as W from "../../../src/contracts/warden/index.js";
 import type { CommandEndpoints } from "./command-endpoints.js";
 import type { EvolutionEndpoints } from "./evolution-endpoints.js";
 import type { MailEndpoints } from "./mail-endpoints.js";
+import type { SettingsEndpoints } from "./settings-endpoints.js";
 import type { SkillsEndpoints } from "./skills-endpoints.js";
 
 // Every warden route the UI calls, typed from the schemas the routes themselves validate with
@@ -44,7 +45,12 @@ export type BrainHistoryEntry = Out<typeof W.brainHistoryEntrySchema>;
 export type BrainHistoryDiff = Out<typeof W.brainHistoryDiffSchema>;
 export type PairingCode = Out<typeof W.pairingCodeSchema>;
 
-export interface Endpoints extends CommandEndpoints, EvolutionEndpoints, MailEndpoints, SkillsEndpoints {
+export interface Endpoints
+  extends CommandEndpoints,
+    EvolutionEndpoints,
+    MailEndpoints,
+    SettingsEndpoints,
+    SkillsEndpoints {
   "GET /api/me": { response: Me };
   "POST /api/channels/pairing-code": { response: PairingCode };
   "POST /api/auth/login": { body: In<typeof W.tokenLoginBodySchema>; response: Me };

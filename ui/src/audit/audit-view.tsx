@@ -14,6 +14,7 @@ const TOOLS: Record<ToolKind, string> = {
   github: "GitHub",
   calendar: "calendar",
   mail: "mail",
+  settings: "settings",
 };
 const OUTCOMES: Record<ToolOutcome, string> = {
   ok: "ok",

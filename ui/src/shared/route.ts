@@ -14,6 +14,7 @@ export const VIEWS = [
   "usage",
   "messaging",
   "evolution",
+  "settings",
   "admin",
 ] as const;
 export type View = (typeof VIEWS)[number];

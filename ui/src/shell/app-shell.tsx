@@ -19,6 +19,7 @@ const LABELS: Record<View, string> = {
   usage: "Usage",
   messaging: "Messaging",
   evolution: "Evolution",
+  settings: "Settings",
   admin: "Admin",
 };
 
@@ -42,7 +43,7 @@ export function AppShell(props: {
   const [menuOpen, setMenuOpen] = createSignal(false);
   const views = (): View[] =>
     (Object.keys(LABELS) as View[]).filter(
-      (v) => (v !== "admin" && v !== "evolution") || props.auth.state.me?.admin,
+      (v) => (v !== "admin" && v !== "evolution" && v !== "settings") || props.auth.state.me?.admin,
     );
   return (
     <div class="app">
