@@ -112,7 +112,8 @@ export class DiscordGateway {
   private async connect(signal: AbortSignal, ready: () => void): Promise<SocketEnd> {
     let base = this.session?.resumeUrl;
     if (base === undefined) {
-      const found = await this.channel.gatewayUrl();
+      const found = await this.channel.gatewayUrl(signal);
+      if (signal.aborted) return { next: "backoff", why: "stopped" };
       if ("failure" in found) {
         const why = `GET /gateway/bot: ${found.failure.reason}`;
         return found.failure.status === 401 ? { next: "stop", why } : { next: "backoff", why };

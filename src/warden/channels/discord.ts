@@ -257,12 +257,16 @@ export class DiscordChannel implements Channel {
   }
 
   /** Where the bot's gateway is (GET /gateway/bot), or why not: status 401 when the token is refused. */
-  async gatewayUrl(): Promise<{ url: string } | { failure: PlatformFailure }> {
+  async gatewayUrl(signal?: AbortSignal): Promise<{ url: string } | { failure: PlatformFailure }> {
     let url: string | undefined;
-    const failure = await this.call("GET", "/gateway/bot", undefined, (text) => {
+    const take = (text: string) => {
       const answer = gatewayBotSchema.safeParse(safeJson(text));
       if (answer.success) url = answer.data.url;
       return answer.success;
+    };
+    const failure = await this.call("GET", "/gateway/bot", undefined, {
+      take,
+      ...(signal ? { signal } : {}),
     });
     if (failure) return { failure };
     return url === undefined ? { failure: { status: 200, reason: "no gateway URL in the answer" } } : { url };
@@ -284,7 +288,7 @@ export class DiscordChannel implements Channel {
     method: string,
     path: string,
     body: unknown,
-    take?: (text: string) => boolean,
+    { take, signal }: { take?: (text: string) => boolean; signal?: AbortSignal } = {},
   ): Promise<PlatformFailure | undefined> {
     return callPlatform({
       url: `${this.options.apiBaseUrl.replace(/\/+$/, "")}${path}`,
@@ -296,6 +300,7 @@ export class DiscordChannel implements Channel {
       body,
       secret: this.options.token,
       options: this.options,
+      ...(signal ? { signal } : {}),
       // A 429 says how long to wait in its body (seconds, fractional) as well as in Retry-After.
       read: ({ ok, status, headers, text }) =>
         ok

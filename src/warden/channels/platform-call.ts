@@ -53,6 +53,8 @@ export async function callPlatform(input: {
   body?: unknown;
   secret: string;
   options?: PlatformCallOptions;
+  /** Ends the call and its waits (a channel stopping); it then fails with status 0, "stopped". */
+  signal?: AbortSignal;
   read: (answer: { status: number; ok: boolean; headers: Headers; text: string }) => PlatformVerdict;
   onRetry?: (failure: PlatformFailure, waitMs: number) => void;
 }): Promise<PlatformFailure | undefined> {
@@ -71,7 +73,9 @@ export async function callPlatform(input: {
         method: input.method ?? "POST",
         headers: input.headers,
         ...(input.body === undefined ? {} : { body: JSON.stringify(input.body) }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        signal: input.signal
+          ? AbortSignal.any([input.signal, AbortSignal.timeout(options.timeoutMs ?? 10_000)])
+          : AbortSignal.timeout(options.timeoutMs ?? 10_000),
       });
     } catch (cause) {
       const reason = redact(cause instanceof Error ? cause.message : String(cause));
@@ -94,10 +98,17 @@ export async function callPlatform(input: {
         : {}),
     };
   };
-  const result = await withRetries(policy, attempt, {
-    beforeWait: (failure, _attempt, waitMs) => input.onRetry?.(failure, waitMs),
-  });
-  return result.ok ? undefined : result.failure;
+  try {
+    const result = await withRetries(policy, attempt, {
+      beforeWait: (failure, _attempt, waitMs) => input.onRetry?.(failure, waitMs),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+    return result.ok ? undefined : result.failure;
+  } catch (error) {
+    // Only a wait cut short by the signal throws.
+    if (input.signal?.aborted) return { status: 0, reason: "stopped" };
+    throw error;
+  }
 }
 
 /** JSON.parse that answers undefined for text that is not JSON. */

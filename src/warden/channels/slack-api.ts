@@ -65,7 +65,7 @@ export class SlackApi {
    * apps.connections.open, with the app-level token: the URL of a new Socket Mode connection (single use, it
    * expires soon), or why there is none; the reason is Slack's error code when it gave one (`invalid_auth`).
    */
-  async openConnection(): Promise<{ url: string } | { failure: PlatformFailure }> {
+  async openConnection(signal?: AbortSignal): Promise<{ url: string } | { failure: PlatformFailure }> {
     let url: string | undefined;
     const failure = await callPlatform({
       url: `${this.baseUrl}/apps.connections.open`,
@@ -76,6 +76,7 @@ export class SlackApi {
       body: {},
       secret: this.options.token,
       options: this.options,
+      ...(signal ? { signal } : {}),
       read: ({ ok, status, headers, text: body }) => {
         const json = safeJson(body);
         const answer = answerSchema.safeParse(json);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { aNumber, aString, isJsonObject, type SlackBotConfig } from "../../contracts/index.js";
+import { aString, isJsonObject, type SlackBotConfig } from "../../contracts/index.js";
 import { ConfigError, createLogger, type Logger } from "../../core/index.js";
 import { channelSecret } from "./platform-call.js";
 import type { SlackChannel, SlackChannelOptions, SlackOutcome } from "./slack.js";
@@ -13,9 +13,9 @@ const frameSchema = z.looseObject({
   type: aString(),
   envelope_id: aString().optional(),
   payload: z.unknown().optional(),
-  retry_attempt: aNumber().optional(),
-  retry_reason: aString().optional(),
-  reason: aString().optional(),
+  retry_attempt: z.unknown().optional(),
+  retry_reason: z.unknown().optional(),
+  reason: z.unknown().optional(),
 });
 
 /** apps.connections.open's errors that no retry mends: the token is wrong, revoked, or not an app-level one. */
@@ -72,7 +72,8 @@ export class SlackSocketMode {
   }
 
   private async connect(signal: AbortSignal, ready: () => void): Promise<SocketEnd> {
-    const opened = await this.api.openConnection();
+    const opened = await this.api.openConnection(signal);
+    if (signal.aborted) return { next: "backoff", why: "stopped" };
     if ("failure" in opened) {
       const why = `apps.connections.open: ${opened.failure.reason}`;
       return REFUSED.has(opened.failure.reason) ? { next: "stop", why } : { next: "backoff", why };
@@ -94,7 +95,7 @@ export class SlackSocketMode {
         } else if (type === "disconnect") {
           session.end({
             next: "reconnect",
-            why: `Slack asked for a new connection (${reason ?? "no reason"})`,
+            why: `Slack asked for a new connection (${String(reason ?? "no reason")})`,
           });
         } else if (envelopeId !== undefined) {
           let outcome: SlackOutcome = { kind: "ignored" };

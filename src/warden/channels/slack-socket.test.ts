@@ -1,0 +1,51 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../core/index.js";
+import type { ChannelRouter } from "./channel.js";
+import { SlackChannel } from "./slack.js";
+import { SlackApi } from "./slack-api.js";
+import { SlackSocketMode } from "./slack-socket.js";
+
+const logger = createLogger("slack-socket-test", { level: "silent" });
+let server: Server | undefined;
+
+/** A Web API that takes requests and never answers them, as a Slack outage can. */
+async function silentApi(arrived: IncomingMessage[]): Promise<string> {
+  server = createServer((req) => void arrived.push(req));
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+}
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+describe("Slack's Socket Mode", () => {
+  it("stops at once while apps.connections.open hangs, instead of waiting out its timeout and retries", async () => {
+    const arrived: IncomingMessage[] = [];
+    const baseUrl = await silentApi(arrived);
+    const router = { receive: async () => undefined } as unknown as ChannelRouter;
+    const channel = new SlackChannel({
+      bot: "team",
+      token: "xoxb-unit",
+      apiBaseUrl: baseUrl,
+      slashCommand: "/ironclaw",
+      router,
+      logger,
+    });
+    const socket = new SlackSocketMode({
+      channel,
+      api: new SlackApi({ baseUrl, token: "xapp-unit", logger, timeoutMs: 60_000 }),
+      logger,
+    });
+    socket.start();
+    while (arrived.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(arrived[0]?.url).toBe("/api/apps.connections.open");
+    expect(arrived[0]?.headers.authorization).toBe("Bearer xapp-unit");
+    // Within the test's own timeout, far below the call's 60 s.
+    await socket.stop();
+  });
+});
