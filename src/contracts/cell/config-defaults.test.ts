@@ -91,7 +91,7 @@ describe("config defaults", () => {
   it("gives irowclaw every tool, denied egress and local embeddings by default", () => {
     const config = parseTomlConfig('default_agent = "assistant"\n', irowclawConfigSchema);
     expect(config.tools).toEqual({
-      allow: ["bash", "file", "browser", "memory", "command", "github", "calendar", "mail"],
+      allow: ["bash", "file", "browser", "memory", "command", "github", "calendar", "mail", "settings"],
       bash: { timeout_ms: 30_000, max_output_bytes: 65_536 },
       file: { workspace: "/tmp/workspace", extra_roots: [] },
       browser: { max_bytes: 2_097_152, timeout_ms: 15_000, allow_private: false },
