@@ -79,9 +79,11 @@ export interface CellHandle {
   onEvent(listener: (message: ProtocolMessage) => void): () => void;
   /**
    * Graceful: closes the channel so the guest flushes its brain, then waits; forceful after the timeout. The
-   * reason (default "stopped") is what the exit reports and what the guest is told.
+   * reason (default "stopped") is what the exit reports and what the guest is told. `discard`: nothing the guest
+   * holds is kept (a command cell, whose folder goes with it), so an isolated cell is killed at once, without the
+   * grace (the process backend, whose children would outlive that, still stops gracefully).
    */
-  stop(options?: { timeoutMs?: number; reason?: string }): Promise<CellExit>;
+  stop(options?: { timeoutMs?: number; reason?: string; discard?: boolean }): Promise<CellExit>;
   /**
    * Where the backend can (microVM): saves the running cell to its user's directory and ends it, so that its
    * next start resumes it where it was instead of starting it afresh. Undefined when it could not; the cell

@@ -167,6 +167,13 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
       requested = true;
       if (options.reason) stopReason = options.reason;
       // Shutdown first, so the guest stops its running work on purpose; the close that follows is its EOF.
+      // Isolated, the cell's processes all end with its host process (a pid namespace that dies with its parent,
+      // a VM); a plain process's children would not, so that one is stopped gracefully all the same.
+      if (options.discard && init.isolated) {
+        peer.close("stopping");
+        kill();
+        return exited;
+      }
       peer.send({ type: "Shutdown", reason: options.reason ?? "the cell is stopping" });
       peer.close("stopping");
       const grace = options.timeoutMs ?? init.stopTimeoutMs ?? 10_000;

@@ -104,7 +104,8 @@ export class WardenCommandCells implements CommandCells {
     const running = this.running.get(cell);
     if (!running) return;
     this.running.delete(cell);
-    await cell.stop({ reason: "order finished" }).catch(() => undefined);
+    // Nothing a command cell holds is kept (its folder goes next): killed at once, not given a shutdown's grace.
+    await cell.stop({ reason: "order finished", discard: true }).catch(() => undefined);
     running.detach();
     await rm(running.dir, { recursive: true, force: true });
   }

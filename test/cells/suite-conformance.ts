@@ -150,6 +150,24 @@ export function defineConformance({ entry, liveInmate, startAgent }: SuiteContex
       });
     }, 180_000);
 
+    it("ends a discarded cell at once, with the work it was doing", async () => {
+      const cell = await liveInmate();
+      // A command still running in the cell: a graceful stop would let it finish its turn; a discard does not.
+      const marker = String(700_000 + Math.floor(Math.random() * 99_999));
+      const turn = shellIn(cell, `sleep ${marker}`).catch((error: Error) => error);
+      // A VM's processes are not the host's to see: there the command is given a moment to start.
+      const seen = entry.name !== "microvm";
+      if (seen)
+        await expect.poll(() => hostProcessesWith(`sleep ${marker}`), { timeout: 60_000 }).toBeGreaterThan(0);
+      else await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const exit = await cell.stop({ discard: true, reason: "discarded" });
+      expect(exit).toMatchObject({ requested: true, reason: "discarded" });
+      // Killed outright where that ends the whole cell; the process backend's stop stays graceful.
+      if (cell.isolated) expect(exit.signal).toBe("SIGKILL");
+      expect(await turn).toBeInstanceOf(Error);
+      expect(hostProcessesWith(`sleep ${marker}`)).toBe(0);
+    }, 120_000);
+
     it("reports a crash as an exit nobody asked for", async () => {
       const cell = await liveInmate();
       void cell.call({ type: "UserMessage", text: "!exit 3" }).catch(() => undefined);
@@ -190,4 +208,24 @@ export function defineConformance({ entry, liveInmate, startAgent }: SuiteContex
       },
     );
   });
+}
+
+/** How many host processes have `text` in their command line (every cell's processes are the host's too). */
+function hostProcessesWith(text: string): number {
+  let found = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (
+        readFileSync(join("/proc", pid, "cmdline"), "utf8")
+          .split("\0")
+          .join(" ")
+          .includes(text)
+      )
+        found += 1;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
