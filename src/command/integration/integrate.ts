@@ -87,6 +87,10 @@ export class Integrator {
     }
     if (!(await this.options.dependenciesIntegrated(orderId)))
       throw new IntegrationRefusedError(orderId, "an order it depends on is not integrated yet");
+    // Main as the first merge will find it, read while the order's files are checked (a main that moves after
+    // is caught by the promotion's compare-and-swap, and the merge is made again).
+    const firstLook = lookAtMain(repo, tip);
+    firstLook.catch(() => undefined);
     const aar = readAar(input.worktreePath, orderId);
     // Work that met only part of its objective (partial) or none is not promoted, whatever the ledger says.
     if (aar.status !== "completed")
@@ -112,9 +116,14 @@ export class Integrator {
     ];
 
     await ledger.start();
+    // Behind another merge in line, main will have moved by our turn: the look taken here would be stale.
+    const look = this.lines.has(repo) ? undefined : firstLook;
     try {
       return await this.inLine(repo, () =>
-        this.mergeAndGate({ ledger, order, repo, branch, tip, commands, owner: theater.owner, checked }),
+        this.mergeAndGate(
+          { ledger, order, repo, branch, tip, commands, owner: theater.owner, checked },
+          look,
+        ),
       );
     } catch (error) {
       // Not left STARTED: a later integration reads FAILED, or finds main already holding the branch.
@@ -125,16 +134,19 @@ export class Integrator {
     }
   }
 
-  private async mergeAndGate(job: {
-    ledger: IntegrationLedger;
-    order: OrderSnapshot;
-    repo: string;
-    branch: string;
-    tip: string;
-    commands: string[];
-    owner: string;
-    checked: Gate[];
-  }): Promise<IntegrationResult> {
+  private async mergeAndGate(
+    job: {
+      ledger: IntegrationLedger;
+      order: OrderSnapshot;
+      repo: string;
+      branch: string;
+      tip: string;
+      commands: string[];
+      owner: string;
+      checked: Gate[];
+    },
+    firstLook: Promise<MainLook> | undefined,
+  ): Promise<IntegrationResult> {
     const { ledger, order, repo, branch, tip, checked } = job;
     const orderId = order.order_id;
     const failed = async (gates: Gate[], details: { reason: string } & Record<string, unknown>) => {
@@ -147,10 +159,9 @@ export class Integrator {
       };
     };
     for (let attempt = 1; attempt <= (this.options.maxMergeAttempts ?? 3); attempt++) {
-      const base = await resolveCommit(repo, MAIN_REF);
+      const { base, holdsTip } = await ((attempt === 1 ? firstLook : undefined) ?? lookAtMain(repo, tip));
       if (base === undefined) return failed([], { reason: "the theater's repository has no main branch" });
-      if (await isAncestor(repo, tip, base))
-        return this.recordExisting(ledger, order, repo, tip, base, false);
+      if (holdsTip) return this.recordExisting(ledger, order, repo, tip, base, false);
       const prepared = await prepareMerge(repo, base, tip, branch, orderId).catch((error: Error) => error);
       if (prepared instanceof Error)
         return failed([], { reason: `the merge could not be made: ${prepared.message}` });
@@ -164,12 +175,18 @@ export class Integrator {
         const result = { order_id: orderId, result: "failed" as const, commit_sha: null };
         return { ...result, gates: [...checked, gate], conflicts: prepared.paths };
       }
+      // The merge commit is made while the gate runs over its tree: neither reads the other.
+      const merge = prepared.commit().catch((error: Error) => error);
       let outcome: GateOutcome;
       try {
         outcome = await this.gate(job, prepared.tree);
       } catch (error) {
+        await merge;
         return failed([], { reason: `the gate could not run: ${(error as Error).message}`, stage: "gate" });
       }
+      const mergeCommit = await merge;
+      if (mergeCommit instanceof Error)
+        return failed([], { reason: `the merge could not be made: ${mergeCommit.message}` });
       const { results } = outcome;
       const gates: Gate[] = [{ name: "merge", passed: true }, ...treeGate(outcome), ...results.map(gateOf)];
       const failure = results.find((r) => r.exit !== 0 || r.timed_out);
@@ -178,12 +195,13 @@ export class Integrator {
         return failed(gates, {
           reason: `the gate answered for ${results.length} of ${job.commands.length} commands`,
         });
-      if (await advanceMain(repo, prepared.merge, base)) {
-        await ledger.integrated(prepared.merge);
+      const promoted = await advanceMain(repo, mergeCommit, base);
+      if (promoted.moved) {
+        await Promise.all([ledger.integrated(mergeCommit), promoted.synced]);
         return {
           order_id: orderId,
           result: "passed",
-          commit_sha: prepared.merge,
+          commit_sha: mergeCommit,
           gates: [...checked, ...gates],
         };
       }
@@ -273,4 +291,15 @@ export class Integrator {
     const known = ["default", ...Object.keys(profiles).filter((p) => p !== "default")];
     throw new InvalidInputError("$.gate_profile", `must be one of ${known.join(", ")}`);
   }
+}
+
+/** Main's commit, and whether it already holds the order's tip (a merge that was made and not recorded). */
+interface MainLook {
+  base: string | undefined;
+  holdsTip: boolean;
+}
+
+async function lookAtMain(repo: string, tip: string): Promise<MainLook> {
+  const base = await resolveCommit(repo, MAIN_REF);
+  return { base, holdsTip: base !== undefined && (await isAncestor(repo, tip, base)) };
 }

@@ -7,9 +7,12 @@ import { recordsMovedCommit } from "./order-records.js";
 /** The theater's mainline: the branch integration promotes orders into. */
 export const MAIN_REF = "refs/heads/main";
 
-/** An order's commit merged onto one main commit (a commit no ref names yet), or the paths that conflicted. */
+/**
+ * An order's commit merged onto one main commit, or the paths that conflicted. The merged tree is known first;
+ * `commit()` makes the merge commit (no ref names it yet), so that the gate need not wait for it.
+ */
 export type PreparedMerge =
-  | { kind: "merged"; merge: string; tree: string; base: string }
+  | { kind: "merged"; tree: string; base: string; commit: () => Promise<string> }
   | { kind: "conflict"; paths: string[]; detail: string; base: string };
 
 /** The commit a ref names (`git rev-parse --verify <ref>^{commit}`), or undefined when there is none. */
@@ -54,8 +57,9 @@ export async function prepareMerge(
   if (merged.code !== 0) throw new GitError(["merge-tree", base, product], merged.code, merged.stderr);
   const tree = fields[0]?.trim() ?? "";
   const message = `Integrate order ${orderId} (${branch})`;
-  const commit = await hostGit(repo, ["commit-tree", tree, "-p", base, "-p", product, "-m", message]);
-  return { kind: "merged", merge: commit.stdout.trim(), tree, base };
+  const commit = async () =>
+    (await hostGit(repo, ["commit-tree", tree, "-p", base, "-p", product, "-m", message])).stdout.trim();
+  return { kind: "merged", tree, base, commit };
 }
 
 /** The last lines of merge-tree's messages (what `git merge` prints), for the failure's detail. */
@@ -127,15 +131,20 @@ async function committedFootprint(repo: string, tree: string): Promise<ScratchCa
 
 /**
  * Moves main from `expected` to `merge` only if it still is `expected` (update-ref's compare-and-swap): a main
- * that moved meanwhile is never overwritten. True when main now is `merge`.
+ * that moved meanwhile is never overwritten. `moved` when main now is `merge`; `synced` settles once main's
+ * checkout has followed.
  */
-export async function advanceMain(repo: string, merge: string, expected: string): Promise<boolean> {
+export async function advanceMain(
+  repo: string,
+  merge: string,
+  expected: string,
+): Promise<{ moved: false } | { moved: true; synced: Promise<void> }> {
   const run = await hostGit(repo, ["update-ref", "-m", "integrate", MAIN_REF, merge, expected], {
     allowFailure: true,
   });
-  if (run.code !== 0) return false;
-  await syncCheckout(repo, expected, merge);
-  return true;
+  if (run.code !== 0) return { moved: false };
+  // The checkout follows while the caller records the move: nothing it writes is read by the record.
+  return { moved: true, synced: syncCheckout(repo, expected, merge).catch(() => undefined) };
 }
 
 /**

@@ -58,24 +58,6 @@ export async function commitStaged(worktree: WorktreeRef, message: string): Prom
   return (await worktreeGit(worktree, ["rev-parse", "HEAD"])).stdout.trim();
 }
 
-/**
- * HEAD's SHA when the worktree has nothing to commit (no change, nothing untracked), from one `git status` that
- * reports both; undefined when there is something to commit (or no commit yet).
- */
-export async function cleanHead(worktree: WorktreeRef): Promise<string | undefined> {
-  const status = await worktreeGit(worktree, [
-    "status",
-    "--porcelain=v2",
-    "--branch",
-    "--untracked-files=all",
-    "-z",
-  ]);
-  const fields = status.stdout.split("\0").filter((field) => field !== "");
-  if (fields.some((field) => !field.startsWith("# "))) return undefined;
-  const oid = fields.find((field) => field.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
-  return oid && /^[0-9a-f]{40,64}$/.test(oid) ? oid : undefined;
-}
-
 /** What `git commit` prints when the index holds nothing new (LANG=C, as the host's git runs). */
 const NOTHING_STAGED = /^(nothing to commit|nothing added to commit|no changes added to commit)/m;
 

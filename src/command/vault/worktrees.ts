@@ -19,7 +19,6 @@ import type { EventStore, OrderSnapshot } from "../../ledger/index.js";
 import { hostGit } from "../git/host-git.js";
 import {
   archiveBranch,
-  cleanHead,
   commitStaged,
   isRegisteredWorktree,
   repoGit,
@@ -193,9 +192,7 @@ export class Vault {
       const { worktree } = await this.locateLive(id);
       await checkWorktree(worktree);
       await checkNoNestedGit(worktree);
-      // Nothing to commit (an attempt beginning right after its worktree was prepared): one git call, not three.
-      const clean = await cleanHead(worktree);
-      if (clean !== undefined) return clean;
+      // Nothing staged (a retry beginning on a clean worktree) leaves HEAD as it is (commitStaged).
       await worktreeGit(worktree, ["add", "-A"]);
       return commitStaged(worktree, message);
     });

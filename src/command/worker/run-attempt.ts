@@ -44,11 +44,11 @@ export async function runAttempt(input: {
   const owner = await input.ownerOf(job.run_id);
   if (!owner) throw new Error(`run ${job.run_id} names no user, so there is nobody to run its order as`);
   const dispatch = dispatchFor(job, input.retryCount);
-  const worktree = await vault.openWorktree(job);
-  const baseCommit = await vault.commitAll(
-    job.order_id,
-    `order ${job.order_id}: attempt ${input.attempt} begins`,
-  );
+  const { path: worktree, prepared } = await vault.openWorktree(job);
+  // A worktree prepared just now has nothing to commit: its preparing commit is where the attempt begins.
+  const baseCommit =
+    prepared ??
+    (await vault.commitAll(job.order_id, `order ${job.order_id}: attempt ${input.attempt} begins`));
   const prompt = orderPrompt({
     dispatch,
     orderJson: (await readHostFile(join(worktree, "order.json"), ORDER_FILE_BYTES)).toString("utf8"),

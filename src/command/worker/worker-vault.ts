@@ -5,8 +5,11 @@ import { extrasOf } from "./order-dispatch.js";
 
 /** What a worker needs of the vault: the order's worktree, ready to work in, and a commit of all of it. */
 export interface WorkerVault {
-  /** The order's worktree with order.json and task.md in it, created and prepared on first use. */
-  openWorktree(job: JobMessage): Promise<string>;
+  /**
+   * The order's worktree with order.json and task.md in it, created and prepared on first use; `prepared` is the
+   * commit that preparing it just made (its HEAD, with nothing left to commit), absent when it was there already.
+   */
+  openWorktree(job: JobMessage): Promise<{ path: string; prepared?: string }>;
   /** Commits everything in the worktree (host git, hooks off); returns the new HEAD, or the unchanged one. */
   commitAll(orderId: string, message: string): Promise<string>;
 }
@@ -49,8 +52,9 @@ export function workerVaultOf(vault: VaultWorktrees): WorkerVault {
         runId: job.run_id,
         orderId: job.order_id,
       });
-      if (!existsSync(join(worktree_path, "order.json"))) await vault.prepare(job.order_id, orderFileOf(job));
-      return worktree_path;
+      if (existsSync(join(worktree_path, "order.json"))) return { path: worktree_path };
+      const { commit_sha } = await vault.prepare(job.order_id, orderFileOf(job));
+      return { path: worktree_path, prepared: commit_sha };
     },
     commitAll: (orderId, message) => vault.commitAll(orderId, message),
   };
