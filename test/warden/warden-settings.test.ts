@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadHostConfig } from "../../src/cells/index.js";
 import { reply } from "../support/model-server.js";
+import { startTelegramServer, type TelegramServer, telegramIntegration } from "../support/telegram-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
 // Configuration by conversation from an admin's own agent in a real cell: the scripted model calls
@@ -11,6 +12,9 @@ import { api, startWardenHarness, type WardenHarness } from "../support/warden-h
 // as a value and a file edited since are refused.
 
 let h: WardenHarness;
+let bot: TelegramServer;
+const SECRET = "settings-webhook-secret";
+let updateId = 5000;
 let root: ReturnType<typeof api>;
 let bob: ReturnType<typeof api>;
 const file = () => join(h.home, "ironclawd.toml");
@@ -23,13 +27,44 @@ interface Proposal {
 }
 
 beforeAll(async () => {
-  h = await startWardenHarness();
+  bot = await startTelegramServer();
+  h = await startWardenHarness({
+    configure: (config) => ({ ...config, integrations: telegramIntegration(bot, SECRET) }),
+  });
   root = api(h.url, (await h.warden.context.users.add("root", { admin: true })).token);
   bob = api(h.url, await h.addUser("bob"));
 }, 120_000);
 afterAll(async () => {
   await h?.close();
+  await bot?.close();
 });
+
+/** A private message to the Telegram bot from `from`, through the warden's real webhook. */
+const telegram = (text: string, from: number) =>
+  fetch(`${h.url}/channels/telegram/family`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+    body: JSON.stringify({
+      update_id: updateId++,
+      message: {
+        message_id: updateId,
+        date: 1,
+        text,
+        chat: { id: from, type: "private" },
+        from: { id: from, is_bot: false, first_name: "Root" },
+      },
+    }),
+  });
+
+/** Pairs the Telegram chat `from` with the user behind `call`, and waits for the bot's answer. */
+async function pair(call: ReturnType<typeof api>, from: number): Promise<void> {
+  const code = (
+    (await (await call("POST", "/api/channels/pairing-code")).json()) as { data: { code: string } }
+  ).data.code;
+  const sent = bot.sentMessages().length;
+  expect((await telegram(`/pair ${code}`, from)).status).toBe(200);
+  await bot.waitForMessages(sent + 1);
+}
 
 /** The last tool result the model was shown in the turn that just ran. */
 function lastToolText(): string {
@@ -158,5 +193,54 @@ describe("configuration by conversation", () => {
     expect(tools.map((t) => t.function?.name)).not.toContain("settings_propose");
     expect(lastToolText()).toMatch(/^there is no tool named settings_propose/);
     expect(await proposals()).toHaveLength(count);
+  });
+
+  it("sends the proposal to the proposer's paired chat, where /confirm applies it and anyone else's is refused", async () => {
+    await pair(root, 4242);
+    await pair(bob, 4343);
+    const sent = bot.sentMessages().length;
+    h.model.enqueue(
+      reply.toolCalls([
+        {
+          name: "settings_propose",
+          arguments: {
+            summary: "Keep idle cells for an hour",
+            changes: [{ path: "cells.idle_stop_minutes", value: 60 }],
+          },
+        },
+      ]),
+      reply.text("Proposed; confirm it in your chat."),
+    );
+    await root("POST", "/api/chat", { text: "keep idle cells for an hour" });
+    await bot.waitForMessages(sent + 1);
+    const [latest] = await proposals();
+    const notice = bot.calls
+      .filter((c) => c.method === "sendMessage")
+      .find((c) => String(c.body.text).includes(latest?.id ?? "-"));
+    expect(notice?.body.chat_id).toBe(4242);
+    expect(String(notice?.body.text)).toContain("+idle_stop_minutes = 60");
+    expect(String(notice?.body.text)).toContain(`Send /confirm ${latest?.id} to apply it`);
+    expect(JSON.stringify(notice?.body.reply_markup)).toContain(`confirm:${latest?.id}`);
+
+    const before = readFileSync(file(), "utf8");
+    const answered = bot.sentMessages().length;
+    await telegram(`/confirm ${latest?.id}`, 4343);
+    await bot.waitForMessages(answered + 1);
+    expect(bot.sentMessages().at(-1)?.text).toBe(
+      `Only root, whose agent proposed it, may confirm proposal ${latest?.id}.`,
+    );
+    expect(readFileSync(file(), "utf8")).toBe(before);
+
+    await telegram(`/confirm ${latest?.id}`, 4242);
+    await bot.waitForMessages(answered + 2);
+    expect(bot.sentMessages().at(-1)).toEqual({
+      chatId: 4242,
+      text: `Applied proposal ${latest?.id} to ironclawd.toml. It takes effect when the warden restarts. Send /revert ${latest?.id} to undo it.`,
+    });
+    expect(loadHostConfig(h.home).cells.idle_stop_minutes).toBe(60);
+    expect(h.warden.context.audit.list({ action: "config.applied" })[0]?.detail).toMatchObject({
+      proposal: latest?.id,
+      via: "telegram:family",
+    });
   });
 });
