@@ -15,8 +15,10 @@ const SOURCES = join(PACKAGE_ROOT, "ui", "src");
 // The whole-UI budget went from 150 to 160 kB when the Command screen (~6 kB) came, and to 170 kB when the
 // Evolution screen (an admin's chunk), the brain's history, certificates and ratings of answers came (~7 kB
 // together), to 172 kB when the Messaging screen (pairing a chat app, a 1 kB chunk) came, and to 174 kB when the
-// Settings screen (an admin's proposals to confirm, a 2 kB chunk) came; the first load has its own, unchanged.
-const BUDGET_GZIP_BYTES = 174 * 1024;
+// Settings screen (an admin's proposals to confirm, a 2 kB chunk) came, and to 178 kB when the Messaging screen
+// drew Telegram's pairing link as a QR code (uqr's encoder in its chunk: 4.1 kB more, measured); the first load
+// has its own, unchanged.
+const BUDGET_GZIP_BYTES = 178 * 1024;
 const FIRST_LOAD_BUDGET_GZIP_BYTES = 36 * 1024;
 
 /** What the checks read of an element (the test program has no DOM library). */

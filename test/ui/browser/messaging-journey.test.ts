@@ -1,5 +1,7 @@
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { encode } from "uqr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../../src/contracts/index.js";
 import { startTelegramServer, type TelegramServer } from "../../support/telegram-server.js";
@@ -41,6 +43,25 @@ afterAll(async () => {
   await telegram?.close();
 });
 
+// jsQR's bundle sets module.exports to the function itself, which its types call a default export.
+const jsQR = createRequire(import.meta.url)("jsqr") as typeof import("jsqr").default;
+
+/** What a QR reader makes of a module matrix drawn 4 pixels a module, black on white. */
+function decodeQr(matrix: boolean[][]): string | undefined {
+  const scale = 4;
+  const side = matrix.length * scale;
+  const pixels = new Uint8ClampedArray(side * side * 4).fill(255);
+  for (const [y, row] of matrix.entries())
+    for (const [x, dark] of row.entries()) {
+      if (!dark) continue;
+      for (let dy = 0; dy < scale; dy++) {
+        const at = ((y * scale + dy) * side + x * scale) * 4;
+        for (let dx = 0; dx < scale; dx++) pixels.fill(0, at + dx * 4, at + dx * 4 + 3);
+      }
+    }
+  return jsQR(pixels, side, side)?.data;
+}
+
 describe("Messaging", () => {
   reportFailures(() => s);
 
@@ -61,9 +82,27 @@ describe("Messaging", () => {
     expect(await deepLink.getAttribute("href")).toBe(`https://t.me/ironclaw_test_bot?start=${code}`);
     const lines = await page.locator(".pairing-channels li").allTextContents();
     expect(lines).toEqual([
-      `telegram:family: Open https://t.me/ironclaw_test_bot?start=${code} — or send /pair ${code} to the bot in a private chat.`,
+      `telegram:family: Open https://t.me/ironclaw_test_bot?start=${code} — or send /pair ${code} to the bot in a private chat.Scan with your phone to open the bot and pair.`,
       `slack:team: In a direct message with the app, send /ironclaw pair ${code}`,
     ]);
+
+    // Beside the link, its QR code: what a phone's camera reads from it is the link itself.
+    const qr = page.getByRole("img", { name: `QR code of https://t.me/ironclaw_test_bot?start=${code}` });
+    expect(await qr.count()).toBe(1);
+    const modules = Number(await qr.getAttribute("data-modules"));
+    const rects = await qr
+      .locator("rect")
+      .evaluateAll((nodes) =>
+        nodes.map((n) => ["x", "y", "width", "height", "fill"].map((a) => n.getAttribute(a) ?? "0")),
+      );
+    const matrix = Array.from({ length: modules }, () => Array<boolean>(modules).fill(false));
+    for (const [x, y, width, , fill] of rects.slice(1)) {
+      expect(fill).toBe("#000");
+      for (let i = 0; i < Number(width); i++) (matrix[Number(y)] as boolean[])[Number(x) + i] = true;
+    }
+    const link = `https://t.me/ironclaw_test_bot?start=${code}`;
+    expect(matrix).toEqual(encode(link, { ecc: "M", border: 4 }).data);
+    expect(decodeQr(matrix)).toBe(link);
 
     // The code shown is the one the warden takes: sent to the Telegram webhook, it links the chat to this user.
     const update = {

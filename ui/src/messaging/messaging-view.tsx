@@ -2,6 +2,7 @@ import { For, onMount, Show } from "solid-js";
 import type { ApiClient } from "../api/api-client.js";
 import { localDateTime } from "../shared/format.js";
 import { Notice } from "../shared/notice.js";
+import { QrCode } from "../shared/qr-code.js";
 import { createMessagingController } from "./messaging-controller.js";
 
 /** Link a messaging app: one code, and how to send it on each channel this warden runs. */
@@ -39,6 +40,16 @@ export default function MessagingView(props: { api: ApiClient }) {
                     <strong>{c.channel}</strong>:{" "}
                     <For each={withLinks(c.how)}>
                       {(part) => (part.link ? <a href={part.text}>{part.text}</a> : part.text)}
+                    </For>
+                    <For each={withLinks(c.how).filter((part) => part.link)}>
+                      {(part) => (
+                        <figure class="pairing-qr">
+                          <QrCode text={part.text} label={`QR code of ${part.text}`} />
+                          <figcaption class="muted">
+                            Scan with your phone to open the bot and pair.
+                          </figcaption>
+                        </figure>
+                      )}
                     </For>
                   </li>
                 )}
