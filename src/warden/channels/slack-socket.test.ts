@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
 import { createLogger } from "../../core/index.js";
 import type { ChannelRouter } from "./channel.js";
 import { SlackChannel } from "./slack.js";
@@ -47,5 +48,45 @@ describe("Slack's Socket Mode", () => {
     expect(arrived[0]?.headers.authorization).toBe("Bearer xapp-unit");
     // Within the test's own timeout, far below the call's 60 s.
     await socket.stop();
+  });
+
+  it("takes a connection whose pings go unanswered for dead, and opens another", async () => {
+    const opened: string[] = [];
+    const http = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ ok: true, url: `ws://127.0.0.1:${port()}/link/?ticket=${opened.length}` }));
+    });
+    // A connection the network lost without a word: it says hello, then nothing, not even a pong.
+    server = http;
+    const wss = new WebSocketServer({ server: http, autoPong: false });
+    wss.on("connection", (ws, req) => {
+      opened.push(req.url ?? "");
+      ws.send(JSON.stringify({ type: "hello" }));
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const port = () => (http.address() as AddressInfo).port;
+    const baseUrl = `http://127.0.0.1:${port()}/api`;
+    const router = { receive: async () => undefined } as unknown as ChannelRouter;
+    const channel = new SlackChannel({
+      bot: "team",
+      token: "xoxb-unit",
+      apiBaseUrl: baseUrl,
+      slashCommand: "/ironclaw",
+      router,
+      logger,
+    });
+    const socket = new SlackSocketMode({
+      channel,
+      api: new SlackApi({ baseUrl, token: "xapp-unit", logger }),
+      logger,
+      pingIntervalMs: 50,
+      keeper: { initialDelayMs: 10 },
+    });
+    socket.start();
+    while (opened.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await socket.stop();
+    for (const ws of wss.clients) ws.terminate();
+    wss.close();
+    expect(opened).toEqual(["/link/?ticket=0", "/link/?ticket=1"]);
   });
 });

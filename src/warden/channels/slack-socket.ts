@@ -36,6 +36,8 @@ export interface SlackSocketModeOptions {
   logger?: Logger;
   /** Backoff tuning, for tests. */
   keeper?: Pick<SocketKeeperOptions, "initialDelayMs" | "maxDelayMs" | "random">;
+  /** How often the connection is pinged to prove it alive (Socket Mode has no heartbeat of its own). 30 s. */
+  pingIntervalMs?: number;
 }
 
 /**
@@ -49,9 +51,11 @@ export class SlackSocketMode {
   private readonly api: SlackApi;
   private readonly log: Logger;
   private readonly keeper: SocketKeeper;
+  private readonly pingIntervalMs: number;
 
   constructor(options: SlackSocketModeOptions) {
     this.channel = options.channel;
+    this.pingIntervalMs = options.pingIntervalMs ?? 30_000;
     this.api = options.api;
     this.log = options.logger ?? createLogger("slack");
     this.keeper = new SocketKeeper({
@@ -82,6 +86,7 @@ export class SlackSocketMode {
       url: opened.url,
       signal,
       logger: this.log,
+      pingIntervalMs: this.pingIntervalMs,
       onFrame: (data, session) => {
         const frame = frameSchema.safeParse(data);
         if (!frame.success) {

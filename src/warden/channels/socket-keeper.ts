@@ -139,6 +139,11 @@ export interface HoldSocketOptions {
   onFrame(frame: unknown, session: SocketSession): void;
   /** How a close the platform made ends the connection (Discord's close codes); a drop by default. */
   onClose?(code: number, reason: string): SocketEnd | undefined;
+  /**
+   * Sends a WebSocket ping this often, and takes the connection for dead when the last one got no pong: a
+   * connection the network dropped without a word (half-open) is noticed, not listened to forever.
+   */
+  pingIntervalMs?: number;
 }
 
 /** Largest frame taken: Slack's and Discord's events are kilobytes; a runaway frame must not grow memory. */
@@ -163,6 +168,7 @@ export function holdSocket(options: HoldSocketOptions): Promise<SocketEnd> {
     }
     let ended: SocketEnd | undefined;
     let cut: NodeJS.Timeout | undefined;
+    let pinger: NodeJS.Timeout | undefined;
     const session: SocketSession = {
       send: (frame) => {
         if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
@@ -176,6 +182,20 @@ export function holdSocket(options: HoldSocketOptions): Promise<SocketEnd> {
     };
     const abort = () => session.end({ next: "backoff", why: "stopped" });
     signal.addEventListener("abort", abort, { once: true });
+    if (options.pingIntervalMs !== undefined) {
+      const everyMs = options.pingIntervalMs;
+      socket.on("open", () => {
+        let answered = true;
+        socket.on("pong", () => {
+          answered = true;
+        });
+        pinger = setInterval(() => {
+          if (!answered) return session.end({ next: "backoff", why: "no pong: the connection is dead" });
+          answered = false;
+          socket.ping();
+        }, everyMs);
+      });
+    }
     socket.on("message", (data, isBinary) => {
       if (isBinary) return;
       let frame: unknown;
@@ -196,6 +216,7 @@ export function holdSocket(options: HoldSocketOptions): Promise<SocketEnd> {
     });
     socket.on("close", (code, reason) => {
       clearTimeout(cut);
+      clearInterval(pinger);
       signal.removeEventListener("abort", abort);
       resolve(
         ended ??
