@@ -123,18 +123,6 @@ export {
 } from "./mail-args.js";
 export { type MailResults, type MailSummary, mailResultSchemas, mailSummarySchema } from "./mail-results.js";
 export {
-  SETTING_PATH_PATTERN,
-  SETTINGS_ACTIONS,
-  SETTINGS_CHANGES_MAX,
-  type SettingChange,
-  type SettingsAction,
-  type SettingsArgs,
-  type SettingValue,
-  settingChangeSchema,
-  settingsArgsSchemas,
-  settingValueSchema,
-} from "./settings-args.js";
-export {
   agentName,
   cronJobId,
   envVarName,
@@ -323,6 +311,18 @@ export {
   type ToolAuditEntry,
   toolAuditEntrySchema,
 } from "./protocol-query.js";
+export {
+  SETTING_PATH_PATTERN,
+  SETTINGS_ACTIONS,
+  SETTINGS_CHANGES_MAX,
+  type SettingChange,
+  type SettingsAction,
+  type SettingsArgs,
+  type SettingValue,
+  settingChangeSchema,
+  settingsArgsSchemas,
+  settingValueSchema,
+} from "./settings-args.js";
 
 /** Seed 003 (SPEC.md): warden ↔ inmate protocol messages and the TOML configs. */
 export const cellContracts: Contract[] = [
