@@ -49,8 +49,20 @@ export const settingsProposalParamsSchema = z.strictObject({
     ),
 });
 
+/**
+ * Names that steer the programs the warden starts (its cells, git, the sentinel get its environment) rather than
+ * hold a secret: a value pasted for one of them would change how those programs run, so none may be set here.
+ */
+const STEERING_VARIABLE =
+  /^(PATH|HOME|SHELL|ENV|BASH_ENV|CDPATH|IFS|TMPDIR|USER|LOGNAME|LANG|TZ|LC_\w*|NODE_\w*|NPM_\w*|LD_\w*|GIT_\w*|IRONCLAW_\w*|SSL_\w*|OPENSSL_\w*|PYTHON\w*|PERL\w*|RUBY\w*|GCONV_PATH|MALLOC_\w*|XDG_\w*|DBUS_\w*|SYSTEMD_\w*)$/;
+
 /** PUT /api/settings/variables/:name — the variable a proposal names for a secret. */
-export const settingsVariableParamsSchema = z.strictObject({ name: envVarName });
+export const settingsVariableParamsSchema = z.strictObject({
+  name: envVarName.refine(
+    (name) => !STEERING_VARIABLE.test(name),
+    "must be a variable that holds a secret, not one that steers programs (PATH, HOME, NODE_*, LD_*, GIT_*, IRONCLAW_* and the like)",
+  ),
+});
 
 /** The value goes to the warden once and never comes back in any answer. */
 export const settingsVariableBodySchema = z.strictObject({
