@@ -13,7 +13,7 @@ export {
   DEFAULT_BWRAP_LIMITS,
   v8ReserveMiB,
 } from "./backends/bwrap-args.js";
-export { prepareScratchRoot, SCRATCH_ROOT } from "./backends/bwrap-stage.js";
+export { prepareScratchRoot, SCRATCH_ROOT, STAGE_ROOT } from "./backends/bwrap-stage.js";
 export { createMicrovmBackend, type MicrovmBackendOptions, TCG_WARNING } from "./backends/microvm.js";
 export { type MicrovmCommand, microvmArgs } from "./backends/microvm-command.js";
 export { hasSavedVm, sweepSavedVms } from "./backends/microvm-save.js";

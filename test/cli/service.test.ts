@@ -34,6 +34,8 @@ describe("ironclaw service", () => {
     expect(unit).toMatch(/^Restart=on-failure$/m);
     expect(unit).toMatch(/^ProtectSystem=strict$/m);
     expect(unit).toContain(`ReadWritePaths=${home}\n`);
+    // /run is read-only under ProtectSystem=strict: the folders a root warden's cells mount under are made for it.
+    expect(unit).toContain("RuntimeDirectory=ironclaw-cell-stage ironclaw-scratch\n");
     // A home under /tmp must stay visible to the warden.
     expect(unit).toMatch(/^PrivateTmp=no$/m);
     expect(unit).toMatch(/^NoNewPrivileges=yes$/m);

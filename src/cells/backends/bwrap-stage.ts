@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runProgram } from "../../core/index.js";
 import { CellStartError } from "../cell.js";
@@ -187,7 +187,13 @@ export const SCRATCH_ROOT = "/run/ironclaw-scratch";
 /** Creates SCRATCH_ROOT (root's alone) and makes it a shared mount point, once. */
 export async function prepareScratchRoot(): Promise<void> {
   await mkdir(SCRATCH_ROOT, { recursive: true, mode: 0o700 });
-  const info = await lstat(SCRATCH_ROOT);
+  let info = await lstat(SCRATCH_ROOT);
+  // Made readable by others but writable by root alone (systemd's RuntimeDirectory= for the service): nobody
+  // else could have put anything in it, so it is closed to root's alone here.
+  if (info.isDirectory() && info.uid === 0 && (info.mode & 0o077) !== 0 && (info.mode & 0o022) === 0) {
+    await chmod(SCRATCH_ROOT, 0o700);
+    info = await lstat(SCRATCH_ROOT);
+  }
   if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o077) !== 0)
     throw new CellStartError(
       `${SCRATCH_ROOT} must be a directory of root's alone: remove it and start again`,

@@ -1,4 +1,6 @@
 import { statSync } from "node:fs";
+import { basename } from "node:path";
+import { SCRATCH_ROOT, STAGE_ROOT } from "../../cells/index.js";
 import type { CellBackendSetting } from "../../contracts/index.js";
 
 export const UNIT_NAME = "ironclaw.service";
@@ -94,6 +96,14 @@ export function renderUnit(s: UnitSettings): string {
     ...(inTmp
       ? ["# The home lies under /tmp: a private /tmp would hide it.", "PrivateTmp=no"]
       : ["PrivateTmp=yes"]),
+    ...(s.user
+      ? []
+      : [
+          "# Where a root warden stages each bwrap cell's mounts and mounts command's order trees: /run is read-only",
+          "# under ProtectSystem=strict, so systemd makes both, root's, for as long as the warden runs.",
+          `RuntimeDirectory=${basename(STAGE_ROOT)} ${basename(SCRATCH_ROOT)}`,
+          "RuntimeDirectoryMode=0755",
+        ]),
     "ProtectKernelModules=yes",
     "ProtectKernelLogs=yes",
     "RestrictRealtime=yes",
