@@ -37,6 +37,8 @@ import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
 import { createHostIntegrations } from "./integrations/index.js";
 import { LoginLinks } from "./login-links.js";
+import { readBrainFile } from "./routes/brain-access.js";
+import { editBrainAsPerson } from "./routes/person-edit.js";
 import { SecretKeyring, WardenSecrets } from "./secrets/index.js";
 import { SentinelKeeper } from "./sentinel-keeper.js";
 import {
@@ -145,6 +147,21 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     isAdmin,
     variables,
     env,
+    userExists: (userId) => users.get(userId) !== undefined,
+    // A profile is written by its user's cell as a person's edit (soul guard, audit, brain history); the desk
+    // is only asked once the context below exists.
+    brains: {
+      read: (userId, path) => readBrainFile(context, userId, path),
+      write: (userId, path, text, why) =>
+        editBrainAsPerson(context, userId, {
+          path,
+          content: text,
+          by: why.by,
+          cause: why.cause,
+          detail: { proposal: why.proposal },
+        }),
+    },
+    budget: { budget, users, audit },
     audit: (entry) => audit.record(entry),
     screenUrl: () => `${uiBase}${config.ui.path === "/" ? "" : config.ui.path}/#/settings`,
   });

@@ -315,6 +315,7 @@ export {
   SETTING_PATH_PATTERN,
   SETTINGS_ACTIONS,
   SETTINGS_CHANGES_MAX,
+  SETTINGS_TARGET_PATTERN,
   type SettingChange,
   type SettingsAction,
   type SettingsArgs,

@@ -12,9 +12,20 @@ export type SettingsAction = (typeof SETTINGS_ACTIONS)[number];
 /** The most keys one proposal changes: a proposal is read whole by a person before it is confirmed. */
 export const SETTINGS_CHANGES_MAX = 20;
 
-/** A TOML key path: bare keys and double-quoted keys joined by dots, like `pricing.local."llama3.1".input`. */
+/**
+ * A TOML key path: bare keys and double-quoted keys joined by dots, like `pricing.local."llama3.1".input`; a
+ * profile's top-level keys (`model`) and a budget's caps (`daily_usd`) are one key alone.
+ */
 export const SETTING_PATH_PATTERN =
-  /^(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}")(?:\.(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}"))+$/;
+  /^(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}")(?:\.(?:[A-Za-z0-9_-]+|"[^"\\\n\r]{1,128}"))*$/;
+
+/**
+ * What a proposal changes: the warden's own `ironclawd.toml`, a user's agent profile (`profile:<user>/<agent>`,
+ * the brain's config/agents/<agent>.toml) or a user's spend caps (`budget:<user>`, or one of their agents':
+ * `budget:<user>/<agent>`).
+ */
+export const SETTINGS_TARGET_PATTERN =
+  /^(?:ironclawd\.toml|profile:[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/[A-Za-z0-9][A-Za-z0-9_-]{0,63}|budget:[A-Za-z0-9][A-Za-z0-9_-]{0,63}(?:\/[A-Za-z0-9][A-Za-z0-9_-]{0,63})?)$/;
 
 const scalar = z.union(
   [
@@ -39,10 +50,11 @@ export const settingChangeSchema = z.strictObject({
     .max(300, "must be at most 300 characters")
     .regex(
       SETTING_PATH_PATTERN,
-      'must be a table and a key joined by dots, like server.port or integrations.slack.bot_token_env (quote a key with dots: pricing.local."llama3.1".input)',
+      'must be keys joined by dots, like server.port or integrations.slack.bot_token_env (quote a key with dots: pricing.local."llama3.1".input)',
     )
     .describe(
-      "the key in ironclawd.toml, its tables and name joined by dots, like integrations.slack.enabled",
+      "the key, its tables and name joined by dots: integrations.slack.enabled in ironclawd.toml, model or " +
+        "retrieval.top_k in a profile, daily_usd or monthly_usd in a budget",
     ),
   value: settingValueSchema,
 });
@@ -50,6 +62,16 @@ export type SettingChange = z.output<typeof settingChangeSchema>;
 
 export const settingsArgsSchemas = {
   propose: z.strictObject({
+    target: aString()
+      .regex(
+        SETTINGS_TARGET_PATTERN,
+        "must be ironclawd.toml, profile:<user>/<agent> or budget:<user> (budget:<user>/<agent> for one agent's caps)",
+      )
+      .default("ironclawd.toml")
+      .describe(
+        "what to change: ironclawd.toml (the warden's settings, the default), profile:<user>/<agent> (that " +
+          "user's agent profile, like profile:alice/research) or budget:<user> (their spend caps in US dollars)",
+      ),
     summary: aString()
       .trim()
       .min(1, "must not be empty")

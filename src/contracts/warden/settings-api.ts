@@ -3,7 +3,7 @@ import { envVarName, settingChangeSchema } from "../cell/index.js";
 import { aString } from "../common.js";
 
 // Configuration by conversation (seed 003 §16.5): the person's side of a change an admin's agent proposed to
-// ironclawd.toml. Nothing is written until the person confirms; an applied change can be reverted in one step.
+// ironclawd.toml, a user's agent profile or a user's spend caps. Nothing is written until the person confirms; an applied change can be reverted in one step.
 
 export const SETTINGS_PROPOSAL_STATUSES = ["pending", "applied", "rejected", "reverted", "expired"] as const;
 export type SettingsProposalStatus = (typeof SETTINGS_PROPOSAL_STATUSES)[number];
@@ -19,13 +19,18 @@ export const settingsProposalSchema = z.strictObject({
   id: z.string(),
   status: z.enum(SETTINGS_PROPOSAL_STATUSES),
   summary: z.string(),
-  /** The file the change is to: ironclawd.toml under IRONCLAW_HOME. */
+  /** What it changes: `ironclawd.toml`, `profile:<user>/<agent>` or `budget:<user>[/<agent>]`. */
+  target: z.string(),
+  /** What the person reads as the changed file: ironclawd.toml, `bob's config/agents/research.toml`, `bob's spend caps`. */
   file: z.string(),
   changes: z.array(settingChangeSchema),
-  /** A unified diff of the file, secret values masked. */
+  /** A unified diff of the file (a budget's: its caps before and after), secret values masked. */
   diff: z.string(),
-  /** The warden reads ironclawd.toml when it starts: an applied change takes effect at its next start. */
-  takes_effect: z.literal("restart"),
+  /**
+   * The warden reads ironclawd.toml when it starts (restart); a cell reads its profiles before each turn
+   * (next_turn); caps hold from the next model call (now).
+   */
+  takes_effect: z.enum(["restart", "next_turn", "now"]),
   /** Secrets the change names by variable: each must be pasted into the warden's form before confirming. */
   secrets: z.array(settingsSecretSchema),
   proposed_by: z.string(),

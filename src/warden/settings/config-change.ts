@@ -1,4 +1,5 @@
 import { parse } from "smol-toml";
+import type { z } from "zod";
 import { type IronclawdConfig, ironclawdConfigSchema, type SettingChange } from "../../contracts/index.js";
 import {
   ConfigError,
@@ -44,31 +45,62 @@ const FILE = "ironclawd.toml";
  * schema refuses, or no change at all. Nothing is written anywhere here.
  */
 export function draftConfigChange(base: string, changes: readonly SettingChange[]): ConfigDraft {
-  let expected = parseBase(base);
+  const { text, value: config } = draftTomlEdit(base, changes, {
+    file: FILE,
+    schema: ironclawdConfigSchema,
+    minimumSegments: 2,
+    refuse: refuseSecret,
+  });
+  const secrets = [
+    ...new Set(
+      changes.flatMap((c) => (c.path.endsWith("_env") && typeof c.value === "string" ? [c.value] : [])),
+    ),
+  ].sort();
+  return { text, diff: maskSecrets(unifiedDiff(base, text, FILE)), secrets, config };
+}
+
+/** How one TOML file takes a change: its name in messages, its schema, and what it refuses outright. */
+export interface TomlEditRules<T> {
+  file: string;
+  schema: z.ZodType<T>;
+  /** ironclawd.toml has no key outside a table (2); a profile has (1). */
+  minimumSegments: number;
+  refuse: (change: SettingChange, segments: string[]) => void;
+}
+
+/**
+ * Writes each change into the file's text in place, checks that the text parses to exactly the old values plus
+ * the change (a layout a line edit cannot reach is refused), then checks the whole against the file's schema.
+ */
+export function draftTomlEdit<T>(
+  base: string,
+  changes: readonly SettingChange[],
+  rules: TomlEditRules<T>,
+): { text: string; value: T } {
+  let expected = parseBase(base, rules.file);
   let text = base;
   const seen = new Set<string>();
   for (const [index, change] of changes.entries()) {
-    const segments = settingSegments(change.path);
+    const segments = settingSegments(change.path, rules.minimumSegments);
     const key = canonicalJson(segments);
     if (seen.has(key))
       throw new InvalidInputError(`changes[${index}].path`, `changes ${change.path} a second time`);
     seen.add(key);
-    refuseSecret(change, segments);
-    text = setTomlKey(text, segments, change.value);
+    rules.refuse(change, segments);
+    text = setTomlKey(text, segments, change.value, rules.file);
     expected = withValue(expected, segments, change.value);
     const written = parseText(text);
     if (written === undefined || canonicalJson(written) !== canonicalJson(expected))
       throw new InvalidInputError(
         change.path,
-        "cannot be written into ironclawd.toml as it is laid out (an inline table, a dotted key or a value over " +
+        `cannot be written into ${rules.file} as it is laid out (an inline table, a dotted key or a value over ` +
           "several lines holds it): the person changes it by hand",
       );
   }
   if (text === base)
     throw new InvalidInputError("changes", "change nothing: every key already has that value");
-  let config: IronclawdConfig;
   try {
-    config = parseTomlConfig(text, ironclawdConfigSchema, FILE);
+    return { text, value: parseTomlConfig(text, rules.schema, rules.file) };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const [first, ...more] = error.problems;
@@ -78,12 +110,6 @@ export function draftConfigChange(base: string, changes: readonly SettingChange[
       `${first?.rule ?? "is refused by the schema"}${also}`,
     );
   }
-  const secrets = [
-    ...new Set(
-      changes.flatMap((c) => (c.path.endsWith("_env") && typeof c.value === "string" ? [c.value] : [])),
-    ),
-  ].sort();
-  return { text, diff: maskSecrets(unifiedDiff(base, text, FILE)), secrets, config };
 }
 
 /** Every line assigning a secret key shows no value: a diff is read in the UI, a chat and the agent's answer. */
@@ -142,12 +168,12 @@ function schemaSegments(path: string): string[] {
   return (path.match(/"[^"]*"|[^.]+/g) ?? []).map((s) => s.replace(/^"|"$/g, ""));
 }
 
-function parseBase(text: string): Record<string, unknown> {
+function parseBase(text: string, file: string): Record<string, unknown> {
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {
     throw new InvalidInputError(
-      FILE,
+      file,
       `does not parse as it is now (${(error as Error).message.split("\n")[0]}): fix it by hand first`,
     );
   }

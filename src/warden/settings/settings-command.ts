@@ -5,12 +5,23 @@ import type { SettingsDesk, SettingsProposalView } from "./settings-desk.js";
 
 type Step = "confirm" | "reject" | "revert";
 
+/** When an applied or reverted change holds, as a sentence. */
+export function effectSentence(p: Pick<SettingsProposalView, "takes_effect">): string {
+  switch (p.takes_effect) {
+    case "restart":
+      return "It takes effect when the warden restarts.";
+    case "next_turn":
+      return "It takes effect from the agent's next turn.";
+    case "now":
+      return "It takes effect at once.";
+  }
+}
+
 const DONE: Record<Step, (p: SettingsProposalView) => string> = {
   confirm: (p) =>
-    `Applied proposal ${p.id} to ${p.file}. It takes effect when the warden restarts. Send /revert ${p.id} to undo it.`,
+    `Applied proposal ${p.id} to ${p.file}. ${effectSentence(p)} Send /revert ${p.id} to undo it.`,
   reject: (p) => `Rejected proposal ${p.id}; ${p.file} was not changed.`,
-  revert: (p) =>
-    `Reverted proposal ${p.id}: ${p.file} is as it was before. It takes effect when the warden restarts.`,
+  revert: (p) => `Reverted proposal ${p.id}: ${p.file} is as it was before. ${effectSentence(p)}`,
 };
 
 /**
@@ -26,7 +37,7 @@ export function settingsCommands(
     async (link, arg) => {
       if (arg === "") return `Send /${step} <id>: every proposal message names its id.`;
       try {
-        const proposal = desk[step](arg, {
+        const proposal = await desk[step](arg, {
           userId: link.userId,
           admin: isAdmin(link.userId),
           via: channelKey(link.kind, link.bot),
@@ -52,7 +63,7 @@ export function proposalNotice(
     "",
     p.diff,
     "",
-    "It takes effect when the warden restarts. Nothing changes until you confirm.",
+    `${effectSentence(p)} Nothing changes until you confirm.`,
   ];
   const missing = p.secrets.filter((s) => !s.set).map((s) => s.name);
   if (missing.length > 0)

@@ -42,6 +42,7 @@ beforeEach(async () => {
     isAdmin,
     variables: new HostVariables(db, new SecretKeyring(home)),
     env: { ALREADY_SET: "x" },
+    userExists: (id) => users.get(id) !== undefined,
     audit: (entry) => audit.record(entry),
     screenUrl: () => "http://127.0.0.1:7410/ui/#/settings",
     now: () => new Date(clock),
@@ -58,9 +59,9 @@ const propose = (value: unknown = 8080) =>
     changes: [{ path: "server.port", value: value as number }],
   });
 
-function thrown(work: () => unknown): Error {
+async function thrown(work: () => Promise<unknown>): Promise<Error> {
   try {
-    work();
+    await work();
   } catch (error) {
     return error as Error;
   }
@@ -68,65 +69,68 @@ function thrown(work: () => unknown): Error {
 }
 
 describe("the settings desk", () => {
-  it("stores a proposal and changes nothing until its proposer confirms; then writes the file and audits who", () => {
-    const proposal = propose();
+  it("stores a proposal and changes nothing until its proposer confirms; then writes the file and audits who", async () => {
+    const proposal = await propose();
     expect(proposal).toMatchObject({ status: "pending", takes_effect: "restart", proposed_by: "root" });
     expect(proposal.diff).toContain("-port = 7410\n+port = 8080");
     expect(readFileSync(file(), "utf8")).toBe(BASE);
-    expect(thrown(() => desk.confirm(proposal.id, other))).toBeInstanceOf(HttpError);
-    const applied = desk.confirm(proposal.id, root);
+    expect(await thrown(() => desk.confirm(proposal.id, other))).toBeInstanceOf(HttpError);
+    const applied = await desk.confirm(proposal.id, root);
     expect(applied).toMatchObject({ status: "applied", decided_by: "user:root" });
     expect(readFileSync(file(), "utf8")).toBe("# the host's settings\n[server]\nport = 8080\n");
     expect(audit.list({ userId: "root" }).map((e) => [e.action, e.actor])).toEqual([
       ["config.applied", "user:root"],
       ["config.proposed", "cell:root"],
     ]);
-    expect(thrown(() => desk.confirm(proposal.id, root)).message).toBe(
+    expect((await thrown(() => desk.confirm(proposal.id, root))).message).toBe(
       `proposal ${proposal.id} is applied, not pending`,
     );
   });
 
-  it("reverts an applied change in one step, by any admin, restoring the file byte for byte", () => {
-    const proposal = propose();
-    desk.confirm(proposal.id, root);
-    expect(desk.revert(proposal.id, other)).toMatchObject({ status: "reverted", reverted_by: "user:eve" });
+  it("reverts an applied change in one step, by any admin, restoring the file byte for byte", async () => {
+    const proposal = await propose();
+    await desk.confirm(proposal.id, root);
+    expect(await desk.revert(proposal.id, other)).toMatchObject({
+      status: "reverted",
+      reverted_by: "user:eve",
+    });
     expect(readFileSync(file(), "utf8")).toBe(BASE);
     expect(audit.list({ action: "config.reverted" })[0]?.detail).toMatchObject({
       proposal: proposal.id,
       via: "ui",
     });
-    expect(thrown(() => desk.revert(proposal.id, root))).toBeInstanceOf(ConflictError);
+    expect(await thrown(() => desk.revert(proposal.id, root))).toBeInstanceOf(ConflictError);
   });
 
-  it("refuses to confirm or revert over a file changed since, and leaves it as it is", () => {
-    const first = propose();
+  it("refuses to confirm or revert over a file changed since, and leaves it as it is", async () => {
+    const first = await propose();
     writeFileSync(file(), `${BASE}# edited by hand\n`);
-    expect(thrown(() => desk.confirm(first.id, root)).message).toBe(
+    expect((await thrown(() => desk.confirm(first.id, root))).message).toBe(
       `ironclawd.toml changed since proposal ${first.id} was made; nothing was written. Ask for a new proposal.`,
     );
     expect(readFileSync(file(), "utf8")).toBe(`${BASE}# edited by hand\n`);
-    const second = propose(9000);
-    desk.confirm(second.id, root);
+    const second = await propose(9000);
+    await desk.confirm(second.id, root);
     writeFileSync(file(), "[server]\nport = 9001\n");
-    expect(thrown(() => desk.revert(second.id, root)).message).toMatch(
+    expect((await thrown(() => desk.revert(second.id, root))).message).toMatch(
       /changed since proposal .* was applied; nothing was restored/,
     );
     expect(readFileSync(file(), "utf8")).toBe("[server]\nport = 9001\n");
   });
 
-  it("lets a proposal expire after a day, and a rejected one writes nothing", () => {
-    const late = propose();
+  it("lets a proposal expire after a day, and a rejected one writes nothing", async () => {
+    const late = await propose();
     clock += 24 * 60 * 60 * 1000;
     expect(desk.list().find((p) => p.id === late.id)?.status).toBe("expired");
-    expect(thrown(() => desk.confirm(late.id, root))).toBeInstanceOf(ConflictError);
-    const dropped = propose();
-    expect(desk.reject(dropped.id, root).status).toBe("rejected");
+    expect(await thrown(() => desk.confirm(late.id, root))).toBeInstanceOf(ConflictError);
+    const dropped = await propose();
+    expect((await desk.reject(dropped.id, root)).status).toBe("rejected");
     expect(readFileSync(file(), "utf8")).toBe(BASE);
     expect(audit.list({ action: "config.rejected" })).toHaveLength(1);
   });
 
-  it("holds a confirmation until the secret the change names is pasted into the form", () => {
-    const slack = desk.propose("root", {
+  it("holds a confirmation until the secret the change names is pasted into the form", async () => {
+    const slack = await desk.propose("root", {
       summary: "connect Slack",
       changes: [
         { path: "integrations.slack.bot_token_env", value: "SLACK_BOT_TOKEN" },
@@ -137,11 +141,11 @@ describe("the settings desk", () => {
       { name: "ALREADY_SET", set: true },
       { name: "SLACK_BOT_TOKEN", set: false },
     ]);
-    expect(thrown(() => desk.confirm(slack.id, root)).message).toBe(
+    expect((await thrown(() => desk.confirm(slack.id, root))).message).toBe(
       "SLACK_BOT_TOKEN has no value yet: paste it into the form at http://127.0.0.1:7410/ui/#/settings first; nothing was written",
     );
     desk.setVariable("SLACK_BOT_TOKEN", "xoxb-pasted-in-the-form", root);
-    expect(desk.confirm(slack.id, root).status).toBe("applied");
+    expect((await desk.confirm(slack.id, root)).status).toBe("applied");
     expect(new HostVariables(db, new SecretKeyring(home)).values()).toEqual({
       SLACK_BOT_TOKEN: "xoxb-pasted-in-the-form",
     });
@@ -158,7 +162,7 @@ describe("the settings desk", () => {
       userId,
       chatId: "1",
     });
-    const proposal = propose();
+    const proposal = await propose();
     expect(await commands.confirm(chat("eve"), proposal.id)).toBe(
       `Only root, whose agent proposed it, may confirm proposal ${proposal.id}.`,
     );

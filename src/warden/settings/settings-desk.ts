@@ -1,24 +1,25 @@
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { z } from "zod";
 import type { SettingsArgs, settingsProposalSchema } from "../../contracts/index.js";
-import { ConflictError, Emitter, NotFoundError, newId } from "../../core/index.js";
+import { ConflictError, Emitter, InvalidInputError, NotFoundError, newId } from "../../core/index.js";
 import { HttpError } from "../../http/index.js";
 import type { AuditRecordInput } from "../audit-store.js";
+import type { BudgetAdminDeps } from "../budget/index.js";
 import { HOST_CONFIG_FILE } from "../host-config.js";
-import { draftConfigChange } from "./config-change.js";
 import type { HostVariables } from "./host-variables.js";
 import { type SettingsProposal, SettingsProposals } from "./settings-proposals.js";
+import {
+  type BrainFiles,
+  budgetTarget,
+  HOST_TARGET,
+  hostFileTarget,
+  parseTarget,
+  profileTarget,
+  type SettingsTarget,
+  takesEffect,
+  targetLabel,
+} from "./settings-targets.js";
 
 export type SettingsProposalView = z.output<typeof settingsProposalSchema>;
 
@@ -36,6 +37,12 @@ export interface SettingsDeskOptions {
   /** Where the values of the variables a proposal names are pasted; a variable the warden's env sets counts too. */
   variables: HostVariables;
   env: NodeJS.ProcessEnv;
+  /** Whether a user exists: a profile or a budget is proposed for a user by name. */
+  userExists: (userId: string) => boolean;
+  /** Users' brains, where their agent profiles are; without it, profiles cannot be proposed for. */
+  brains?: BrainFiles;
+  /** The budget store and what sets caps; without it, caps cannot be proposed. */
+  budget?: BudgetAdminDeps;
   audit: (entry: AuditRecordInput) => void;
   /** The UI's settings screen, where the person confirms and pastes secrets (a link in messages). */
   screenUrl: () => string;
@@ -46,19 +53,24 @@ export interface SettingsDeskOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** What `propose` takes: the tool's arguments, the target defaulting to ironclawd.toml. */
+export type ProposeArgs = Omit<SettingsArgs["propose"], "target"> & { target?: string };
+
 /**
- * Configuration by conversation (seed 003 §16.5). An admin's agent proposes a change to ironclawd.toml; the
- * desk checks it, stores it with the file as it was, and changes nothing more. The person who proposed it
- * confirms it (UI, API or their paired chat), and only then is the file written, atomically, provided it is still
- * the file the change was drafted against; an applied change is reverted in one step on the same condition.
- * Every step is audited with who took it. The warden reads the file at its start: an applied change takes
- * effect at the next start, and every answer says so.
+ * Configuration by conversation (seed 003 §16.5). An admin's agent proposes a change to ironclawd.toml, to any
+ * user's agent profile, or to any user's spend caps; the desk checks it, stores it with the target as it was, and
+ * changes nothing more. The person who proposed it confirms it (UI, API or their paired chat), and only then is
+ * the target written, provided it is still as the change was drafted against; an applied change is reverted in
+ * one step on the same condition. Every step is audited with who took it, and every answer says when the change
+ * takes effect (ironclawd.toml at the warden's next start, a profile at the next turn, a cap at once).
  */
 export class SettingsDesk {
   private readonly proposals: SettingsProposals;
   private readonly now: () => Date;
   private readonly ttlMs: number;
   private readonly file: string;
+  /** Steps run one at a time: a confirmation's check and write are not interleaved with another's. */
+  private queue: Promise<unknown> = Promise.resolve();
   /** A new proposal, for the proposer's paired chats. */
   readonly proposed = new Emitter<[SettingsProposalView]>(() => undefined);
 
@@ -70,36 +82,46 @@ export class SettingsDesk {
   }
 
   /** Checks and stores a proposal; refused (InvalidInputError naming the key) when the change cannot be made. */
-  propose(userId: string, args: SettingsArgs["propose"]): SettingsProposalView {
-    if (!this.options.isAdmin(userId))
-      throw new HttpError(
-        "forbidden",
-        `only an admin's agent may propose changes to the warden's settings; ${userId} is not an admin`,
-      );
-    const base = this.read();
-    const draft = draftConfigChange(base, args.changes);
-    const at = this.now();
-    const proposal = this.proposals.add({
-      id: `cfg_${newId()}`,
-      userId,
-      summary: args.summary,
-      changes: args.changes,
-      baseText: base,
-      newText: draft.text,
-      diff: draft.diff,
-      secrets: draft.secrets,
-      createdAt: at.toISOString(),
-      expiresAt: new Date(at.getTime() + this.ttlMs).toISOString(),
+  propose(userId: string, args: ProposeArgs): Promise<SettingsProposalView> {
+    return this.serially(async () => {
+      if (!this.options.isAdmin(userId))
+        throw new HttpError(
+          "forbidden",
+          `only an admin's agent may propose changes to the warden's settings; ${userId} is not an admin`,
+        );
+      const targetName = args.target ?? HOST_TARGET;
+      const target = await this.target(targetName);
+      const base = await target.read();
+      const draft = target.draft(base, args.changes);
+      const at = this.now();
+      const proposal = this.proposals.add({
+        id: `cfg_${newId()}`,
+        userId,
+        target: targetName,
+        summary: args.summary,
+        changes: args.changes,
+        baseText: base,
+        newText: draft.text,
+        diff: draft.diff,
+        secrets: draft.secrets,
+        createdAt: at.toISOString(),
+        expiresAt: new Date(at.getTime() + this.ttlMs).toISOString(),
+      });
+      this.options.audit({
+        userId,
+        actor: `cell:${userId}`,
+        action: "config.proposed",
+        detail: {
+          proposal: proposal.id,
+          target: targetName,
+          file: targetLabel(parseTarget(targetName)),
+          keys: args.changes.map((c) => c.path),
+        },
+      });
+      const view = this.view(proposal);
+      this.proposed.emit(view);
+      return view;
     });
-    this.options.audit({
-      userId,
-      actor: `cell:${userId}`,
-      action: "config.proposed",
-      detail: { proposal: proposal.id, file: HOST_CONFIG_FILE, keys: args.changes.map((c) => c.path) },
-    });
-    const view = this.view(proposal);
-    this.proposed.emit(view);
-    return view;
   }
 
   list(): SettingsProposalView[] {
@@ -107,43 +129,51 @@ export class SettingsDesk {
     return this.proposals.list().map((p) => this.view(p));
   }
 
-  /** Writes the proposed file: only by its proposer, while pending, with every secret set and the file unchanged. */
-  confirm(id: string, who: SettingsActor): SettingsProposalView {
-    const proposal = this.pending(id, who, "confirm");
-    const missing = proposal.secrets.filter((name) => !this.variableSet(name));
-    if (missing.length > 0)
-      throw new ConflictError(
-        `${missing.join(", ")} ${missing.length === 1 ? "has" : "have"} no value yet: paste ${missing.length === 1 ? "it" : "them"} ` +
-          `into the form at ${this.options.screenUrl()} first; nothing was written`,
-      );
-    if (this.read() !== proposal.baseText)
-      throw new ConflictError(
-        `${HOST_CONFIG_FILE} changed since proposal ${id} was made; nothing was written. Ask for a new proposal.`,
-      );
-    this.write(proposal.newText, id);
-    return this.finish(proposal, "pending", "applied", who, "config.applied");
+  /** Writes the proposed text: only by its proposer, while pending, with every secret set and the target unchanged. */
+  confirm(id: string, who: SettingsActor): Promise<SettingsProposalView> {
+    return this.serially(async () => {
+      const proposal = this.pending(id, who, "confirm");
+      const missing = proposal.secrets.filter((name) => !this.variableSet(name));
+      if (missing.length > 0)
+        throw new ConflictError(
+          `${missing.join(", ")} ${missing.length === 1 ? "has" : "have"} no value yet: paste ${missing.length === 1 ? "it" : "them"} ` +
+            `into the form at ${this.options.screenUrl()} first; nothing was written`,
+        );
+      const target = await this.target(proposal.target);
+      if ((await target.read()) !== proposal.baseText)
+        throw new ConflictError(
+          `${this.label(proposal)} changed since proposal ${id} was made; nothing was written. Ask for a new proposal.`,
+        );
+      await target.write(proposal.newText, this.why(proposal, who, "applied"));
+      return this.finish(proposal, "pending", "applied", who, "config.applied");
+    });
   }
 
-  reject(id: string, who: SettingsActor): SettingsProposalView {
-    const proposal = this.pending(id, who, "reject");
-    return this.finish(proposal, "pending", "rejected", who, "config.rejected");
+  reject(id: string, who: SettingsActor): Promise<SettingsProposalView> {
+    return this.serially(async () => {
+      const proposal = this.pending(id, who, "reject");
+      return this.finish(proposal, "pending", "rejected", who, "config.rejected");
+    });
   }
 
-  /** Restores the file as it was before an applied proposal, if nothing changed it since; any admin may. */
-  revert(id: string, who: SettingsActor): SettingsProposalView {
-    const proposal = this.find(id);
-    if (!who.admin)
-      throw new HttpError("forbidden", "only an admin may revert a change to the warden's settings");
-    if (proposal.status !== "applied")
-      throw new ConflictError(
-        `proposal ${id} is ${proposal.status}, not applied: there is nothing to revert`,
-      );
-    if (this.read() !== proposal.newText)
-      throw new ConflictError(
-        `${HOST_CONFIG_FILE} changed since proposal ${id} was applied; nothing was restored. Change it by hand or revert the later change first.`,
-      );
-    this.write(proposal.baseText, id);
-    return this.finish(proposal, "applied", "reverted", who, "config.reverted");
+  /** Restores the target as it was before an applied proposal, if nothing changed it since; any admin may. */
+  revert(id: string, who: SettingsActor): Promise<SettingsProposalView> {
+    return this.serially(async () => {
+      const proposal = this.find(id);
+      if (!who.admin)
+        throw new HttpError("forbidden", "only an admin may revert a change to the warden's settings");
+      if (proposal.status !== "applied")
+        throw new ConflictError(
+          `proposal ${id} is ${proposal.status}, not applied: there is nothing to revert`,
+        );
+      const target = await this.target(proposal.target);
+      if ((await target.read()) !== proposal.newText)
+        throw new ConflictError(
+          `${this.label(proposal)} changed since proposal ${id} was applied; nothing was restored. Change it by hand or revert the later change first.`,
+        );
+      await target.write(proposal.baseText, this.why(proposal, who, "reverted"));
+      return this.finish(proposal, "applied", "reverted", who, "config.reverted");
+    });
   }
 
   /** Stores the value of a variable a proposal names; the value is never returned nor audited. */
@@ -172,10 +202,11 @@ export class SettingsDesk {
       id: p.id,
       status: p.status,
       summary: p.summary,
-      file: HOST_CONFIG_FILE,
+      target: p.target,
+      file: this.label(p),
       changes: p.changes,
       diff: p.diff,
-      takes_effect: "restart",
+      takes_effect: takesEffect(parseTarget(p.target)),
       secrets: p.secrets.map((name) => ({ name, set: this.variableSet(name) })),
       proposed_by: p.userId,
       created_at: p.createdAt,
@@ -222,10 +253,13 @@ export class SettingsDesk {
       action,
       detail: {
         proposal: proposal.id,
-        file: HOST_CONFIG_FILE,
+        target: proposal.target,
+        file: this.label(proposal),
         keys: proposal.changes.map((c) => c.path),
         via: who.via,
-        ...(to === "applied" || to === "reverted" ? { takes_effect: "restart" } : {}),
+        ...(to === "applied" || to === "reverted"
+          ? { takes_effect: takesEffect(parseTarget(proposal.target)) }
+          : {}),
       },
     });
     const updated = this.proposals.get(proposal.id);
@@ -233,35 +267,36 @@ export class SettingsDesk {
     return this.view(updated);
   }
 
-  private read(): string {
-    try {
-      return readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-      throw error;
-    }
+  private label(p: SettingsProposal): string {
+    return targetLabel(parseTarget(p.target));
   }
 
-  /**
-   * The new text in a private temporary file beside the config, flushed, then renamed over it: a crash leaves
-   * the old file or the new one, never half of either. O_EXCL | O_NOFOLLOW: nothing planted at the name is used.
-   */
-  private write(text: string, id: string): void {
-    const temporary = `${this.file}.${id}.tmp`;
-    const fd = openSync(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } catch (error) {
-      closeSync(fd);
-      unlinkSync(temporary);
-      throw error;
+  private why(p: SettingsProposal, who: SettingsActor, done: "applied" | "reverted") {
+    return {
+      proposal: p.id,
+      by: `user:${who.userId}`,
+      cause: `settings proposal ${p.id} ${done}: ${p.summary}`,
+    };
+  }
+
+  /** The target a proposal names; refused, naming `target`, for an unknown user or one this warden cannot change. */
+  private async target(name: string): Promise<SettingsTarget> {
+    const parsed = parseTarget(name);
+    if (parsed.kind === "host") return hostFileTarget(this.file);
+    if (!this.options.userExists(parsed.user))
+      throw new InvalidInputError("target", `there is no user ${parsed.user} on this warden`);
+    if (parsed.kind === "profile") {
+      if (!this.options.brains)
+        throw new InvalidInputError("target", "this warden cannot change agent profiles");
+      return profileTarget(this.options.brains, parsed);
     }
-    closeSync(fd);
-    renameSync(temporary, this.file);
+    if (!this.options.budget) throw new InvalidInputError("target", "this warden cannot change spend caps");
+    return budgetTarget(this.options.budget, parsed);
+  }
+
+  private serially<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(step, step);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 }

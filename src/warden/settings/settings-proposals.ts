@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import type { SettingChange, SettingsProposalStatus } from "../../contracts/index.js";
 
-// Proposals live in host.db beside the users they belong to. Each keeps the file as it was when proposed (the
-// base its confirmation is checked against, and what a revert restores) and the file as the change makes it.
+// Proposals live in host.db beside the users they belong to. Each keeps its target's text as it was when proposed
+// (the base its confirmation is checked against, and what a revert restores) and the text as the change makes it.
 const DDL = `
 CREATE TABLE IF NOT EXISTS warden_settings_proposals (
   id TEXT PRIMARY KEY,
@@ -19,21 +19,28 @@ CREATE TABLE IF NOT EXISTS warden_settings_proposals (
   decided_by TEXT,
   decided_at TEXT,
   reverted_by TEXT,
-  reverted_at TEXT
+  reverted_at TEXT,
+  target TEXT NOT NULL DEFAULT 'ironclawd.toml'
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS warden_settings_proposals_by_time ON warden_settings_proposals (created_at);
 `;
 
 export function migrateSettingsTables(db: Database.Database): void {
   db.exec(DDL);
+  // Before profiles and budgets could be proposed for, every proposal was to ironclawd.toml.
+  const columns = db.prepare("PRAGMA table_info(warden_settings_proposals)").all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === "target"))
+    db.exec("ALTER TABLE warden_settings_proposals ADD COLUMN target TEXT NOT NULL DEFAULT 'ironclawd.toml'");
 }
 
 export interface SettingsProposal {
   id: string;
   userId: string;
+  /** `ironclawd.toml`, `profile:<user>/<agent>` or `budget:<user>[/<agent>]`. */
+  target: string;
   summary: string;
   changes: SettingChange[];
-  /** The file when the change was proposed: its confirmation needs the file still so, its revert restores it. */
+  /** The target's text when the change was proposed: its confirmation needs the file still so, its revert restores it. */
   baseText: string;
   newText: string;
   diff: string;
@@ -50,6 +57,7 @@ export interface SettingsProposal {
 interface Row {
   id: string;
   user_id: string;
+  target: string;
   summary: string;
   changes: string;
   base_text: string;
@@ -73,12 +81,14 @@ export class SettingsProposals {
     this.db
       .prepare(
         `INSERT INTO warden_settings_proposals
-           (id, user_id, summary, changes, base_text, new_text, diff, secrets, status, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+           (id, user_id, target, summary, changes, base_text, new_text, diff, secrets, status, created_at,
+            expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
       )
       .run(
         p.id,
         p.userId,
+        p.target,
         p.summary,
         JSON.stringify(p.changes),
         p.baseText,
@@ -135,6 +145,7 @@ function fromRow(row: Row): SettingsProposal {
   return {
     id: row.id,
     userId: row.user_id,
+    target: row.target,
     summary: row.summary,
     changes: JSON.parse(row.changes) as SettingChange[],
     baseText: row.base_text,

@@ -29,12 +29,13 @@ export function createSettingsRunner(
       if (action !== "propose")
         return { ok: false, error: { code: "invalid", message: `unknown action ${action}` }, audit: {} };
       try {
-        const proposal = desk.propose(userId, args as SettingsArgs["propose"]);
+        const proposal = await desk.propose(userId, args as SettingsArgs["propose"]);
         return {
           ok: true,
           data: {
             proposal_id: proposal.id,
             status: proposal.status,
+            target: proposal.target,
             file: proposal.file,
             diff: proposal.diff,
             takes_effect: proposal.takes_effect,

@@ -8,6 +8,7 @@ const proposal: SettingsProposal = {
   id: ID,
   status: "pending",
   summary: "Connect Slack",
+  target: "ironclawd.toml",
   file: "ironclawd.toml",
   changes: [{ path: "integrations.slack.bot_token_env", value: "SLACK_BOT_TOKEN" }],
   diff: '+bot_token_env = "SLACK_BOT_TOKEN"',

@@ -19,14 +19,22 @@ export type SettingsAction =
   | { type: "revert"; id: string }
   | { type: "set-variable"; name: string; value: string };
 
-const DONE = {
-  confirm: "Applied to ironclawd.toml; it takes effect when the warden restarts.",
-  reject: "Rejected; ironclawd.toml was not changed.",
-  revert: "Reverted: ironclawd.toml is as it was before; it takes effect when the warden restarts.",
-} as const;
+type Done = Pick<SettingsProposal, "file" | "takes_effect">;
+
+const EFFECT: Record<Done["takes_effect"], string> = {
+  restart: "it takes effect when the warden restarts.",
+  next_turn: "it takes effect from the agent's next turn.",
+  now: "it takes effect at once.",
+};
+
+const DONE: Record<"confirm" | "reject" | "revert", (p: Done) => string> = {
+  confirm: (p) => `Applied to ${p.file}; ${EFFECT[p.takes_effect]}`,
+  reject: (p) => `Rejected; ${p.file} was not changed.`,
+  revert: (p) => `Reverted: ${p.file} is as it was before; ${EFFECT[p.takes_effect]}`,
+};
 
 /**
- * The Settings screen: changes to ironclawd.toml that admins' agents proposed, each with its exact diff, applied
+ * The Settings screen: changes to ironclawd.toml, agent profiles and spend caps that admins' agents proposed, each with its exact diff, applied
  * only when its proposer confirms it here; an applied one reverted in one step; and the form where a secret a
  * proposal names by variable is pasted, never into the chat.
  */
@@ -59,7 +67,7 @@ export function createSettingsController(api: ApiClient) {
     await step(async () => {
       const answer = await api.call(`POST /api/settings/proposals/:id/${verb}`, { params: { id } });
       if (!answer.ok) return fail(`Proposal ${id}: ${answer.error.message}`);
-      info(`Proposal ${id}: ${DONE[verb]}`);
+      info(`Proposal ${id}: ${DONE[verb](answer.data)}`);
     });
   }
 

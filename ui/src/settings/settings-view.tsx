@@ -6,6 +6,13 @@ import { Notice } from "../shared/notice.js";
 import { SecretForm } from "../shared/secret-form.js";
 import { createSettingsController, type SettingsController } from "./settings-controller.js";
 
+/** When a change holds once confirmed: the warden reads ironclawd.toml at its start, a cell its profiles per turn. */
+const EFFECT: Record<SettingsProposal["takes_effect"], string> = {
+  restart: "Takes effect when the warden restarts.",
+  next_turn: "Takes effect from the agent's next turn.",
+  now: "Takes effect at once.",
+};
+
 /** Changes to the warden's settings an admin asked their agent for: read the diff, then confirm, reject or revert. */
 export default function SettingsView(props: { api: ApiClient; me: string }) {
   const settings = createSettingsController(props.api);
@@ -24,9 +31,9 @@ export default function SettingsView(props: { api: ApiClient; me: string }) {
       </header>
       <Notice message={state.message} />
       <p class="muted">
-        Ask your agent to change the warden's settings ("connect my Slack workspace"): it proposes the exact
-        change to ironclawd.toml, and nothing is written until you confirm it here or with /confirm in your
-        paired chat.
+        Ask your agent to change the warden's settings ("connect my Slack workspace", "use a cheaper model for
+        the research agent", "cap Bob at $5 a day"): it proposes the exact change to ironclawd.toml, a profile
+        or a spend cap, and nothing is written until you confirm it here or with /confirm in your paired chat.
       </p>
       <Show when={state.proposals?.length === 0}>
         <p class="muted">No proposals yet.</p>
@@ -67,7 +74,7 @@ function ProposalCard(props: { proposal: SettingsProposal; controller: SettingsC
       </For>
       <Show when={p().status === "pending"}>
         <p class="muted">
-          Takes effect when the warden restarts. Expires {localDateTime(p().expires_at)}.
+          {EFFECT[p().takes_effect]} Expires {localDateTime(p().expires_at)}.
           {props.mine ? "" : ` Only ${p().proposed_by} can confirm it.`}
         </p>
         <Show when={props.mine}>
@@ -92,8 +99,7 @@ function ProposalCard(props: { proposal: SettingsProposal; controller: SettingsC
       </Show>
       <Show when={p().status === "applied"}>
         <p class="muted">
-          Applied by {p().decided_by} {localDateTime(p().decided_at ?? "")}; takes effect when the warden
-          restarts.
+          Applied by {p().decided_by} {localDateTime(p().decided_at ?? "")}. {EFFECT[p().takes_effect]}
         </p>
         <div class="row-actions">
           <button
