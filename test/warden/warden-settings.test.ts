@@ -9,7 +9,8 @@ import { api, startWardenHarness, type WardenHarness } from "../support/warden-h
 // Configuration by conversation from an admin's own agent in a real cell: the scripted model calls
 // settings_propose, the warden stores the proposal and changes nothing; the admin confirms it over the API and
 // the file changes, audited; a revert restores it byte for byte. A non-admin's agent has no such tool, a secret
-// as a value and a file edited since are refused.
+// as a value and a file edited since are refused. The same flow changes another user's agent profile (written
+// in their brain by their cell) and their spend cap (in host.db, enforced at their next turn).
 
 let h: WardenHarness;
 let bot: TelegramServer;
@@ -70,6 +71,21 @@ async function pair(call: ReturnType<typeof api>, from: number): Promise<void> {
 function lastToolText(): string {
   const messages = h.model.chatRequests().at(-1)?.messages ?? [];
   return String(messages.filter((m) => m.role === "tool").at(-1)?.content ?? "");
+}
+
+/** bob's agent profile, as his brain holds it (read through his cell, as the memory inspector does). */
+async function bobsProfile(): Promise<string> {
+  const answer = await bob("GET", "/api/brain/file?path=config/agents/assistant.toml");
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { data: { content: string } }).data.content;
+}
+
+/** bob's caps as the budget API shows them to an admin. */
+async function bobsCaps(): Promise<Array<{ party: string; daily_usd: number | null }>> {
+  const answer = (await (await root("GET", "/api/budgets?user=bob")).json()) as {
+    data: { budgets: Array<{ party: string; daily_usd: number | null }> };
+  };
+  return answer.data.budgets;
 }
 
 async function proposals(): Promise<Proposal[]> {
@@ -242,5 +258,125 @@ describe("configuration by conversation", () => {
       proposal: latest?.id,
       via: "telegram:family",
     });
+  });
+
+  it("changes another user's agent profile: proposed with whose it is, applied on confirm, used at their next turn, reverted", async () => {
+    const before = await bobsProfile();
+    h.model.enqueue(
+      reply.toolCalls([
+        {
+          name: "settings_propose",
+          arguments: {
+            target: "profile:bob/assistant",
+            summary: "Bob's assistant uses the cheaper model",
+            changes: [{ path: "model", value: "test-model-mini" }],
+          },
+        },
+      ]),
+      reply.text("Proposed; confirm it on the Settings screen."),
+    );
+    await root("POST", "/api/chat", { text: "use a cheaper model for bob's assistant" });
+    const told = lastToolText();
+    expect(told).toContain("--- bob's config/agents/assistant.toml");
+    expect(told).toContain('+model = "test-model-mini"');
+    expect(told).toContain("takes effect from the agent's next turn");
+    const [pending] = await proposals();
+    expect(pending).toMatchObject({ status: "pending", target: "profile:bob/assistant" });
+    expect(await bobsProfile()).toBe(before);
+
+    expect((await root("POST", `/api/settings/proposals/${pending?.id}/confirm`)).status).toBe(200);
+    const after = await bobsProfile();
+    expect(after).toBe(before.replace(/^model = .*$/m, 'model = "test-model-mini"'));
+    expect(after).not.toBe(before);
+    h.model.enqueue(reply.text("Hello from the cheaper model."));
+    expect((await bob("POST", "/api/chat", { text: "hello" })).status).toBe(200);
+    expect(h.model.chatRequests().at(-1)?.model).toBe("test-model-mini");
+
+    expect((await root("POST", `/api/settings/proposals/${pending?.id}/revert`)).status).toBe(200);
+    expect(await bobsProfile()).toBe(before);
+    const trail = h.warden.context.audit
+      .list({ userId: "bob" })
+      .filter((e) => e.action === "brain.write")
+      .map((e) => [e.actor, e.detail.path, e.detail.proposal]);
+    expect(trail.slice(0, 2)).toEqual([
+      ["user:root", "config/agents/assistant.toml", pending?.id],
+      ["user:root", "config/agents/assistant.toml", pending?.id],
+    ]);
+  });
+
+  it("caps another user's spend: the diff shows the cap before and after, confirmed it holds at once, reverted it is gone", async () => {
+    h.model.enqueue(
+      reply.toolCalls([
+        {
+          name: "settings_propose",
+          arguments: {
+            target: "budget:bob",
+            summary: "Stop Bob's model spending for today",
+            changes: [{ path: "daily_usd", value: 0 }],
+          },
+        },
+      ]),
+      reply.text("Proposed."),
+    );
+    await root("POST", "/api/chat", { text: "cap bob at $0 a day" });
+    expect(lastToolText()).toContain("-daily_usd = none\n+daily_usd = 0");
+    const [pending] = await proposals();
+    expect(pending).toMatchObject({ status: "pending", target: "budget:bob" });
+    expect(await bobsCaps()).toEqual([]);
+
+    expect((await root("POST", `/api/settings/proposals/${pending?.id}/confirm`)).status).toBe(200);
+    expect(await bobsCaps()).toMatchObject([{ party: "user:bob", daily_usd: 0 }]);
+    const refused = (await (await bob("POST", "/api/chat", { text: "one more?" })).json()) as {
+      data: { stop_reason: string; error: string };
+    };
+    expect(refused.data.stop_reason).toBe("error");
+    expect(refused.data.error).toMatch(/^budget/);
+
+    expect((await root("POST", `/api/settings/proposals/${pending?.id}/revert`)).status).toBe(200);
+    expect(await bobsCaps()).toEqual([]);
+    expect(
+      h.warden.context.audit
+        .list({ userId: "root" })
+        .filter((e) => e.action.startsWith("config.") && e.detail.proposal === pending?.id)
+        .map((e) => [e.action, e.detail.target]),
+    ).toEqual([
+      ["config.reverted", "budget:bob"],
+      ["config.applied", "budget:bob"],
+      ["config.proposed", "budget:bob"],
+    ]);
+  });
+
+  it("names the field and the rule when the target or a value is refused, and stores nothing", async () => {
+    const count = (await proposals()).length;
+    h.model.enqueue(
+      reply.toolCalls([
+        {
+          name: "settings_propose",
+          arguments: { target: "budget:bob", summary: "x", changes: [{ path: "daily_usd", value: -5 }] },
+        },
+      ]),
+      reply.toolCalls([
+        {
+          name: "settings_propose",
+          arguments: {
+            target: "profile:bob/research",
+            summary: "x",
+            changes: [{ path: "model", value: "test-model-mini" }],
+          },
+        },
+      ]),
+      reply.text("Both were refused."),
+    );
+    await root("POST", "/api/chat", { text: "cap bob at minus five dollars, and change his research agent" });
+    const tools = (h.model.chatRequests().at(-1)?.messages ?? [])
+      .filter((m) => m.role === "tool")
+      .map((m) => String(m.content));
+    expect(tools.at(-2)).toBe(
+      "settings propose was refused (invalid): daily_usd: must be at least 0 (US dollars)",
+    );
+    expect(tools.at(-1)).toBe(
+      "settings propose was refused (invalid): target: bob's brain has no agent profile research (no config/agents/research.toml): name one of their agents",
+    );
+    expect(await proposals()).toHaveLength(count);
   });
 });
