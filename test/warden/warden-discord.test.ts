@@ -121,6 +121,9 @@ describe("the Discord channel through the warden", () => {
       "new",
       "stop",
       "feedback",
+      "confirm",
+      "reject",
+      "revert",
     ]);
     const ping = JSON.stringify({ id: "1", type: 1, application_id: "123456789012345678" });
     const answer = await interact(ping);
@@ -183,5 +186,14 @@ describe("the Discord channel through the warden", () => {
       data: Array<{ channel: string }>;
     };
     expect(sessions.data[0]).toMatchObject({ channel: "discord:guild" });
+
+    // A settings proposal's id reaches the router's /confirm as the chat's user; this one does not exist.
+    const posted = posts().length;
+    const confirm = await interact(command("confirm", { id: "cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ" }));
+    expect(await confirm.json()).toEqual({ type: 4, data: { content: "Sent to IronClaw.", flags: 64 } });
+    await waitForPosts(posted + 1);
+    expect((posts().at(-1)?.body as { content: string }).content).toBe(
+      "There is no settings proposal cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ.",
+    );
   }, 60_000);
 });

@@ -73,6 +73,18 @@ export const DISCORD_COMMANDS = [
     description: "Rate the last answer: up or down, and why",
     options: [{ type: 3, name: "text", description: "up|down [comment]", required: true }],
   },
+  ...(["confirm", "reject", "revert"] as const).map((name) => ({
+    name,
+    description: `${name[0]?.toUpperCase()}${name.slice(1)} a settings change your agent proposed`,
+    options: [
+      {
+        type: 3,
+        name: "id",
+        description: "The proposal's id (cfg_…), as its message names it",
+        required: true,
+      },
+    ],
+  })),
 ] as const;
 
 /** What an interaction is answered with, in Discord's shape. */
@@ -95,7 +107,7 @@ const RECENT = 512;
 
 /**
  * A Discord application as a channel (seed 003 §16.1), over its interactions endpoint: `/ask`, `/pair`, `/new`,
- * `/stop` and `/feedback` in a direct message with the app, answered there through the bot. With the gateway
+ * `/stop`, `/feedback` and a settings proposal's `/confirm`, `/reject`, `/revert` in a direct message with the app, answered there through the bot. With the gateway
  * (discord-gateway.ts) plain DMs are turns too, and a mention in a server is answered there as a reply.
  */
 export class DiscordChannel implements Channel {
@@ -181,7 +193,7 @@ export class DiscordChannel implements Channel {
         ? option("text")
         : name === "pair"
           ? `/pair ${option("code")}`
-          : `/${name} ${option("text")}`.trim();
+          : `/${name} ${option("text") || option("id")}`.trim();
     if (!DISCORD_COMMANDS.some((c) => c.name === name) || text === "")
       return said(`/${name} is not a command here.`);
     void this.router.receive({

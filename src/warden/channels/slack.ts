@@ -46,7 +46,17 @@ export type SlackOutcome =
   | { kind: "ephemeral"; text: string };
 
 /** The words `/ironclaw <word> …` may start with: the router's commands, as a channel message spells them. */
-const SLASH_WORDS = new Set(["pair", "new", "stop", "unpair", "feedback", "ack"]);
+const SLASH_WORDS = new Set([
+  "pair",
+  "new",
+  "stop",
+  "unpair",
+  "feedback",
+  "ack",
+  "confirm",
+  "reject",
+  "revert",
+]);
 
 export interface SlackChannelOptions {
   /** The app name: the request URL's segment and the `slack:<bot>` channel label. */
@@ -210,7 +220,7 @@ export class SlackChannel implements Channel {
     if (!SLASH_WORDS.has(word))
       return {
         kind: "ephemeral",
-        text: `Usage: ${this.slashCommand} pair <code> | new | stop | unpair | feedback <text>. Anything else, just write it here.`,
+        text: `Usage: ${this.slashCommand} pair <code> | new | stop | unpair | feedback <text> | confirm|reject|revert <proposal id>. Anything else, just write it here.`,
       };
     void this.router.receive({
       channel: this,
