@@ -37,8 +37,7 @@ import { LoginLockout } from "./http/login-lockout.js";
 import { buildWardenServer } from "./http/server.js";
 import { createHostIntegrations } from "./integrations/index.js";
 import { LoginLinks } from "./login-links.js";
-import { readBrainFile } from "./routes/brain-access.js";
-import { editBrainAsPerson } from "./routes/person-edit.js";
+import { editBrainAsPerson, readBrainFile } from "./routes/index.js";
 import { SecretKeyring, WardenSecrets } from "./secrets/index.js";
 import { SentinelKeeper } from "./sentinel-keeper.js";
 import {

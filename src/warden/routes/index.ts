@@ -38,6 +38,10 @@ import { userRoutes } from "./user-routes.js";
 import { vaultRoutes } from "./vault-routes.js";
 import { wsRoute } from "./ws-route.js";
 
+// A user's brain files as a person edits them, for the settings desk's profile proposals (wired in the daemon).
+export { readBrainFile } from "./brain-access.js";
+export { editBrainAsPerson } from "./person-edit.js";
+
 /** The JSON routes of /api, one module per resource; each takes only the services it names. */
 export function apiRoutes(ctx: WardenContext): WardenRoute[] {
   return [
