@@ -192,8 +192,8 @@ describe("the Discord channel through the warden", () => {
     const confirm = await interact(command("confirm", { id: "cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ" }));
     expect(await confirm.json()).toEqual({ type: 4, data: { content: "Sent to IronClaw.", flags: 64 } });
     await waitForPosts(posted + 1);
-    expect((posts().at(-1)?.body as { content: string }).content).toBe(
-      "There is no settings proposal cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ.",
-    );
+    expect(posts().at(-1)).toMatchObject({
+      body: { content: "There is no settings proposal cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ." },
+    });
   }, 60_000);
 });
