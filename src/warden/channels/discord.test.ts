@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../core/index.js";
 import type { ChannelRouter, InboundMessage } from "./channel.js";
 import { DiscordChannel } from "./discord.js";
+import { ed25519PublicKey, ed25519Signed } from "./webhook-route.js";
 
 const BOT = "700000000000000099";
 
@@ -80,5 +81,66 @@ describe("a Discord bot's gateway messages", () => {
         body: { content: "in the DM", allowed_mentions: { parse: [] } },
       },
     ]);
+  });
+});
+
+// RFC 8032 §7.1, TESTs 1–3 (https://www.rfc-editor.org/rfc/rfc8032#section-7.1): public key, message and
+// signature, hex. Discord's docs give no signed example; these check the Ed25519 the interactions URL uses.
+const RFC_8032 = [
+  {
+    key: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+    message: "",
+    signature:
+      "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+  },
+  {
+    key: "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
+    message: "72",
+    signature:
+      "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
+  },
+  {
+    key: "fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025",
+    message: "af82",
+    signature:
+      "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a",
+  },
+];
+
+describe("a Discord interaction's signature", () => {
+  it("is checked as RFC 8032's test vectors say, the key taken from hex as Discord shows it", () => {
+    for (const { key, message, signature } of RFC_8032) {
+      const publicKey = ed25519PublicKey(key);
+      expect(ed25519Signed(publicKey, Buffer.from(message, "hex"), signature)).toBe(true);
+      // Upper-case hex is the same signature.
+      expect(ed25519Signed(publicKey, Buffer.from(message, "hex"), signature.toUpperCase())).toBe(true);
+      // One bit off in the message or the signature, or another vector's key: not signed.
+      expect(ed25519Signed(publicKey, Buffer.from(`${message}00`, "hex"), signature)).toBe(false);
+      const flipped = (Number.parseInt(signature.slice(0, 2), 16) ^ 1).toString(16).padStart(2, "0");
+      expect(ed25519Signed(publicKey, Buffer.from(message, "hex"), `${flipped}${signature.slice(2)}`)).toBe(
+        false,
+      );
+      const other = RFC_8032.find((v) => v.key !== key)?.key ?? "";
+      expect(ed25519Signed(ed25519PublicKey(other), Buffer.from(message, "hex"), signature)).toBe(false);
+      expect(ed25519Signed(publicKey, Buffer.from(message, "hex"), signature.slice(0, 126))).toBe(false);
+    }
+  });
+
+  it("is what the interactions URL checks, over the timestamp and the raw body, within 5 minutes", () => {
+    const { key, signature } = RFC_8032[0] as { key: string; signature: string };
+    const router = { receive: async () => undefined } as unknown as ChannelRouter;
+    // TEST 1 signs the empty message: an empty timestamp and body, which the route refuses before any math.
+    const channel = new DiscordChannel({
+      bot: "guild",
+      applicationId: "1",
+      publicKey: key,
+      token: "t",
+      apiBaseUrl: "http://discord.invalid/api/v10",
+      router,
+      now: () => 1_800_000_000,
+    });
+    expect(channel.refusal(signature, "", Buffer.alloc(0))).toMatch(/not a number/);
+    expect(channel.refusal(signature, "1800000000", Buffer.alloc(0))).toMatch(/does not match/);
+    expect(channel.refusal("zz", "1800000000", Buffer.alloc(0))).toMatch(/not a signature/);
   });
 });

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { z } from "zod";
 import { aBoolean, aNumber, aString, type DiscordBotConfig } from "../../contracts/index.js";
 import { createLogger, issuesFromZod, type Logger, ValidationError } from "../../core/index.js";
@@ -11,7 +11,7 @@ import {
   RecentIds,
   safeJson,
 } from "./platform-call.js";
-import { jsonBody, staleTimestamp } from "./webhook-route.js";
+import { ed25519PublicKey, ed25519Signed, jsonBody, staleTimestamp } from "./webhook-route.js";
 
 /** Discord's interaction types and callback types (https://discord.com/developers/docs/interactions). */
 const PING = 1;
@@ -128,18 +128,7 @@ export class DiscordChannel implements Channel {
     this.router = options.router;
     this.log = options.logger ?? createLogger("discord");
     this.now = options.now ?? (() => Date.now() / 1000);
-    // A raw Ed25519 key as a JWK: its 32 bytes, base64url.
-    this.key =
-      options.publicKey === undefined
-        ? undefined
-        : createPublicKey({
-            key: {
-              kty: "OKP",
-              crv: "Ed25519",
-              x: Buffer.from(options.publicKey, "hex").toString("base64url"),
-            },
-            format: "jwk",
-          });
+    this.key = options.publicKey === undefined ? undefined : ed25519PublicKey(options.publicKey);
   }
 
   /** Why a request is not Discord's (an Ed25519 signature over the timestamp and raw body, made within 5 minutes), or undefined. */
@@ -151,8 +140,7 @@ export class DiscordChannel implements Channel {
     const stale = staleTimestamp("X-Signature-Timestamp", timestamp, this.now());
     if (stale) return stale;
     if (!/^[0-9a-f]{128}$/i.test(signature)) return "X-Signature-Ed25519 is not a signature";
-    const signed = Buffer.concat([Buffer.from(timestamp), raw]);
-    return verify(null, signed, this.key, Buffer.from(signature, "hex"))
+    return ed25519Signed(this.key, Buffer.concat([Buffer.from(timestamp), raw]), signature)
       ? undefined
       : "X-Signature-Ed25519 does not match the body";
   }

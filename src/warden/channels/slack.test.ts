@@ -10,19 +10,19 @@ const SECRET = "unit-secret";
 const NOW = 1_800_000_000;
 
 /** A Slack app whose router records what it was handed and whose Web API records what it was asked. */
-function app() {
+function app(signing: { secret: string; now: number } = { secret: SECRET, now: NOW }) {
   const received: InboundMessage[] = [];
   const requests: Array<{ url: string; body: Record<string, unknown>; auth: string }> = [];
   const router = { receive: async (m: InboundMessage) => void received.push(m) } as unknown as ChannelRouter;
   const channel = new SlackChannel({
     bot: "team",
     token: "xoxb-unit",
-    signingSecret: SECRET,
+    signingSecret: signing.secret,
     apiBaseUrl: "http://slack.invalid/api",
     slashCommand: "/ironclaw",
     router,
     logger: createLogger("slack-test", { level: "silent" }),
-    now: () => NOW,
+    now: () => signing.now,
     api: {
       fetch: async (url, init) => {
         const headers = new Headers(init?.headers);
@@ -43,7 +43,42 @@ const sign = (body: string, at = NOW) =>
 const envelope = (event: Record<string, unknown>, id = "Ev1") =>
   Buffer.from(JSON.stringify({ type: "event_callback", event_id: id, event }));
 
+// The worked example of Slack's "Verifying requests from Slack"
+// (https://api.slack.com/authentication/verifying-requests-from-slack): its signing secret, the slash command's
+// form it signs, X-Slack-Request-Timestamp and the X-Slack-Signature Slack sends for them.
+const SLACK_EXAMPLE = {
+  secret: "8f742231b10e8888abcd99yyyzzz85a5",
+  timestamp: "1531420618",
+  body: "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c",
+  signature: "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503",
+};
+
 describe("a Slack app's requests", () => {
+  it("take the request of Slack's own documented example, and nothing changed from it", () => {
+    const { secret, timestamp, body, signature } = SLACK_EXAMPLE;
+    // The clock at the example's moment: the vector checks the signature, the 5-minute window is tested below.
+    const { channel } = app({ secret, now: Number(timestamp) });
+    expect(channel.refusal(timestamp, signature, Buffer.from(body))).toBeUndefined();
+    expect(channel.refusal(timestamp, signature, Buffer.from(body.replace("text=", "text=x")))).toMatch(
+      /does not match/,
+    );
+    expect(channel.refusal("1531420619", signature, Buffer.from(body))).toMatch(/does not match/);
+    expect(channel.refusal(timestamp, signature.replace("v0=", "v1="), Buffer.from(body))).toMatch(
+      /does not match/,
+    );
+    expect(
+      app({ secret: `${secret}x`, now: Number(timestamp) }).channel.refusal(
+        timestamp,
+        signature,
+        Buffer.from(body),
+      ),
+    ).toMatch(/does not match/);
+    // Ten minutes after the example, the same request is stale whatever its signature.
+    expect(
+      app({ secret, now: Number(timestamp) + 600 }).channel.refusal(timestamp, signature, Buffer.from(body)),
+    ).toMatch(/5 minutes/);
+  });
+
   it("are Slack's only with a v0 signature over the exact bytes, made within five minutes either way", () => {
     const { channel } = app();
     const body = Buffer.from('{"type":"event_callback"}');

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, createPublicKey, type KeyObject, timingSafeEqual, verify } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../../core/index.js";
 import { sendEnvelopeError, toHttpError } from "../../http/index.js";
@@ -46,6 +46,21 @@ export function staleTimestamp(header: string, value: string, nowSeconds: number
 /** Whether two secrets or signatures are the same, in time that does not depend on where they differ (or their lengths). */
 export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** An Ed25519 public key given as its 32 bytes in hex (how Discord shows an application's key). */
+export function ed25519PublicKey(hex: string): KeyObject {
+  // A raw Ed25519 key as a JWK: its 32 bytes, base64url.
+  return createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(hex, "hex").toString("base64url") },
+    format: "jwk",
+  });
+}
+
+/** Whether `signatureHex` (64 bytes, hex) is `key`'s Ed25519 signature of `message`; anything not hex of that length is not. */
+export function ed25519Signed(key: KeyObject, message: Buffer, signatureHex: string): boolean {
+  if (!/^[0-9a-f]{128}$/i.test(signatureHex)) return false;
+  return verify(null, message, key, Buffer.from(signatureHex, "hex"));
 }
 
 function digest(text: string): Buffer {

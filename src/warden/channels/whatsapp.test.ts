@@ -61,6 +61,28 @@ const texts = (sent: Array<Record<string, unknown>>) => sent.filter((b) => b.typ
 const templates = (sent: Array<Record<string, unknown>>) => sent.filter((b) => b.type === "template");
 
 describe("a WhatsApp number", () => {
+  it("checks X-Hub-Signature-256 as the scheme's documented example says", () => {
+    // Meta documents the scheme (HMAC-SHA256 of the raw body, keyed with the app secret, as sha256=<hex>) but gives
+    // no worked example; GitHub's "Validating webhook deliveries"
+    // (https://docs.github.com/en/webhooks/using-webhooks/validating-webhook-deliveries) gives one for the same header.
+    const channel = new WhatsappChannel({
+      bot: "home",
+      phoneNumberId: "111",
+      token: "wa-unit",
+      appSecret: "It's a Secret to Everybody",
+      verifyToken: "verify-me",
+      apiBaseUrl: "http://graph.invalid/v21.0",
+      router: { receive: async () => undefined } as unknown as ChannelRouter,
+    });
+    const documented = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17";
+    expect(channel.refusal(documented, Buffer.from("Hello, World!"))).toBeUndefined();
+    expect(channel.refusal(documented, Buffer.from("Hello, World?"))).toMatch(/does not match/);
+    expect(channel.refusal(documented.toUpperCase(), Buffer.from("Hello, World!"))).toMatch(/does not match/);
+    expect(channel.refusal(documented.slice("sha256=".length), Buffer.from("Hello, World!"))).toMatch(
+      /does not match/,
+    );
+  });
+
   it("takes a notification as Meta's only with the app secret's HMAC of the exact bytes", () => {
     const { channel } = number();
     const body = Buffer.from('{"object":"whatsapp_business_account"}');
