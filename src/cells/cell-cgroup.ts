@@ -145,9 +145,13 @@ async function ownV1Group(controller: string): Promise<string> {
  * Kills stragglers (a cell's processes can outlive bwrap for a moment after a SIGKILL), then removes the
  * groups; rmdir fails while a task is still being torn down, so it is retried for a while.
  */
+/** How long a group's removal is waited for before it is left to removeLater. */
+const REMOVE_WAIT_MS = 5_000;
+
 async function removeGroups(dirs: string[]): Promise<void> {
   for (const dir of [...dirs].reverse()) {
-    for (let attempt = 0; attempt < 100; attempt++) {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
       const procs = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "");
       for (const pid of procs.split("\n").filter(Boolean)) {
         try {
@@ -161,10 +165,15 @@ async function removeGroups(dirs: string[]): Promise<void> {
         (error: NodeJS.ErrnoException) => error.code === "ENOENT",
       );
       if (removed) break;
-      if (attempt === 99) removeLater(dir);
-      // The killed processes leave within milliseconds (a cell's exit waits on this): try again soon at first,
-      // then every 50 ms (~5 s in all).
-      await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** attempt)));
+      const waited = Date.now() - started;
+      if (waited >= REMOVE_WAIT_MS) {
+        removeLater(dir);
+        break;
+      }
+      // The killed processes leave within some milliseconds (a cell's exit waits on this, and a command cell's
+      // on that its tree is read back): look every few ms at first, then every 50 ms.
+      const delay = waited < 200 ? Math.min(4, 2 ** attempt) : 50;
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 }

@@ -80,9 +80,8 @@ export async function launchChildCell(init: ChildCellInit): Promise<CellHandle> 
           ...(said ? { stderr: said } : {}),
         });
       };
-      void Promise.race([stderrClosed, sleep(500)])
-        .then(() => init.cleanup?.())
-        .then(done, done);
+      // The cleanup (a straggler's kill, the groups' removal) takes nothing from the pipe: both go at once.
+      void Promise.all([Promise.race([stderrClosed, sleep(500)]), init.cleanup?.()]).then(done, done);
     });
   });
   const spawnFailed = new Promise<Error>((resolve) =>
