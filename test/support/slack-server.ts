@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { EnvelopedEvent, SlashCommand } from "@slack/bolt";
+import type { AppMentionEvent, GenericMessageEvent } from "@slack/types";
 import { type WebSocket, WebSocketServer } from "ws";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import { createArrivals } from "./arrivals.js";
@@ -53,12 +55,13 @@ export interface SlackSocketServer {
    * Sends an envelope over the newest open connection, as Slack does (a fresh envelope_id each delivery, and
    * retry_attempt counting Slack's redeliveries of an events_api one); returns its envelope_id.
    */
-  send(type: "events_api" | "slash_commands", payload: unknown, retryAttempt?: number): string;
+  send(type: "events_api", payload: SlackEventRequest, retryAttempt?: number): string;
+  send(type: "slash_commands", payload: SlashCommand): string;
   readonly acks: SlackSocketAck[];
   /** Resolves with the acknowledgement of `envelopeId` once it has come. */
   waitForAck(envelopeId: string, timeoutMs?: number): Promise<SlackSocketAck>;
   /** Slack's `disconnect`: the newest connection is about to be closed, and the app should open a new one. */
-  disconnect(reason?: string): void;
+  disconnect(reason?: SlackSocketDisconnect["reason"]): void;
   /** Cuts the newest connection without a word, as a network drop would. */
   drop(): void;
 }
@@ -103,6 +106,10 @@ export async function startSlackServer(): Promise<SlackServer> {
           failure.retryAfterSeconds === undefined ? {} : { "retry-after": String(failure.retryAfterSeconds) },
         );
       if (token !== "xoxb-test-token") return answer(res, 200, { ok: false, error: "invalid_auth" });
+      if (method === "chat.postMessage") {
+        const refused = postMessageRefusal(body);
+        if (refused) return answer(res, 200, { ok: false, error: refused });
+      }
       answer(res, 200, { ok: true, channel: body.channel, ts: `${Date.now() / 1000}` });
     });
   });
@@ -127,7 +134,12 @@ export async function startSlackServer(): Promise<SlackServer> {
       arrivals.arrived();
     });
     ws.send(
-      JSON.stringify({ type: "hello", num_connections: sockets.length, connection_info: { app_id: "A1" } }),
+      JSON.stringify({
+        type: "hello",
+        num_connections: sockets.length,
+        debug_info: { host: "applink-test" },
+        connection_info: { app_id: "A1" },
+      } satisfies SlackSocketHello),
     );
     arrivals.arrived();
   });
@@ -136,6 +148,10 @@ export async function startSlackServer(): Promise<SlackServer> {
     if (!ws) throw new Error("no Socket Mode connection is open");
     return ws;
   };
+  const deliver = (envelope: SlackSocketEnvelope) => {
+    newest().send(JSON.stringify(envelope));
+    return envelope.envelope_id;
+  };
   const socket: SlackSocketServer = {
     connections: () => opened,
     openConnections: () => sockets.length,
@@ -143,20 +159,22 @@ export async function startSlackServer(): Promise<SlackServer> {
       arrivals.waitFor(() => opened, count, "Socket Mode connections", timeoutMs),
     waitForNoConnections: (timeoutMs) =>
       arrivals.waitFor(() => (sockets.length === 0 ? 1 : 0), 1, "all connections closed", timeoutMs),
-    send: (type, payload, retryAttempt) => {
-      const id = `envelope-${++envelopes}`;
-      newest().send(
-        JSON.stringify({
-          envelope_id: id,
-          type,
-          payload,
-          accepts_response_payload: type === "slash_commands",
-          ...(type === "events_api"
-            ? { retry_attempt: retryAttempt ?? 0, retry_reason: retryAttempt ? "timeout" : "" }
-            : {}),
-        }),
-      );
-      return id;
+    send: (
+      type: "events_api" | "slash_commands",
+      payload: SlackEventRequest | SlashCommand,
+      retryAttempt?: number,
+    ) => {
+      const envelope_id = `envelope-${++envelopes}`;
+      return type === "events_api"
+        ? deliver({
+            envelope_id,
+            type,
+            payload: payload as SlackEventRequest,
+            accepts_response_payload: false,
+            retry_attempt: retryAttempt ?? 0,
+            retry_reason: retryAttempt ? "timeout" : "",
+          })
+        : deliver({ envelope_id, type, payload: payload as SlashCommand, accepts_response_payload: true });
     },
     acks,
     waitForAck: async (envelopeId, timeoutMs) => {
@@ -165,7 +183,13 @@ export async function startSlackServer(): Promise<SlackServer> {
       return acks.find((a) => a.envelope_id === envelopeId) as SlackSocketAck;
     },
     disconnect: (reason = "refresh_requested") =>
-      newest().send(JSON.stringify({ type: "disconnect", reason, debug_info: { host: "applink-test" } })),
+      newest().send(
+        JSON.stringify({
+          type: "disconnect",
+          reason,
+          debug_info: { host: "applink-test" },
+        } satisfies SlackSocketDisconnect),
+      ),
     drop: () => newest().terminate(),
   };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -230,4 +254,133 @@ export function slackSignature(
 ): Record<string, string> {
   const signature = createHmac("sha256", secret).update(`v0:${at}:${body}`).digest("hex");
   return { "x-slack-request-timestamp": String(at), "x-slack-signature": `v0=${signature}` };
+}
+
+/**
+ * Why Slack's chat.postMessage would refuse these arguments (its `error`), or undefined: the fields
+ * ChatPostMessageArguments requires (a channel, and text when there are no blocks or attachments) and the types of
+ * those the warden sends.
+ */
+function postMessageRefusal(body: Record<string, unknown>): string | undefined {
+  if (typeof body.channel !== "string" || body.channel === "") return "channel_not_found";
+  const content = body.text ?? body.blocks ?? body.attachments ?? body.markdown_text;
+  if (content === undefined || body.text === "") return "no_text";
+  if (body.text !== undefined && typeof body.text !== "string") return "invalid_arguments";
+  if (body.thread_ts !== undefined && typeof body.thread_ts !== "string") return "invalid_arguments";
+  if (body.mrkdwn !== undefined && typeof body.mrkdwn !== "boolean") return "invalid_arguments";
+  return undefined;
+}
+
+// What the stand-in Slack sends, typed with Slack's SDK types (@slack/types for events, Bolt's envelope and slash
+// command) so that tsc refuses a payload Slack would not send. Neither SDK types the url_verification request or
+// Socket Mode's frames; those are written from Slack's reference, as cited.
+
+/** The events an app of the warden's kind subscribes to: a direct message, and a mention in a channel. */
+export type SlackAppEvent = GenericMessageEvent | AppMentionEvent;
+/** An Events API request's body: Slack's envelope around one event. */
+export type SlackEventRequest = EnvelopedEvent<SlackAppEvent>;
+
+/** Slack's URL check (https://api.slack.com/events/url_verification). */
+export interface SlackUrlVerification {
+  token: string;
+  challenge: string;
+  type: "url_verification";
+}
+
+/** Socket Mode's frames (https://api.slack.com/apis/socket-mode#connect, #events): hello, disconnect, an envelope. */
+export interface SlackSocketHello {
+  type: "hello";
+  num_connections: number;
+  debug_info: { host: string };
+  connection_info: { app_id: string };
+}
+export interface SlackSocketDisconnect {
+  type: "disconnect";
+  reason: "warning" | "refresh_requested" | "link_disabled";
+  debug_info: { host: string };
+}
+export type SlackSocketEnvelope =
+  | {
+      envelope_id: string;
+      type: "events_api";
+      payload: SlackEventRequest;
+      accepts_response_payload: false;
+      retry_attempt: number;
+      retry_reason: string;
+    }
+  | { envelope_id: string; type: "slash_commands"; payload: SlashCommand; accepts_response_payload: true };
+
+export const SLACK_TEAM = "T1";
+export const SLACK_APP_ID = "A1";
+
+export function slackUrlVerification(challenge: string): SlackUrlVerification {
+  return { token: "Jhj5dZrVaK7ZwHHjRyZWjbDl", challenge, type: "url_verification" };
+}
+
+/** The Events API request carrying `event`, as Slack sends it (`eventId` is what a redelivery repeats). */
+export function slackEventRequest(event: SlackAppEvent, eventId: string): SlackEventRequest {
+  return {
+    token: "XXYYZZ",
+    team_id: SLACK_TEAM,
+    api_app_id: SLACK_APP_ID,
+    event,
+    type: "event_callback",
+    event_id: eventId,
+    event_time: Math.floor(Number(event.event_ts)),
+    authorizations: [{ enterprise_id: null, team_id: SLACK_TEAM, user_id: "U0APP", is_bot: true }],
+  };
+}
+
+/** A person's message in the app's direct messages (message.im). */
+export function slackDirectMessage(
+  user: string,
+  channel: string,
+  text: string,
+  ts: string,
+): GenericMessageEvent {
+  return {
+    type: "message",
+    subtype: undefined,
+    channel,
+    user,
+    text,
+    ts,
+    event_ts: ts,
+    channel_type: "im",
+    team: SLACK_TEAM,
+    client_msg_id: `msg-${ts}`,
+  };
+}
+
+/** A mention of the app in a channel (app_mention); `text` starts with the mention, as Slack writes it. */
+export function slackMention(user: string, channel: string, text: string, ts: string): AppMentionEvent {
+  return { type: "app_mention", user, text, ts, channel, event_ts: ts, team: SLACK_TEAM };
+}
+
+/** A slash command's fields, as Slack posts them (a form) or carries them in a Socket Mode envelope. */
+export function slackSlashCommand(
+  command: string,
+  text: string,
+  user: { id: string; name: string },
+  channel: string,
+): SlashCommand {
+  return {
+    token: "gIkuvaNzQIHg97ATvDxqgjtO",
+    command,
+    text,
+    response_url: `https://hooks.slack.invalid/commands/${SLACK_TEAM}/1/x`,
+    trigger_id: "13345224609.738474920.8088930838d88f008e0",
+    user_id: user.id,
+    user_name: user.name,
+    team_id: SLACK_TEAM,
+    team_domain: "example",
+    channel_id: channel,
+    channel_name: channel.startsWith("D") ? "directmessage" : "general",
+    api_app_id: SLACK_APP_ID,
+  };
+}
+
+/** A slash command as the form body Slack posts. */
+export function slackSlashForm(command: SlashCommand): string {
+  return new URLSearchParams(command as unknown as Record<string, string>).toString();
 }

@@ -1,10 +1,21 @@
+import {
+  GatewayDispatchEvents,
+  GatewayOpcodes,
+  InteractionResponseType,
+  MessageFlags,
+} from "discord-api-types/v10";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import {
   DISCORD_BOT_ID,
   DISCORD_TOKEN,
   type DiscordServer,
+  discordCommand,
+  discordMessage,
+  discordPing,
+  discordUser,
   type GatewayReceived,
+  interactionResponse,
   startDiscordServer,
 } from "../support/discord-gateway.js";
 import { createFakeCellBackend } from "../support/fake-cell.js";
@@ -30,15 +41,17 @@ function message(
   where: { guild?: string; mentions?: string[]; bot?: boolean } = {},
 ) {
   const id = `40000000000000${String(++messages).padStart(4, "0")}`;
-  discord.gateway.dispatch("MESSAGE_CREATE", {
-    id,
-    type: 0,
-    channel_id: where.guild ? GUILD_CHANNEL : from === STRANGER ? STRANGERS_DM : DM,
-    ...(where.guild ? { guild_id: where.guild } : {}),
-    content,
-    author: { id: from, username: from === FRANK ? "frank" : "someone", ...(where.bot ? { bot: true } : {}) },
-    mentions: (where.mentions ?? []).map((m) => ({ id: m, username: "x" })),
-  });
+  discord.gateway.dispatch(
+    GatewayDispatchEvents.MessageCreate,
+    discordMessage({
+      id,
+      channelId: where.guild ? GUILD_CHANNEL : from === STRANGER ? STRANGERS_DM : DM,
+      ...(where.guild ? { guildId: where.guild } : {}),
+      content,
+      author: discordUser(from, from === FRANK ? "frank" : "someone", where.bot ? { bot: true } : {}),
+      mentions: (where.mentions ?? []).map((m) => discordUser(m, "x")),
+    }),
+  );
   return id;
 }
 const on = (connection: number, op: number) => (r: GatewayReceived) =>
@@ -89,7 +102,7 @@ describe("a Discord bot's gateway, through the warden", () => {
   });
 
   it("takes no request at the interactions URL, having no key to check it with", async () => {
-    const body = JSON.stringify({ id: "1", type: 1, application_id: "123456789012345678" });
+    const body = JSON.stringify(discordPing());
     const answer = await fetch(`${h.url}/channels/discord/guild`, {
       method: "POST",
       headers: {
@@ -130,20 +143,24 @@ describe("a Discord bot's gateway, through the warden", () => {
 
   it("answers a slash command the gateway delivers through the interaction's callback", async () => {
     const posted = discord.posts().length;
-    discord.gateway.dispatch("INTERACTION_CREATE", {
-      id: "300000000000000001",
-      token: "interaction-token-1",
-      type: 2,
-      application_id: "123456789012345678",
-      channel_id: DM,
-      user: { id: FRANK, username: "frank" },
-      data: { name: "new" },
-    });
+    discord.gateway.dispatch(
+      GatewayDispatchEvents.InteractionCreate,
+      discordCommand({
+        id: "300000000000000001",
+        token: "interaction-token-1",
+        name: "new",
+        channelId: DM,
+        user: discordUser(FRANK, "frank"),
+      }),
+    );
     await discord.waitForPosts(posted + 1);
     expect(discord.calls.find((c) => c.path.startsWith("/api/v10/interactions/"))).toMatchObject({
       method: "POST",
       path: "/api/v10/interactions/300000000000000001/interaction-token-1/callback",
-      body: { type: 4, data: { content: "Sent to IronClaw.", flags: 64 } },
+      body: interactionResponse({
+        type: InteractionResponseType.ChannelMessageWithSource,
+        data: { content: "Sent to IronClaw.", flags: MessageFlags.Ephemeral },
+      }),
     });
     expect(discord.posts()[posted]).toEqual({ channel: DM, content: "Started a new conversation." });
   });
@@ -211,7 +228,7 @@ describe("a Discord bot's gateway, through the warden", () => {
 
   it("reconnects and resumes on RECONNECT, and when heartbeats go unacknowledged", async () => {
     let before = discord.gateway.connections();
-    discord.gateway.send({ op: 7, d: null });
+    discord.gateway.send({ op: GatewayOpcodes.Reconnect, d: undefined, s: null, t: null });
     await discord.gateway.waitForReceived(on(before + 1, 6));
 
     before = discord.gateway.connections();
@@ -224,7 +241,7 @@ describe("a Discord bot's gateway, through the warden", () => {
 
   it("identifies anew after Discord invalidates the session", async () => {
     const before = discord.gateway.connections();
-    discord.gateway.send({ op: 9, d: false });
+    discord.gateway.send({ op: GatewayOpcodes.InvalidSession, d: false, s: null, t: null });
     await discord.gateway.waitForReceived(on(before + 1, 2), 1, 15_000);
     expect(discord.gateway.received.some(on(before + 1, 6))).toBe(false);
     const posted = discord.posts().length;

@@ -1,17 +1,24 @@
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { InteractionResponseType, MessageFlags } from "discord-api-types/v10";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
+import {
+  commandRegistration,
+  type DiscordCall,
+  type DiscordServer,
+  discordCommand,
+  discordPing,
+  discordUser,
+  interactionResponse,
+  startDiscordServer,
+} from "../support/discord-gateway.js";
 import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
 
-// A stand-in for Discord's HTTP API: it records every call and answers 200.
-type DiscordCall = { method: string; path: string; auth: string; body: unknown };
+// The stand-in Discord's HTTP API records every call, and answers as Discord's would.
 let calls: DiscordCall[];
-let discord: Server;
-let discordUrl: string;
+let discord: DiscordServer;
 let h: WardenHarness;
 let call: ReturnType<typeof api>;
 let privateKey: KeyObject;
@@ -22,11 +29,7 @@ const DM = "900000000000000001";
 const FRANK = "800000000000000001";
 const posts = () => calls.filter((c) => c.method === "POST" && c.path.startsWith("/api/v10/channels/"));
 async function waitForPosts(count: number, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (posts().length < count) {
-    if (Date.now() > until) throw new Error(`expected ${count} posts, got ${posts().length}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await discord.waitForPosts(count, timeoutMs);
 }
 
 /** Signs a body as Discord does: Ed25519 over the timestamp and the body. */
@@ -45,16 +48,21 @@ const command = (
   options: Record<string, string> = {},
   where: { guild?: string; id?: string } = {},
 ) =>
-  JSON.stringify({
-    id: where.id ?? `10000000000000000${++interactions}`,
-    type: 2,
-    application_id: "123456789012345678",
-    token: "interaction-token",
-    channel_id: where.guild ? "700000000000000001" : DM,
-    ...(where.guild
-      ? { guild_id: where.guild, member: { user: { id: FRANK, username: "frank" } } }
-      : { user: { id: FRANK, username: "frank" } }),
-    data: { name, options: Object.entries(options).map(([n, value]) => ({ name: n, type: 3, value })) },
+  JSON.stringify(
+    discordCommand({
+      id: where.id ?? `10000000000000000${++interactions}`,
+      token: "interaction-token",
+      name,
+      options,
+      channelId: where.guild ? "700000000000000001" : DM,
+      user: discordUser(FRANK, "frank"),
+      ...(where.guild ? { guildId: where.guild } : {}),
+    }),
+  );
+const ephemeral = (content: unknown) =>
+  interactionResponse({
+    type: InteractionResponseType.ChannelMessageWithSource,
+    data: { content: content as string, flags: MessageFlags.Ephemeral },
   });
 
 beforeAll(async () => {
@@ -63,23 +71,8 @@ beforeAll(async () => {
   publicKeyHex = Buffer.from(pair.publicKey.export({ format: "jwk" }).x as string, "base64url").toString(
     "hex",
   );
-  calls = [];
-  discord = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on("data", (d: Buffer) => parts.push(d));
-    req.on("end", () => {
-      calls.push({
-        method: req.method ?? "",
-        path: req.url ?? "",
-        auth: req.headers.authorization ?? "",
-        body: JSON.parse(Buffer.concat(parts).toString("utf8") || "null"),
-      });
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => discord.listen(0, "127.0.0.1", resolve));
-  discordUrl = `http://127.0.0.1:${(discord.address() as AddressInfo).port}/api/v10`;
+  discord = await startDiscordServer();
+  calls = discord.calls;
   h = await startWardenHarness({
     backend: createFakeCellBackend(),
     configure: (config) => ({
@@ -91,7 +84,7 @@ beforeAll(async () => {
           application_id: "123456789012345678",
           public_key: publicKeyHex,
           bot_token: "discord-bot-token",
-          api_base_url: discordUrl,
+          api_base_url: discord.url,
           bot: "guild",
           gateway: false,
         },
@@ -102,8 +95,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await h?.close();
-  discord?.closeAllConnections();
-  await new Promise<void>((resolve) => discord?.close(() => resolve()));
+  await discord?.close();
 });
 
 describe("the Discord channel through the warden", () => {
@@ -115,7 +107,8 @@ describe("the Discord channel through the warden", () => {
       path: "/api/v10/applications/123456789012345678/commands",
       auth: "Bot discord-bot-token",
     });
-    expect(((registered?.body ?? []) as Array<{ name: string }>).map((c) => c.name)).toEqual([
+    // Discord's own checks of a bulk overwrite held (the stand-in answers 400 otherwise).
+    expect(commandRegistration(registered?.body as never).map((c) => c.name)).toEqual([
       "ask",
       "pair",
       "new",
@@ -125,9 +118,11 @@ describe("the Discord channel through the warden", () => {
       "reject",
       "revert",
     ]);
-    const ping = JSON.stringify({ id: "1", type: 1, application_id: "123456789012345678" });
-    const answer = await interact(ping);
-    expect([answer.status, await answer.json()]).toEqual([200, { type: 1 }]);
+    const answer = await interact(JSON.stringify(discordPing()));
+    expect([answer.status, await answer.json()]).toEqual([
+      200,
+      interactionResponse({ type: InteractionResponseType.Pong }),
+    ]);
   });
 
   it("refuses unsigned, badly signed and stale interactions (401), as Discord checks before it takes the URL", async () => {
@@ -145,10 +140,7 @@ describe("the Discord channel through the warden", () => {
 
   it("pairs by /pair in a DM, answers /ask there from the user's own agent, and keeps commands out of servers", async () => {
     const inServer = await interact(command("pair", { code: "ABCD2345" }, { guild: "600000000000000001" }));
-    expect(await inServer.json()).toEqual({
-      type: 4,
-      data: { content: expect.stringMatching(/direct message/), flags: 64 },
-    });
+    expect(await inServer.json()).toEqual(ephemeral(expect.stringMatching(/direct message/)));
 
     const pairing = (await (await call("POST", "/api/channels/pairing-code")).json()) as {
       data: { code: string; channels: Array<{ channel: string; how: string }> };
@@ -160,7 +152,7 @@ describe("the Discord channel through the warden", () => {
       ),
     });
     const paired = await interact(command("pair", { code: pairing.data.code }));
-    expect(await paired.json()).toEqual({ type: 4, data: { content: "Sent to IronClaw.", flags: 64 } });
+    expect(await paired.json()).toEqual(ephemeral("Sent to IronClaw."));
     await waitForPosts(1);
     expect(posts()[0]).toMatchObject({
       path: `/api/v10/channels/${DM}/messages`,
@@ -170,7 +162,12 @@ describe("the Discord channel through the warden", () => {
     h.model.enqueue(reply.text("A".repeat(2500)));
     const id = "199999999999999999";
     const asked = await interact(command("ask", { text: "write me a long one" }, { id }));
-    expect(await asked.json()).toEqual({ type: 4, data: { content: "> write me a long one", flags: 0 } });
+    expect(await asked.json()).toEqual(
+      interactionResponse({
+        type: InteractionResponseType.ChannelMessageWithSource,
+        data: { content: "> write me a long one" },
+      }),
+    );
     await waitForPosts(3);
     expect(
       posts()
@@ -190,7 +187,7 @@ describe("the Discord channel through the warden", () => {
     // A settings proposal's id reaches the router's /confirm as the chat's user; this one does not exist.
     const posted = posts().length;
     const confirm = await interact(command("confirm", { id: "cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ" }));
-    expect(await confirm.json()).toEqual({ type: 4, data: { content: "Sent to IronClaw.", flags: 64 } });
+    expect(await confirm.json()).toEqual(ephemeral("Sent to IronClaw."));
     await waitForPosts(posted + 1);
     expect(posts().at(-1)).toMatchObject({
       body: { content: "There is no settings proposal cfg_01JZZZZZZZZZZZZZZZZZZZZZZZ." },

@@ -3,8 +3,13 @@ import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import {
   SLACK_APP_TOKEN,
+  type SlackAppEvent,
   type SlackServer,
+  slackDirectMessage,
+  slackEventRequest,
+  slackMention,
   slackSignature,
+  slackSlashCommand,
   slackSocketIntegration,
   startSlackServer,
 } from "../support/slack-server.js";
@@ -19,26 +24,11 @@ const DM = "D0DAVE";
 const DAVE = "U0DAVE";
 
 /** An Events API payload, as a Socket Mode envelope carries it. */
-const event = (inner: Record<string, unknown>, eventId = `Ev${++events}`) => ({
-  type: "event_callback",
-  team_id: "T1",
-  api_app_id: "A1",
-  event_id: eventId,
-  event: inner,
-});
+const event = (inner: SlackAppEvent, eventId = `Ev${++events}`) => slackEventRequest(inner, eventId);
 const dm = (text: string, user = DAVE, channel = DM) =>
-  event({ type: "message", channel_type: "im", channel, user, text, ts: `1700000000.${++events}` });
-const slash = (text: string, channel = DM, user = DAVE) => ({
-  token: "legacy",
-  team_id: "T1",
-  command: "/ironclaw",
-  text,
-  user_id: user,
-  user_name: "dave",
-  channel_id: channel,
-  response_url: "https://hooks.slack.invalid/commands/1",
-  trigger_id: "1.2.3",
-});
+  event(slackDirectMessage(user, channel, text, `1700000000.${++events}`));
+const slash = (text: string, channel = DM, user = DAVE) =>
+  slackSlashCommand("/ironclaw", text, { id: user, name: "dave" }, channel);
 
 beforeAll(async () => {
   slack = await startSlackServer();
@@ -128,10 +118,7 @@ describe("a Slack app over Socket Mode, through the warden", () => {
     const posted = slack.posts().length;
     const asked = h.model.chatRequests().length;
     const mention = (user: string, text: string, ts: string) =>
-      slack.socket.send(
-        "events_api",
-        event({ type: "app_mention", channel: "C0TEAM", user, text: `<@U0APP> ${text}`, ts }),
-      );
+      slack.socket.send("events_api", event(slackMention(user, "C0TEAM", `<@U0APP> ${text}`, ts)));
     mention("U0STRANGER", "tell me dave's secrets", "1700000200.000100");
     await slack.waitForPosts(posted + 1);
     expect(slack.posts()[posted]).toMatchObject({

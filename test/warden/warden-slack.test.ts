@@ -2,9 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeCellBackend } from "../support/fake-cell.js";
 import { reply } from "../support/model-server.js";
 import {
+  type SlackAppEvent,
   type SlackServer,
+  slackDirectMessage,
+  slackEventRequest,
   slackIntegration,
+  slackMention,
   slackSignature,
+  slackSlashCommand,
+  slackSlashForm,
+  slackUrlVerification,
   startSlackServer,
 } from "../support/slack-server.js";
 import { api, startWardenHarness, type WardenHarness } from "../support/warden-harness.js";
@@ -24,24 +31,12 @@ const request = (body: string, contentType: string, headers?: Record<string, str
     headers: { "content-type": contentType, ...(headers ?? slackSignature(body)) },
     body,
   });
-const event = (inner: Record<string, unknown>, eventId = `Ev${++events}`) =>
-  JSON.stringify({
-    type: "event_callback",
-    team_id: "T1",
-    api_app_id: "A1",
-    event_id: eventId,
-    event: inner,
-  });
+const event = (inner: SlackAppEvent, eventId = `Ev${++events}`) =>
+  JSON.stringify(slackEventRequest(inner, eventId));
 const dm = (text: string, user = DAVE, channel = DM) =>
-  event({ type: "message", channel_type: "im", channel, user, text, ts: `1700000000.${++events}` });
+  event(slackDirectMessage(user, channel, text, `1700000000.${++events}`));
 const slash = (text: string, channel = DM, user = DAVE) =>
-  new URLSearchParams({
-    command: "/ironclaw",
-    text,
-    user_id: user,
-    user_name: "dave",
-    channel_id: channel,
-  }).toString();
+  slackSlashForm(slackSlashCommand("/ironclaw", text, { id: user, name: "dave" }, channel));
 const json = (body: string, headers?: Record<string, string>) => request(body, "application/json", headers);
 const form = (body: string) => request(body, "application/x-www-form-urlencoded");
 
@@ -60,7 +55,7 @@ afterAll(async () => {
 
 describe("the Slack channel through the warden", () => {
   it("answers Slack's URL check with its challenge, signed", async () => {
-    const body = JSON.stringify({ type: "url_verification", token: "x", challenge: "3eZbrw1aBm2rZgRNFdxV" });
+    const body = JSON.stringify(slackUrlVerification("3eZbrw1aBm2rZgRNFdxV"));
     const answer = await json(body);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ challenge: "3eZbrw1aBm2rZgRNFdxV" });
@@ -149,7 +144,7 @@ describe("the Slack channel through the warden", () => {
     const posted = slack.posts().length;
     h.model.enqueue(reply.text("In the thread."));
     const mention = (user: string, text: string, ts: string) =>
-      json(event({ type: "app_mention", channel: "C0TEAM", user, text: `<@U0APP> ${text}`, ts }));
+      json(event(slackMention(user, "C0TEAM", `<@U0APP> ${text}`, ts)));
     expect((await mention(DAVE, "summarise", "1700000100.000100")).status).toBe(200);
     await slack.waitForPosts(posted + 1, 30_000);
     expect(slack.posts()[posted]).toEqual({
@@ -200,8 +195,13 @@ describe("the Slack channel through the warden", () => {
   }, 60_000);
 
   it("answers a malformed event with 400 naming the field, and an unknown app with 404", async () => {
+    // Not what Slack sends: a message event without its ts.
+    const { ts: _ts, ...lacking } = slackDirectMessage(DAVE, DM, "x", "1700000000.1");
     const bad = await json(
-      event({ type: "message", channel_type: "im", channel: DM, user: DAVE, text: "x" }),
+      JSON.stringify({
+        ...slackEventRequest(slackDirectMessage(DAVE, DM, "x", "1.1"), "EvBad"),
+        event: lacking,
+      }),
     );
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/event\.ts|ts/);

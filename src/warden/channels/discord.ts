@@ -156,9 +156,10 @@ export class DiscordChannel implements Channel {
     if (!parsed.success) throw new ValidationError("discord-interaction", issuesFromZod(parsed.error));
     const interaction = parsed.data;
     if (interaction.type === PING) return { type: PONG };
-    const said = (content: string, flags = EPHEMERAL) => ({
+    // An answer seen by everyone carries no flags at all (Discord's flags are a bitfield of named bits).
+    const said = (content: string, ephemeral = true) => ({
       type: CHANNEL_MESSAGE,
-      data: { content, flags },
+      data: ephemeral ? { content, flags: EPHEMERAL } : { content },
     });
     if (interaction.type !== APPLICATION_COMMAND || !interaction.data)
       return said("IronClaw does not take that.");
@@ -192,7 +193,7 @@ export class DiscordChannel implements Channel {
       text,
     });
     // The question stays in the conversation above its answer; a command's answer follows on its own.
-    return name === "ask" ? said(`> ${text.slice(0, 1900)}`, 0) : said("Sent to IronClaw.");
+    return name === "ask" ? said(`> ${text.slice(0, 1900)}`, false) : said("Sent to IronClaw.");
   }
 
   /**

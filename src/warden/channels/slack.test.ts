@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { ChatPostMessageArguments } from "@slack/web-api";
 import { describe, expect, it } from "vitest";
 import { slackBotSchema } from "../../contracts/index.js";
 import { createLogger } from "../../core/index.js";
@@ -132,12 +133,16 @@ describe("a Slack app's requests", () => {
           thread_ts: "1700000000.000100",
           mrkdwn: false,
           text: "done\n\nAcknowledge: /ironclaw ack esc_1",
-        },
+        } satisfies ChatPostMessageArguments,
       },
       {
         url: "http://slack.invalid/api/chat.postMessage",
         auth: "Bearer xoxb-unit",
-        body: { channel: "D1", mrkdwn: false, text: "<!channel> *not bold*" },
+        body: {
+          channel: "D1",
+          mrkdwn: false,
+          text: "<!channel> *not bold*",
+        } satisfies ChatPostMessageArguments,
       },
     ]);
   });
