@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ClientMessageRequest, PostData, ServerMessage, ServerStatus } from "whatsapp-api-js/types";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
 import { createArrivals } from "./arrivals.js";
 
@@ -55,6 +56,9 @@ export async function startWhatsappServer(): Promise<WhatsappServer> {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
       calls.push({ phoneNumberId, token, body, at: Date.now() });
       arrivals.arrived();
+      const refused = graphRefusal(body);
+      if (refused)
+        return answer(res, 400, { error: { message: refused, type: "OAuthException", code: 100 } });
       const failure = failures.shift();
       if (failure)
         return answer(res, failure.status, { error: { message: failure.message, code: failure.code } });
@@ -139,23 +143,114 @@ export function whatsappText(
   id: string,
   phoneNumberId = WHATSAPP_NUMBER_ID,
 ): string {
+  return whatsappMessage(from, { id, type: "text", text: { body: text } }, phoneNumberId);
+}
+
+/** A notification of one image from `from`: a message the warden does not read. */
+export function whatsappImage(from: string, id: string): string {
+  return whatsappMessage(from, {
+    id,
+    type: "image",
+    image: {
+      id: "1479537139650973",
+      mime_type: "image/jpeg",
+      sha256: "HgMq2Vw4cZ5sbqOs0tJ3",
+      url: "https://lookaside.fbsbx.invalid/whatsapp_business/attachments/?mid=1479537139650973",
+      static_url:
+        "https://lookaside.fbsbx.invalid/whatsapp_business/attachments/?mid=1479537139650973&static=1",
+    },
+  });
+}
+
+/** A notification that a message the number sent reached `status` on the person's phone. */
+export function whatsappStatus(to: string, messageId: string, status: ServerStatus): string {
   return JSON.stringify({
     object: "whatsapp_business_account",
     entry: [
       {
-        id: "WABA1",
+        id: WABA_ID,
         changes: [
           {
             field: "messages",
             value: {
               messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: "Erin" }, wa_id: from }],
-              messages: [{ from, id, timestamp: "1700000000", type: "text", text: { body: text } }],
+              metadata: { display_phone_number: DISPLAY_NUMBER, phone_number_id: WHATSAPP_NUMBER_ID },
+              statuses: [
+                {
+                  id: messageId,
+                  status,
+                  timestamp: "1700000100",
+                  recipient_id: to,
+                  recipient_user_id: `US.${to}`,
+                  conversation: { id: "CONVERSATION_ID", origin: { type: "service" } },
+                  pricing: { pricing_model: "PMP", type: "free_customer_service", category: "service" },
+                },
+              ],
             },
           },
         ],
       },
     ],
-  });
+  } satisfies PostData);
+}
+
+const WABA_ID = "102290129340398";
+const DISPLAY_NUMBER = "15550001111";
+
+/** A message object without its sender and time, which the notification adds (one per message type). */
+type MessageContent = ServerMessage extends infer M
+  ? M extends unknown
+    ? Omit<M, "from" | "from_user_id" | "timestamp">
+    : never
+  : never;
+
+/** A notification of one message from `from` (its id and content, as Meta's message object has them). */
+function whatsappMessage(from: string, message: MessageContent, phoneNumberId = WHATSAPP_NUMBER_ID): string {
+  return JSON.stringify({
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: WABA_ID,
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: DISPLAY_NUMBER, phone_number_id: phoneNumberId },
+              contacts: [{ profile: { name: "Erin" }, wa_id: from, user_id: `US.${from}` }],
+              messages: [{ ...message, from, from_user_id: `US.${from}`, timestamp: "1700000000" }],
+            },
+          },
+        ],
+      },
+    ],
+  } satisfies PostData);
+}
+
+/**
+ * Why the Graph API would refuse a /messages call (its error message), or undefined: the fields every message
+ * request has (whatsapp-api-js's ClientMessageRequest: messaging_product, to, type and that type's object), a text
+ * body of at most 4,096 characters, a template's name and language; a read receipt's message id.
+ */
+function graphRefusal(body: Record<string, unknown>): string | undefined {
+  const request = body as Partial<Pick<ClientMessageRequest, "messaging_product" | "to">> &
+    Record<string, unknown>;
+  if (request.messaging_product !== "whatsapp") return "(#100) The parameter messaging_product is required.";
+  if (body.status === "read")
+    return typeof body.message_id === "string" ? undefined : "(#100) The parameter message_id is required.";
+  if (typeof request.to !== "string" || request.to === "") return "(#100) The parameter to is required.";
+  if (body.type === "text") {
+    const text = body.text as { body?: unknown } | undefined;
+    if (typeof text?.body !== "string" || text.body === "")
+      return "(#100) The parameter text['body'] is required.";
+    if (text.body.length > 4096) return "(#100) Param text['body'] must be at most 4096 characters long.";
+    return undefined;
+  }
+  if (body.type === "template") {
+    const template = body.template as { name?: unknown; language?: { code?: unknown } } | undefined;
+    if (typeof template?.name !== "string" || typeof template.language?.code !== "string")
+      return "(#100) The parameter template['name'] and template['language'] are required.";
+    return undefined;
+  }
+  return `(#100) Unsupported message type ${String(body.type)}`;
 }

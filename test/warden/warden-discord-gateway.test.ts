@@ -64,6 +64,8 @@ beforeAll(async () => {
     backend: createFakeCellBackend(),
     configure: (config) => ({
       ...config,
+      // The smallest message limit the config takes, so an oversize message is one Discord itself would carry.
+      limits: { ...config.limits, max_message_bytes: 1024 },
       integrations: {
         ...ironclawdConfigSchema.parse({}).integrations,
         discord: {
@@ -139,6 +141,41 @@ describe("a Discord bot's gateway, through the warden", () => {
     message("what is on my list?");
     await discord.waitForPosts(posted + 2, 30_000);
     expect(discord.posts()[posted + 1]).toEqual({ channel: DM, content: "Bread and eggs." });
+  }, 60_000);
+
+  it("answers a message over [limits] max_message_bytes with why, runs no turn, and takes a replayed message once", async () => {
+    const posted = discord.posts().length;
+    const asked = h.model.chatRequests().length;
+    message("a long paste: ".padEnd(1500, "x"));
+    await discord.waitForPosts(posted + 1);
+    expect(discord.posts()[posted]).toEqual({
+      channel: DM,
+      content: expect.stringMatching(
+        /^This message was not sent to your agent: message: a message may be at most 1 KiB \(1024 bytes\)/,
+      ),
+    });
+    expect(h.model.chatRequests().length).toBe(asked);
+
+    // A resumed session replays what it missed: the same MESSAGE_CREATE again is not a second turn.
+    h.model.enqueue(reply.text("Once."));
+    const once = message("answer once");
+    discord.gateway.dispatch(
+      GatewayDispatchEvents.MessageCreate,
+      discordMessage({
+        id: once,
+        channelId: DM,
+        content: "answer once",
+        author: discordUser(FRANK, "frank"),
+      }),
+    );
+    h.model.enqueue(reply.text("After."));
+    message("and then");
+    await discord.waitForPosts(posted + 3, 30_000);
+    expect(discord.posts().slice(posted + 1)).toEqual([
+      { channel: DM, content: "Once." },
+      { channel: DM, content: "After." },
+    ]);
+    expect(h.model.chatRequests().length).toBe(asked + 2);
   }, 60_000);
 
   it("answers a slash command the gateway delivers through the interaction's callback", async () => {

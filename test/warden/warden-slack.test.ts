@@ -44,7 +44,12 @@ beforeAll(async () => {
   slack = await startSlackServer();
   h = await startWardenHarness({
     backend: createFakeCellBackend(),
-    configure: (config) => ({ ...config, integrations: slackIntegration(slack) }),
+    // The smallest message limit the config takes, so an oversize message is one Slack itself would carry.
+    configure: (config) => ({
+      ...config,
+      integrations: slackIntegration(slack),
+      limits: { ...config.limits, max_message_bytes: 1024 },
+    }),
   });
   call = api(h.url, await h.addUser("dave"));
 }, 60_000);
@@ -116,6 +121,23 @@ describe("the Slack channel through the warden", () => {
       data: Array<{ channel: string; title: string }>;
     };
     expect(sessions.data[0]).toMatchObject({ channel: "slack:team", title: "what is on my list?" });
+    // The stranger was told once how to pair, and nothing else.
+    expect(slack.posts().filter((p) => p.channel === "D0STRANGER")).toHaveLength(1);
+  }, 60_000);
+
+  it("answers a message over [limits] max_message_bytes with why, and runs no turn", async () => {
+    const posted = slack.posts().length;
+    const asked = h.model.chatRequests().length;
+    const answer = await json(dm("a long paste: ".padEnd(1500, "x")));
+    expect(answer.status).toBe(200);
+    await slack.waitForPosts(posted + 1, 30_000);
+    expect(slack.posts()[posted]).toEqual({
+      channel: DM,
+      text: expect.stringMatching(
+        /^This message was not sent to your agent: message: a message may be at most 1 KiB \(1024 bytes\) \(\[limits\] max_message_bytes in ironclawd\.toml\)/,
+      ),
+    });
+    expect(h.model.chatRequests().length).toBe(asked);
   }, 60_000);
 
   it("runs a redelivered event once, however often Slack retries it", async () => {

@@ -6,8 +6,10 @@ import {
   startWhatsappServer,
   WHATSAPP_VERIFY_TOKEN,
   type WhatsappServer,
+  whatsappImage,
   whatsappIntegration,
   whatsappSignature,
+  whatsappStatus,
   whatsappText,
 } from "../support/whatsapp-server.js";
 
@@ -29,7 +31,12 @@ beforeAll(async () => {
   wa = await startWhatsappServer();
   h = await startWardenHarness({
     backend: createFakeCellBackend(),
-    configure: (config) => ({ ...config, integrations: whatsappIntegration(wa) }),
+    // The smallest message limit the config takes, so an oversize message is one WhatsApp itself would carry.
+    configure: (config) => ({
+      ...config,
+      integrations: whatsappIntegration(wa),
+      limits: { ...config.limits, max_message_bytes: 1024 },
+    }),
   });
   call = api(h.url, await h.addUser("erin"));
 }, 60_000);
@@ -50,6 +57,7 @@ describe("the WhatsApp channel through the warden", () => {
     expect((await check(WHATSAPP_VERIFY_TOKEN, "unsubscribe")).status).toBe(403);
   });
 
+  // Meta signs no timestamp (X-Hub-Signature-256 covers the body only): a replay is caught by the message id below.
   it("refuses unsigned and badly signed notifications (401) and never runs a turn", async () => {
     const before = h.model.chatRequests().length;
     const body = text("hello");
@@ -100,18 +108,28 @@ describe("the WhatsApp channel through the warden", () => {
     await wa.waitFor("texts", 4, 30_000);
     expect(h.model.chatRequests().length).toBe(asked + 1);
     expect(wa.texts()[3]).toEqual({ to: ERIN, text: "Noted." });
+    // The stranger was told once how to pair, and nothing else.
+    expect(wa.texts().filter((t) => t.to === "4915100000000")).toHaveLength(1);
+  }, 60_000);
+
+  it("answers a message over [limits] max_message_bytes with why, and runs no turn", async () => {
+    const texts = wa.texts().length;
+    const asked = h.model.chatRequests().length;
+    const answer = await notify(text("a long paste: ".padEnd(1500, "x")));
+    expect(await answer.json()).toMatchObject({ ok: true, data: { accepted: 1, ignored: 0 } });
+    await wa.waitFor("texts", texts + 1, 30_000);
+    expect(wa.texts()[texts]).toEqual({
+      to: ERIN,
+      text: expect.stringMatching(
+        /^This message was not sent to your agent: message: a message may be at most 1 KiB \(1024 bytes\)/,
+      ),
+    });
+    expect(h.model.chatRequests().length).toBe(asked);
   }, 60_000);
 
   it("says it reads text only, and leaves another number's messages alone", async () => {
     const texts = wa.texts().length;
-    const image = JSON.parse(text("x")) as {
-      entry: Array<{ changes: Array<{ value: { messages: Array<Record<string, unknown>> } }> }>;
-    };
-    const message = image.entry[0]?.changes[0]?.value.messages[0] as Record<string, unknown>;
-    message.type = "image";
-    delete message.text;
-    message.image = { id: "media1", mime_type: "image/jpeg" };
-    const imageBody = JSON.stringify(image);
+    const imageBody = whatsappImage(ERIN, `wamid.in${++ids}`);
     expect(await (await notify(imageBody)).json()).toMatchObject({
       ok: true,
       data: { accepted: 0, ignored: 1 },
@@ -121,6 +139,18 @@ describe("the WhatsApp channel through the warden", () => {
 
     const other = whatsappText(ERIN, "for the other number", "wamid.other", "999");
     expect(await (await notify(other)).json()).toMatchObject({ ok: true, data: { accepted: 0, ignored: 0 } });
+  });
+
+  it("takes the delivery statuses of its own messages with 200, as neither turn nor answer", async () => {
+    const calls = wa.calls.length;
+    const asked = h.model.chatRequests().length;
+    for (const status of ["sent", "delivered", "read"] as const) {
+      const answer = await notify(whatsappStatus(ERIN, "wamid.out1", status));
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ ok: true, data: { accepted: 0, ignored: 0 } });
+    }
+    expect(h.model.chatRequests().length).toBe(asked);
+    expect(wa.calls.length).toBe(calls);
   });
 
   it("answers a malformed notification with 400 naming the field, and an unknown number with 404", async () => {
