@@ -95,6 +95,42 @@ describe("a WhatsApp number", () => {
     expect(channel.verification("subscribe", "verify-mf", "42")).toBeUndefined();
   });
 
+  it("leaves a message without a phone number unanswered, and still takes the others of the notification", () => {
+    const { channel, received, sent } = number();
+    // A user Meta names only by a business-scoped id: no `from`, no contact wa_id.
+    const counts = channel.handle(
+      Buffer.from(
+        JSON.stringify({
+          object: "whatsapp_business_account",
+          entry: [
+            {
+              changes: [
+                {
+                  value: {
+                    metadata: { phone_number_id: "111" },
+                    contacts: [{ user_id: "US.13491208655302741918", profile: { name: "Kai" } }],
+                    messages: [
+                      {
+                        from_user_id: "US.13491208655302741918",
+                        id: "wamid.u1",
+                        type: "text",
+                        text: { body: "hi" },
+                      },
+                      { from: "49151", id: "wamid.n1", type: "text", text: { body: "hello" } },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        }),
+      ),
+    );
+    expect(counts).toEqual({ accepted: 1, ignored: 1 });
+    expect(received.map((m) => m.senderId)).toEqual(["49151"]);
+    expect(sent.filter((b) => b.status === "read").map((b) => b.message_id)).toEqual(["wamid.n1"]);
+  });
+
   it("sends free-form text only within 24 hours of the person's last message, and nothing after without a template", async () => {
     const { channel, sent, hear, advance } = number();
     expect(await channel.send("49151", "a notice before they ever wrote")).toBe(false);

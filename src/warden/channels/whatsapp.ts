@@ -26,7 +26,8 @@ const notificationSchema = z.looseObject({
                 contacts: z
                   .array(
                     z.looseObject({
-                      wa_id: aString(),
+                      // Absent for a user Meta names only by a business-scoped id (a username, no number).
+                      wa_id: aString().optional(),
                       profile: z.looseObject({ name: aString() }).optional(),
                     }),
                   )
@@ -34,7 +35,8 @@ const notificationSchema = z.looseObject({
                 messages: z
                   .array(
                     z.looseObject({
-                      from: aString(),
+                      from: aString().optional(),
+                      from_user_id: aString().optional(),
                       id: aString(),
                       type: aString(),
                       text: z.looseObject({ body: aString() }).optional(),
@@ -149,10 +151,20 @@ export class WhatsappChannel implements Channel {
             counts.ignored++;
             continue;
           }
-          this.lastHeard.set(message.from, this.now());
+          if (message.from === undefined) {
+            // Pairing and answers go by phone number; a user Meta names only by a business-scoped id has none.
+            this.log.warn(
+              { bot: this.name, user_id: message.from_user_id, message_id: message.id },
+              "a WhatsApp message came without a phone number (a business-scoped user id only): this channel answers phone numbers, so it is left unanswered",
+            );
+            counts.ignored++;
+            continue;
+          }
+          const from = message.from;
+          this.lastHeard.set(from, this.now());
           void this.api.markRead(message.id);
-          const name = value.contacts?.find((c) => c.wa_id === message.from)?.profile?.name;
-          const sender = { channel: this, address: message.from, senderId: message.from };
+          const name = value.contacts?.find((c) => c.wa_id === from)?.profile?.name;
+          const sender = { channel: this, address: from, senderId: from };
           if (message.type === "text" && message.text) {
             void this.router.receive({
               ...sender,
@@ -161,7 +173,7 @@ export class WhatsappChannel implements Channel {
             });
             counts.accepted++;
           } else {
-            void this.send(message.from, "I can read text messages only; please write what you need.");
+            void this.send(from, "I can read text messages only; please write what you need.");
             counts.ignored++;
           }
         }
