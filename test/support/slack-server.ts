@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { EnvelopedEvent, SlashCommand } from "@slack/bolt";
 import type { AppMentionEvent, GenericMessageEvent } from "@slack/types";
 import { type WebSocket, WebSocketServer } from "ws";
 import { ironclawdConfigSchema } from "../../src/contracts/index.js";
@@ -271,12 +270,54 @@ function postMessageRefusal(body: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-// What the stand-in Slack sends, typed with Slack's SDK types (@slack/types for events, Bolt's envelope and slash
-// command) so that tsc refuses a payload Slack would not send. Neither SDK types the url_verification request or
-// Socket Mode's frames; those are written from Slack's reference, as cited.
+// What the stand-in Slack sends, its events typed with Slack's SDK types (@slack/types) so that tsc refuses an
+// event Slack would not send. The envelope around an event, the slash command's form, the url_verification request
+// and Socket Mode's frames have no type in @slack/types; they are written from Slack's reference, as cited.
 
 /** The events an app of the warden's kind subscribes to: a direct message, and a mention in a channel. */
 export type SlackAppEvent = GenericMessageEvent | AppMentionEvent;
+
+/** The Events API's envelope around one event (https://api.slack.com/apis/events-api#callback-field). */
+export interface EnvelopedEvent<Event> {
+  token: string;
+  team_id: string;
+  enterprise_id?: string;
+  context_team_id?: string;
+  context_enterprise_id?: string;
+  api_app_id: string;
+  event: Event;
+  type: "event_callback";
+  event_id: string;
+  event_time: number;
+  is_ext_shared_channel?: boolean;
+  authorizations?: Array<{
+    enterprise_id: string | null;
+    team_id: string | null;
+    user_id: string;
+    is_bot: boolean;
+    is_enterprise_install?: boolean;
+  }>;
+}
+
+/** A slash command's fields (https://api.slack.com/interactivity/slash-commands#app_command_handling). */
+export interface SlashCommand {
+  token: string;
+  command: string;
+  text: string;
+  response_url: string;
+  trigger_id: string;
+  user_id: string;
+  user_name: string;
+  team_id: string;
+  team_domain: string;
+  channel_id: string;
+  channel_name: string;
+  api_app_id: string;
+  enterprise_id?: string;
+  enterprise_name?: string;
+  is_enterprise_install?: string;
+}
+
 /** An Events API request's body: Slack's envelope around one event. */
 export type SlackEventRequest = EnvelopedEvent<SlackAppEvent>;
 
