@@ -149,7 +149,8 @@ export class AgentRuntime {
     const t0 = performance.now();
     const allow = allowedTools(this.runtimeConfig.config, profile);
     const retrieval = retrievalFromProfile(profile);
-    const recalled = await this.recall(request.prompt, retrieval, sessionId, request.signal);
+    const recalled =
+      request.recall === false ? [] : await this.recall(request.prompt, retrieval, sessionId, request.signal);
     const files = await readPromptFiles(this.brain, profile);
     const systemPrompt = assembleSystemPrompt({
       agent: profile.name,

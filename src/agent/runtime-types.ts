@@ -68,6 +68,8 @@ export interface TurnRequest {
   now?: Date;
   /** Record the turn in the session's transcript (default true; cron runs write their result to the log). */
   transcript?: boolean;
+  /** Recall passages from memory for the prompt (default true; command's stateless order worker does not). */
+  recall?: boolean;
 }
 
 export interface TurnResult extends AgentRunResult {

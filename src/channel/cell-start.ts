@@ -2,10 +2,11 @@
 // the bundle's files that the host's image builder writes and the inmate's loader reads.
 
 /**
- * The handlers an inmate can serve: the agent, command's gate (an order's acceptance commands over its merged
- * tree), and two small ones the host's tests and `ironclaw cell` use.
+ * The handlers an inmate can serve: the agent, command's order worker (the agent without a memory of its own:
+ * seed 001's stateless worker), command's gate (an order's acceptance commands over its merged tree), and two
+ * small ones the host's tests and `ironclaw cell` use.
  */
-export const GUEST_HANDLERS = ["agent", "gate", "echo", "shell"] as const;
+export const GUEST_HANDLERS = ["agent", "order", "gate", "echo", "shell"] as const;
 export type GuestHandlerName = (typeof GUEST_HANDLERS)[number];
 
 /** The bundled runtime beside the loader in dist/cell. */

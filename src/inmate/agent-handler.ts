@@ -34,6 +34,12 @@ export interface AgentHandlerOptions {
   toolEnv?: () => Record<string, string>;
   /** The user's installed skills, mounted read-only: listed in the prompt, readable with the file tool. */
   skillsDir?: string;
+  /**
+   * Command's order worker (seed 001: workers are stateless): a turn recalls nothing, writes no transcript and
+   * no memory, and the brain is neither watched nor indexed (an order's worktree, attached under it, is its work,
+   * not memories), nor its cron jobs run. The brain is the cell's own scratch, gone with it.
+   */
+  stateless?: boolean;
 }
 
 /**
@@ -53,7 +59,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
   const runtime = await AgentRuntime.open(options.brainRoot, {
     workspace,
     ...(options.skillsDir ? { skillsDir: options.skillsDir } : {}),
-    watchBrain: true,
+    watchBrain: !options.stateless,
     providers: createProxyProviders(options.warden),
     pageFetcher: createProxyFetcher(options.warden),
     commandClient: createProxyCommandClient(options.warden),
@@ -66,9 +72,9 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
   });
   // The warden labels each model call with its agent, session and job, for usage reports and per-job caps.
   const jobTurns = labelJobTurns(runtime);
-  const scheduler = createRuntimeScheduler(jobTurns.runtime, { watch: true });
+  const scheduler = createRuntimeScheduler(jobTurns.runtime, { watch: !options.stateless });
   jobTurns.follow(scheduler);
-  scheduler.start();
+  if (!options.stateless) scheduler.start();
   // Whoever asked (the agent, a job, the owner through the warden), the warden's own record of the
   // conversations must lose forgotten text too; the notice goes out before the turn or query ends.
   runtime.conversations.onForgotten(({ scope, places }) =>
@@ -85,7 +91,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
           : { role: "assistant", content: m.content, toolCalls: [] },
     );
   return {
-    name: "agent",
+    name: options.stateless ? "order" : "agent",
     onHello: (hello) => integrations.learn(hello),
     describe() {
       runtime.refreshConfig();
@@ -121,7 +127,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
       };
       const agent = message.agent ?? runtime.runtimeConfig.config.default_agent;
       // A note saved in the inspector just before this message is part of what the turn may recall.
-      await queries.indexChanges().catch(() => undefined);
+      if (!options.stateless) await queries.indexChanges().catch(() => undefined);
       const turn = withModelCallLabels({ agent, session: message.session_id }, () =>
         runtime.runTurn({
           prompt: message.text,
@@ -132,6 +138,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
           now: new Date(message.timestamp),
           signal: context.signal,
           emit,
+          ...(options.stateless ? { recall: false, transcript: false } : {}),
           ...(message.agent ? { agent: message.agent } : {}),
         }),
       ).then(

@@ -36,11 +36,17 @@ async function loadHandler(
   if (name === "echo") return (await import("./echo-handler.js")).createEchoDevHandler();
   if (name === "shell") return (await import("./shell-test-handler.js")).createShellTestHandler();
   if (name === "gate") return (await import("./gate-handler.js")).createGateHandler();
-  if (name === "agent") {
+  if (name === "agent" || name === "order") {
     const { createAgentHandler } = await import("./agent-handler.js");
     // Model calls, provider embeddings and web fetches go to the warden over the channel: the cell has
     // neither keys nor network.
-    return createAgentHandler({ brainRoot, warden: peer, toolEnv, ...(skillsDir ? { skillsDir } : {}) });
+    return createAgentHandler({
+      brainRoot,
+      warden: peer,
+      toolEnv,
+      ...(skillsDir ? { skillsDir } : {}),
+      ...(name === "order" ? { stateless: true } : {}),
+    });
   }
   throw new Error(`unknown handler ${name}: use one of ${GUEST_HANDLERS.join(", ")}`);
 }

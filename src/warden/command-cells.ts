@@ -57,8 +57,9 @@ export class WardenCommandCells implements CommandCells {
       cell = await backend.start({
         userId: spec.userId,
         userDir: dir,
-        // An order's cell runs the agent; a gate's runs the acceptance commands it is sent, and no model.
-        handler: spec.purpose === "gate" ? "gate" : "agent",
+        // An order's cell runs the agent as a stateless worker; a gate's runs the acceptance commands it is
+        // sent, and no model.
+        handler: spec.purpose === "gate" ? "gate" : "order",
         // Where the backend can, the order's worktree (or the gate's merged tree) is attached, not copied.
         workSlot: true,
         brainSeed: {

@@ -1,4 +1,5 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -128,4 +129,67 @@ describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
       await cell.stop();
     }
   }, 180_000);
+});
+
+describe("command's order worker in a process cell", () => {
+  // Seed 001's workers are stateless: an order's agent recalls nothing into its prompt, keeps no transcript and
+  // does not index what lies in its brain (the order's worktree is attached there). The agent handler, run on
+  // the same brain, is the control: it does recall the note, so the check can fail.
+  it.each([
+    ["order", false],
+    ["agent", true],
+  ] as const)(
+    "the %s handler recalls a note into the prompt: %s",
+    async (handler, recalls) => {
+      const user = `worker-${handler}`;
+      const userDir = await seedBrain(user);
+      const brain = join(userDir, "brain");
+      await mkdir(join(brain, "notes"), { recursive: true });
+      await writeFile(
+        join(brain, "notes/plants.md"),
+        "# Plants\n\nThe balcony heliotrope needs water on Fridays.\n",
+      );
+      const cell = await createProcessBackend({ runtime: defaultRuntime(), onWarning: () => {} }).start({
+        userId: user,
+        userDir,
+        handler,
+        startTimeoutMs: 90_000,
+      });
+      const detach = serveCellRequests(cell, {
+        userId: user,
+        providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
+        egress: {
+          policy: "allow",
+          allow_hosts: [],
+          deny_hosts: [],
+          allow_private: false,
+          max_bytes: 1 << 20,
+          timeout_ms: 5_000,
+          secret_uses_per_minute: 120,
+          proxy: true,
+        },
+        audit: () => {},
+        logger: createLogger("test", { level: "silent" }),
+      });
+      try {
+        server.reset();
+        server.enqueue(reply.text("Done."));
+        const replies: ProtocolMessage[] = [];
+        for await (const m of cell.request(
+          { type: "UserMessage", text: "When does the balcony heliotrope need water?", session_id: "s1" },
+          { timeoutMs: 60_000 },
+        ))
+          replies.push(m);
+        expect(replies.at(-1)).toMatchObject({ type: "TurnComplete", text: "Done." });
+        const system = JSON.stringify(server.chatRequests()[0]?.messages[0] ?? {});
+        expect(system.includes("needs water on Fridays")).toBe(recalls);
+        // The turn's transcript: written by the agent, not by the stateless worker.
+        expect(existsSync(join(brain, "sessions"))).toBe(recalls);
+      } finally {
+        detach();
+        await cell.stop();
+      }
+    },
+    180_000,
+  );
 });
