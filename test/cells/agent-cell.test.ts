@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CellBackend,
+  type CellHandle,
   createBwrapBackend,
   createProcessBackend,
   defaultRuntime,
@@ -43,6 +44,26 @@ async function seedBrain(user: string): Promise<string> {
   return userDir;
 }
 
+/** The warden's side of a cell: its model calls go to the local model server, its fetches nowhere private. */
+function serveModels(cell: CellHandle, userId: string, audit: (entry: unknown) => void): () => void {
+  return serveCellRequests(cell, {
+    userId,
+    providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
+    egress: {
+      policy: "allow",
+      allow_hosts: [],
+      deny_hosts: [],
+      allow_private: false,
+      max_bytes: 1 << 20,
+      timeout_ms: 5_000,
+      secret_uses_per_minute: 120,
+      proxy: true,
+    },
+    audit,
+    logger: createLogger("test", { level: "silent" }),
+  });
+}
+
 beforeAll(async () => {
   server = await startModelServer();
   home = await mkdtemp(join(tmpdir(), "ironclaw-agent-cell-"));
@@ -73,22 +94,7 @@ describe.each(backends)("the agent runtime in a %s cell", (name, make) => {
       startTimeoutMs: 90_000,
     });
     const audits: unknown[] = [];
-    const detach = serveCellRequests(cell, {
-      userId: `agent-${name}`,
-      providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
-      egress: {
-        policy: "allow",
-        allow_hosts: [],
-        deny_hosts: [],
-        allow_private: false,
-        max_bytes: 1 << 20,
-        timeout_ms: 5_000,
-        secret_uses_per_minute: 120,
-        proxy: true,
-      },
-      audit: (entry) => audits.push(entry),
-      logger: createLogger("test", { level: "silent" }),
-    });
+    const detach = serveModels(cell, `agent-${name}`, (entry) => audits.push(entry));
     try {
       server.enqueue(reply.text("Tea is on your list.", { chunks: 3 }));
       const replies: ProtocolMessage[] = [];
@@ -155,22 +161,7 @@ describe("command's order worker in a process cell", () => {
         handler,
         startTimeoutMs: 90_000,
       });
-      const detach = serveCellRequests(cell, {
-        userId: user,
-        providers: new HostProviders({ providers: { local: { base_url: server.url, models: [] } } }, {}),
-        egress: {
-          policy: "allow",
-          allow_hosts: [],
-          deny_hosts: [],
-          allow_private: false,
-          max_bytes: 1 << 20,
-          timeout_ms: 5_000,
-          secret_uses_per_minute: 120,
-          proxy: true,
-        },
-        audit: () => {},
-        logger: createLogger("test", { level: "silent" }),
-      });
+      const detach = serveModels(cell, user, () => {});
       try {
         server.reset();
         server.enqueue(reply.text("Done."));
