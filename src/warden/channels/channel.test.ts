@@ -2,7 +2,14 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../core/index.js";
 import type { ChatEvent, ChatService, ChatTurnInput } from "../chat-events.js";
-import { type Channel, ChannelRouter, PAIRING_HELP, parseCommand, splitMessage } from "./channel.js";
+import {
+  type Channel,
+  ChannelRouter,
+  PAIRING_HELP,
+  parseCommand,
+  STRANGER_WINDOW_MS,
+  splitMessage,
+} from "./channel.js";
 import { ChannelLinks } from "./channel-links.js";
 
 describe("splitMessage", () => {
@@ -198,6 +205,45 @@ describe("ChannelRouter", () => {
         detail: { channel: "memory:test", address: "c1/t1", why: "not paired" },
       },
     ]);
+  });
+
+  it("answers and audits a stranger once per window, counting what came meanwhile, so a flood grows neither", async () => {
+    let now = 1_800_000_000_000;
+    const clocked = new ChannelRouter({
+      chat,
+      links,
+      logger: createLogger("test", { level: "silent" }),
+      audit: { record: (entry) => audited.push(entry) },
+      now: () => now,
+    });
+    const other = new MemoryChannel();
+    clocked.register(other);
+    const stranger = (text: string, address = "c9") =>
+      clocked.receive({ channel: other, address, senderId: "u9", text });
+    for (let i = 0; i < 5; i++) await stranger(`hello ${i}?`);
+    // Somewhere else (a channel's thread) the same stranger is told once there too.
+    await stranger("hello?", "c9/t1");
+    expect(other.sent.map((m) => m.address)).toEqual(["c9", "c9/t1"]);
+    expect(audited.map((a) => a.detail)).toEqual([
+      { channel: "memory:test", address: "c9", why: "not paired" },
+      { channel: "memory:test", address: "c9/t1", why: "not paired" },
+    ]);
+    // A pairing attempt is still answered within the window (wrong codes have their own limit).
+    await stranger("/pair WRONGCODE");
+    expect(other.sent.at(-1)?.text).toMatch(/unknown, used or expired/);
+    now += STRANGER_WINDOW_MS;
+    await stranger("still there?");
+    expect(other.sent.map((m) => m.address)).toEqual(["c9", "c9/t1", "c9", "c9"]);
+    expect(audited.at(-1)?.detail).toEqual({
+      channel: "memory:test",
+      address: "c9",
+      why: "not paired",
+      unanswered: 4,
+    });
+    const code = links.issuePairingCode("user-bo");
+    await stranger(`/pair ${code}`);
+    expect(other.sent.at(-1)?.text).toMatch(/^Paired/);
+    await clocked.close();
   });
 
   it("says something went wrong when the turn throws, and keeps the chat usable", async () => {

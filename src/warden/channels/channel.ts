@@ -68,7 +68,18 @@ export interface ChannelRouterOptions {
   audit?: {
     record(entry: { userId?: string | null; actor: string; action: string; detail?: object }): unknown;
   };
+  /** Milliseconds since the epoch (tests move the clock). */
+  now?: () => number;
 }
+
+/**
+ * A stranger is answered and audited once per this window; what they send meanwhile gets neither (it is counted,
+ * and the next audited refusal says how many went unanswered). A flood from one sender cannot grow the append-only
+ * audit, nor make the bot post a reply for every message.
+ */
+export const STRANGER_WINDOW_MS = 10 * 60 * 1000;
+/** Strangers remembered for the window at once; the oldest is forgotten first (it may be answered again). */
+const STRANGERS_KEPT = 10_000;
 
 export const PAIRING_HELP =
   "This chat is not paired with IronClaw yet. Ask IronClaw for a pairing code, then send: /pair <code>";
@@ -105,6 +116,9 @@ export class ChannelRouter {
   /** The turn each chat is running, by queue key: what `/stop` aborts. */
   private readonly running = new Map<string, AbortController>();
   private readonly audit: ChannelRouterOptions["audit"];
+  private readonly now: () => number;
+  /** Strangers answered within the window, by channel, sender and place: when it ends, and what went unanswered. */
+  private readonly strangers = new Map<string, { until: number; unanswered: number }>();
   private readonly aborter = new AbortController();
   private readonly stopNotices: () => void;
   private readonly stopPosts: () => void;
@@ -118,6 +132,7 @@ export class ChannelRouter {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.commands = new Map(Object.entries(options.commands ?? {}));
     this.audit = options.audit;
+    this.now = options.now ?? Date.now;
     this.stopNotices = this.chat.onJobNotice((notice) => this.relayJobNotice(notice));
     this.stopPosts = this.chat.onConversationPost((post) => this.relayPost(post));
   }
@@ -166,7 +181,7 @@ export class ChannelRouter {
     const { channel, address, senderId } = message;
     const link = this.links.linkFor(channel.kind, channel.name, senderId);
     if (!link || message.pairedOnly !== undefined) {
-      await this.sendAll(channel, address, await this.answer(message));
+      await this.handle(message);
       return;
     }
     const turn = this.running.get(queueKey(channel, address));
@@ -190,11 +205,15 @@ export class ChannelRouter {
   }
 
   private async handle(message: InboundMessage): Promise<void> {
-    await this.sendAll(message.channel, message.address, await this.answer(message));
+    const answer = await this.answer(message);
+    if (answer !== undefined) await this.sendAll(message.channel, message.address, answer);
   }
 
-  /** What to say back: the pairing outcome, a command's confirmation, or the agent's answer. */
-  private async answer(message: InboundMessage): Promise<string> {
+  /**
+   * What to say back: the pairing outcome, a command's confirmation, or the agent's answer; undefined for a
+   * stranger already answered within the window.
+   */
+  private async answer(message: InboundMessage): Promise<string | undefined> {
     const { channel, address, senderId, senderName } = message;
     const command = parseCommand(message.text);
     const pairing = (command?.name === "start" || command?.name === "pair") && command.arg !== "";
@@ -202,8 +221,11 @@ export class ChannelRouter {
       message.pairedOnly !== undefined &&
       (pairing || !this.links.linkFor(channel.kind, channel.name, senderId))
     ) {
-      this.refused(message, pairing ? "pairing where others read along" : "not paired");
-      return message.pairedOnly;
+      return this.strangerRefused(
+        message,
+        pairing ? "pairing where others read along" : "not paired",
+        message.pairedOnly,
+      );
     }
     if (command && pairing) {
       const target = { kind: channel.kind, bot: channel.name, senderId, chatId: address };
@@ -219,10 +241,7 @@ export class ChannelRouter {
       return pairingReply(outcome);
     }
     const link = this.links.linkFor(channel.kind, channel.name, senderId);
-    if (!link) {
-      this.refused(message, "not paired");
-      return channel.pairingHelp ?? PAIRING_HELP;
-    }
+    if (!link) return this.strangerRefused(message, "not paired", channel.pairingHelp ?? PAIRING_HELP);
     const extra = command && this.commands.get(command.name);
     if (extra) return extra(link, command.arg);
     switch (command?.name) {
@@ -276,16 +295,39 @@ export class ChannelRouter {
     return FAILED;
   }
 
+  /**
+   * A stranger's message: refused and answered with `reply` once per window; within it, neither answered nor
+   * audited, only counted (the next audited refusal carries the count as `unanswered`).
+   */
+  private strangerRefused(message: InboundMessage, why: string, reply: string): string | undefined {
+    // Per sender and place: the same stranger in a DM and in a channel's thread is told in each.
+    const key = `${channelKey(message.channel.kind, message.channel.name)}\n${message.senderId}\n${message.address}`;
+    const now = this.now();
+    const seen = this.strangers.get(key);
+    if (seen && now < seen.until) {
+      seen.unanswered++;
+      return undefined;
+    }
+    this.strangers.delete(key);
+    this.strangers.set(key, { until: now + STRANGER_WINDOW_MS, unanswered: 0 });
+    if (this.strangers.size > STRANGERS_KEPT) {
+      const oldest = this.strangers.keys().next().value;
+      if (oldest !== undefined) this.strangers.delete(oldest);
+    }
+    this.refused(message, why, seen?.unanswered ? { unanswered: seen.unanswered } : {});
+    return reply;
+  }
+
   /** A message that got no turn: logged, and recorded in the audit with who sent it from where. */
-  private refused(message: InboundMessage, why: string): void {
+  private refused(message: InboundMessage, why: string, extra: Record<string, unknown> = {}): void {
     const channel = channelKey(message.channel.kind, message.channel.name);
-    this.log.info({ channel, senderId: message.senderId, why }, "channel message refused");
+    this.log.info({ channel, senderId: message.senderId, why, ...extra }, "channel message refused");
     try {
       this.audit?.record({
         userId: null,
         actor: `${channel}:${message.senderId}`,
         action: "channel.refused",
-        detail: { channel, address: message.address, why },
+        detail: { channel, address: message.address, why, ...extra },
       });
     } catch (err) {
       this.log.error({ err }, "channel refusal not audited");
