@@ -82,6 +82,8 @@ export interface Warden {
   url: string;
   /** A one-time link that signs the admin in to the UI. */
   loginUrl: string;
+  /** Whom loginUrl signs in: the first admin (`admin`, made on first start, or the one `ironclaw setup` added). */
+  adminId: string;
   context: WardenContext;
   server: FastifyInstance;
   /** Issues a fresh one-time login link for a user. */
@@ -502,7 +504,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     { url, backend: chosen.backend.name, reason: chosen.choice.reason, providers: providers.names() },
     "ironclawd is serving",
   );
-  return { url, loginUrl: loginLink(admin.id), context, server, loginLink, close };
+  return { url, loginUrl: loginLink(admin.id), adminId: admin.id, context, server, loginLink, close };
 }
 
 async function openCommand(db: { close(): void }, options: CommandServiceOptions): Promise<CommandService> {

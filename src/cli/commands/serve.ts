@@ -59,11 +59,11 @@ beneath the process's environment. Prints a one-time admin login link. Stops eve
     println(io.stdout, "");
     println(
       io.stdout,
-      "Open the UI as admin (a one-time link; `ironclaw user login-link admin` makes another):",
+      `Open the UI as ${warden.adminId} (a one-time link; \`ironclaw user login-link ${warden.adminId}\` makes another):`,
     );
     println(io.stdout, `  ${warden.loginUrl}`);
     println(io.stdout, "");
-    println(io.stdout, `Add a user:   ironclaw user add alice      (home: ${home})`);
+    println(io.stdout, `Add a user:   ironclaw user add <name>      (home: ${home})`);
     println(io.stdout, `API docs:     ${warden.url}/api/openapi.json`);
     println(io.stdout, "Stop:         Ctrl+C");
     await new Promise<void>((resolve) => {
