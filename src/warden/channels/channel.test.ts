@@ -246,6 +246,19 @@ describe("ChannelRouter", () => {
     await clocked.close();
   });
 
+  it("takes a stranger's mentions where others read as one place, each in its own thread though they are", async () => {
+    for (let i = 0; i < 4; i++)
+      await router.receive({ ...from(`@app hi ${i}`, `c1/m${i}`, "u7"), pairedOnly: "Message me directly." });
+    expect(channel.sent.map((m) => m.address)).toEqual(["c1/m0"]);
+    expect(audited).toHaveLength(1);
+  });
+
+  it("answers a paired user's /stop in a mention without a turn: it stops nothing there", async () => {
+    await router.receive({ ...from("/stop", "c1/m9"), pairedOnly: "Message me directly." });
+    expect(chat.inputs).toEqual([]);
+    expect(channel.sent.at(-1)?.text).toMatch(/send \/stop in your direct chat/);
+  });
+
   it("says something went wrong when the turn throws, and keeps the chat usable", async () => {
     await router.receive(from("boom"));
     await router.receive(from("again"));

@@ -237,6 +237,9 @@ export class ChannelRouter {
       if (outcome.paired || outcome.why === "unknown_code")
         this.log.info({ ...at, paired: outcome.paired }, "pairing attempt");
       else this.log.warn({ ...at, refused: outcome.why }, "pairing attempt refused: too many wrong codes");
+      // A sender already locked out for wrong codes is told so once per window, like any stranger.
+      if (!outcome.paired && outcome.why !== "unknown_code")
+        return this.strangerRefused(message, `pairing refused: ${outcome.why}`, pairingReply(outcome));
       if (!outcome.paired) this.refused(message, `pairing refused: ${outcome.why}`);
       return pairingReply(outcome);
     }
@@ -250,6 +253,9 @@ export class ChannelRouter {
       case "unpair":
         this.links.unlink(link.kind, link.bot, link.senderId);
         return "Unpaired. This chat no longer reaches IronClaw.";
+      case "stop":
+        // Only a mention where others read gets here (a chat's /stop skips the queue): nothing runs for it.
+        return "Nothing runs here to stop; send /stop in your direct chat.";
       case "new":
         this.links.setSession(link.kind, link.bot, link.senderId, undefined);
         return "Started a new conversation.";
@@ -300,8 +306,10 @@ export class ChannelRouter {
    * audited, only counted (the next audited refusal carries the count as `unanswered`).
    */
   private strangerRefused(message: InboundMessage, why: string, reply: string): string | undefined {
-    // Per sender and place: the same stranger in a DM and in a channel's thread is told in each.
-    const key = `${channelKey(message.channel.kind, message.channel.name)}\n${message.senderId}\n${message.address}`;
+    // Per sender and place: a direct chat by its address; every mention where others read (each its own
+    // thread or reply, a new address each time) as one place, so a stream of mentions is answered once too.
+    const place = message.pairedOnly === undefined ? message.address : "mentions";
+    const key = `${channelKey(message.channel.kind, message.channel.name)}\n${message.senderId}\n${place}`;
     const now = this.now();
     const seen = this.strangers.get(key);
     if (seen && now < seen.until) {

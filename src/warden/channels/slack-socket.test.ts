@@ -24,19 +24,24 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** A Slack app whose router takes every message and does nothing with it. */
+function quietChannel(apiBaseUrl: string): SlackChannel {
+  const router = { receive: async () => undefined } as unknown as ChannelRouter;
+  return new SlackChannel({
+    bot: "team",
+    token: "xoxb-unit",
+    apiBaseUrl,
+    slashCommand: "/ironclaw",
+    router,
+    logger,
+  });
+}
+
 describe("Slack's Socket Mode", () => {
   it("stops at once while apps.connections.open hangs, instead of waiting out its timeout and retries", async () => {
     const arrived: IncomingMessage[] = [];
     const baseUrl = await silentApi(arrived);
-    const router = { receive: async () => undefined } as unknown as ChannelRouter;
-    const channel = new SlackChannel({
-      bot: "team",
-      token: "xoxb-unit",
-      apiBaseUrl: baseUrl,
-      slashCommand: "/ironclaw",
-      router,
-      logger,
-    });
+    const channel = quietChannel(baseUrl);
     const socket = new SlackSocketMode({
       channel,
       api: new SlackApi({ baseUrl, token: "xapp-unit", logger, timeoutMs: 60_000 }),
@@ -66,15 +71,7 @@ describe("Slack's Socket Mode", () => {
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     const port = () => (http.address() as AddressInfo).port;
     const baseUrl = `http://127.0.0.1:${port()}/api`;
-    const router = { receive: async () => undefined } as unknown as ChannelRouter;
-    const channel = new SlackChannel({
-      bot: "team",
-      token: "xoxb-unit",
-      apiBaseUrl: baseUrl,
-      slashCommand: "/ironclaw",
-      router,
-      logger,
-    });
+    const channel = quietChannel(baseUrl);
     const socket = new SlackSocketMode({
       channel,
       api: new SlackApi({ baseUrl, token: "xapp-unit", logger }),
