@@ -111,6 +111,19 @@ describe("a proposed change to ironclawd.toml", () => {
     expect(draft.diff).toContain('+bot_token_env = "SLACK_BOT_TOKEN"');
   });
 
+  it("hides a secret in the diff's context lines whatever its layout: an inline table, a dotted or quoted key", () => {
+    const base =
+      '[providers]\nopenrouter = { base_url = "https://openrouter.ai/api/v1", api_key = "sk-or-inline-0123456789" }\n\n' +
+      '[integrations]\nslack.enabled = false\nslack.bot_token = "xoxb-dotted-0123456789"\n' +
+      '"slack"."signing_secret" = "quoted-signing-secret"\n\n' +
+      "[limits]\nmax_message_bytes = 65536\n";
+    const draft = draftConfigChange(base, [{ path: "limits.max_message_bytes", value: 131072 }]);
+    // The change's three context lines reach the integrations: none of their values shows.
+    expect(draft.diff).toContain("+max_message_bytes = 131072");
+    for (const secret of ["sk-or-inline-0123456789", "xoxb-dotted-0123456789", "quoted-signing-secret"])
+      expect(draft.diff).not.toContain(secret);
+  });
+
   it("refuses a key the file's layout holds where a line edit cannot reach it, and a change that changes nothing", () => {
     const inline = '[integrations]\ngithub = { base_url = "https://api.github.com" }\n';
     expect(

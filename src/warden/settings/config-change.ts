@@ -56,7 +56,8 @@ export function draftConfigChange(base: string, changes: readonly SettingChange[
       changes.flatMap((c) => (c.path.endsWith("_env") && typeof c.value === "string" ? [c.value] : [])),
     ),
   ].sort();
-  return { text, diff: maskSecrets(unifiedDiff(base, text, FILE)), secrets, config };
+  const hidden = [...secretValuesIn(base), ...secretValuesIn(text)];
+  return { text, diff: maskSecrets(unifiedDiff(base, text, FILE), hidden), secrets, config };
 }
 
 /** How one TOML file takes a change: its name in messages, its schema, and what it refuses outright. */
@@ -112,11 +113,39 @@ export function draftTomlEdit<T>(
   }
 }
 
-/** Every line assigning a secret key shows no value: a diff is read in the UI, a chat and the agent's answer. */
-export function maskSecrets(text: string): string {
-  return text.replace(/^([-+ ]?\s*#?\s*)([A-Za-z0-9_-]+)(\s*=\s*).*$/gm, (line, lead, key, eq) =>
+/**
+ * A diff that shows no secret: a diff is read in the UI, a chat and the agent's answer (its context lines too).
+ * Every line assigning a secret key loses its value, and every value in `hidden` is blanked wherever it stands
+ * (an inline table, a dotted or quoted key: layouts a line's shape does not reveal).
+ */
+export function maskSecrets(text: string, hidden: readonly string[] = []): string {
+  let masked = text.replace(/^([-+ ]?\s*#?\s*)([A-Za-z0-9_-]+)(\s*=\s*).*$/gm, (line, lead, key, eq) =>
     SECRET_KEYS.has(key) ? `${lead}${key}${eq}"••••••" (hidden)` : line,
   );
+  for (const value of [...new Set(hidden)].sort((a, b) => b.length - a.length))
+    masked = masked.split(value).join("••••••");
+  return masked;
+}
+
+/** The secrets a TOML text holds: every string under a secret key, and every one that looks like a token. */
+function secretValuesIn(text: string): string[] {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  const walk = (value: unknown, key: string) => {
+    if (typeof value === "string") {
+      if (value.length >= 4 && !PUBLIC_KEYS.has(key) && (SECRET_KEYS.has(key) || looksLikeSecret(value)))
+        found.push(value);
+    } else if (Array.isArray(value)) for (const item of value) walk(item, key);
+    else if (value !== null && typeof value === "object")
+      for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(doc, "");
+  return found;
 }
 
 function refuseSecret(change: SettingChange, segments: string[]): void {
