@@ -147,7 +147,7 @@ export async function startWarden(options: WardenOptions): Promise<Warden> {
     db,
     isAdmin,
     variables,
-    env,
+    env: givenEnv,
     userExists: (userId) => users.get(userId) !== undefined,
     // A profile is written by its user's cell as a person's edit (soul guard, audit, brain history); the desk
     // is only asked once the context below exists.

@@ -144,6 +144,9 @@ describe("the settings desk", () => {
     expect((await thrown(() => desk.confirm(slack.id, root))).message).toBe(
       "SLACK_BOT_TOKEN has no value yet: paste it into the form at http://127.0.0.1:7410/ui/#/settings first; nothing was written",
     );
+    // The form takes only what a proposal names, and not what the warden's own environment sets (that wins).
+    expect(() => desk.setVariable("OTHER_TOKEN", "x", root)).toThrow(/a pending or applied proposal names/);
+    expect(() => desk.setVariable("ALREADY_SET", "x", root)).toThrow(/wins over this form/);
     desk.setVariable("SLACK_BOT_TOKEN", "xoxb-pasted-in-the-form", root);
     expect((await desk.confirm(slack.id, root)).status).toBe("applied");
     expect(new HostVariables(db, new SecretKeyring(home)).values()).toEqual({

@@ -34,7 +34,10 @@ export interface SettingsDeskOptions {
   home: string;
   db: Database.Database;
   isAdmin: (userId: string) => boolean;
-  /** Where the values of the variables a proposal names are pasted; a variable the warden's env sets counts too. */
+  /**
+   * The warden's own environment (the process's and IRONCLAW_HOME/ironclawd.env), without the form's variables:
+   * a variable it sets counts as set, and the form does not take it (this one wins at start).
+   */
   variables: HostVariables;
   env: NodeJS.ProcessEnv;
   /** Whether a user exists: a profile or a budget is proposed for a user by name. */
@@ -179,6 +182,20 @@ export class SettingsDesk {
   /** Stores the value of a variable a proposal names; the value is never returned nor audited. */
   setVariable(name: string, value: string, who: SettingsActor): void {
     if (!who.admin) throw new HttpError("forbidden", "only an admin may set the warden's variables");
+    // Only what a proposal asks for: the form is for a change's secrets, not for the warden's environment at large.
+    const asked = this.proposals
+      .list(1000)
+      .some((p) => (p.status === "pending" || p.status === "applied") && p.secrets.includes(name));
+    if (!asked)
+      throw new InvalidInputError(
+        "name",
+        "must be a variable a pending or applied proposal names for a secret (GET /api/settings/proposals lists them)",
+      );
+    // The warden's own environment (and ironclawd.env) wins over the form at start: a value pasted here would not.
+    if (this.options.env[name])
+      throw new ConflictError(
+        `${name} is set in the warden's own environment or IRONCLAW_HOME/ironclawd.env, which wins over this form: change it there`,
+      );
     this.options.variables.set(name, value);
     this.options.audit({
       userId: who.userId,
