@@ -30,7 +30,9 @@ describe("ironclaw service", () => {
     const unit = readFileSync(unitFile, "utf8");
     expect(unit).toMatch(new RegExp(`^ExecStart=${process.execPath} /\\S+/bin/ironclaw\\.js serve$`, "m"));
     expect(unit).toContain(`Environment=IRONCLAW_HOME=${home}\n`);
-    expect(unit).toContain(`EnvironmentFile=${join(home, "ironclawd.env")}\n`);
+    // The keys file is read by serve itself, never put in the process's environment, whence children inherit.
+    expect(unit).toContain(`serve reads ${join(home, "ironclawd.env")} (0600`);
+    expect(unit).not.toContain("EnvironmentFile=");
     expect(unit).toMatch(/^Restart=on-failure$/m);
     expect(unit).toMatch(/^ProtectSystem=strict$/m);
     expect(unit).toContain(`ReadWritePaths=${home}\n`);
@@ -41,7 +43,8 @@ describe("ironclaw service", () => {
     expect(unit).toMatch(/^NoNewPrivileges=yes$/m);
     expect(statSync(join(home, "ironclawd.env")).mode & 0o777).toBe(0o600);
     // No systemd runs the temporary folder: the commands to run are printed, with where the logs are.
-    expect(installed.stdout).toContain("systemctl enable --now ironclaw.service");
+    expect(installed.stdout).toContain("systemctl enable ironclaw.service");
+    expect(installed.stdout).toContain("systemctl restart ironclaw.service");
     expect(installed.stdout).toContain("journalctl -u ironclaw -f");
 
     expect(await verify(unitFile)).toEqual({ code: 0, said: [] });

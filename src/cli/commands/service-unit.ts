@@ -76,8 +76,9 @@ export function renderUnit(s: UnitSettings): string {
     `ExecStart=${quote(s.node)} ${quote(s.entry)} serve`,
     `Environment=IRONCLAW_HOME=${quote(s.home)}`,
     "Environment=NODE_ENV=production",
-    "# Provider keys and channel tokens: mode 0600, read by systemd before the warden starts; no cell mounts it.",
-    `EnvironmentFile=${quote(s.envFile)}`,
+    // No EnvironmentFile=: ironclaw serve reads the keys from ironclawd.env into its own settings; in the
+    // process's environment every program the warden starts (QEMU, git, a process cell) would inherit them.
+    `# Provider keys and channel tokens: ironclaw serve reads ${s.envFile} (0600, no cell mounts it) itself.`,
     `WorkingDirectory=${quote(s.home)}`,
     "Restart=on-failure",
     "RestartSec=5s",

@@ -84,7 +84,12 @@ export async function installService(io: CliIo, place: ServicePlace): Promise<nu
   println(io.stdout, `${replaced ? "replaced" : "wrote"} ${unitFile} (ironclaw serve for ${home})`);
   const nnp = noNewPrivileges(settings);
   println(io.stdout, `NoNewPrivileges=${nnp.allowed ? "yes" : "no"}: ${nnp.why}`);
-  const steps = [systemctl(place, "daemon-reload"), systemctl(place, "enable", "--now", UNIT_NAME)];
+  // restart, not enable --now: a warden already running takes the new unit too (after moving IronClaw).
+  const steps = [
+    systemctl(place, "daemon-reload"),
+    systemctl(place, "enable", UNIT_NAME),
+    systemctl(place, "restart", UNIT_NAME),
+  ];
   if (!place.managed) {
     println(
       io.stdout,
@@ -112,9 +117,9 @@ const install = defineCommand({
   name: "install",
   summary: "write a hardened systemd unit running ironclaw serve for this IRONCLAW_HOME, and start it",
   description: `Writes ironclaw.service: \`node bin/ironclaw.js serve\` with IRONCLAW_HOME, the keys from
-IRONCLAW_HOME/ironclawd.env (EnvironmentFile=, mode 0600), Restart=on-failure, a read-only system but for the home,
+IRONCLAW_HOME/ironclawd.env (mode 0600, read by serve itself), Restart=on-failure, a read-only system but for the home,
 a private /tmp, and NoNewPrivileges where the cell backend allows it (the unit says why). Where systemd runs, it is
-loaded, enabled and started; elsewhere the commands to do so are printed. Run it again after moving IronClaw.`,
+loaded, enabled and (re)started; elsewhere the commands to do so are printed. Run it again after moving IronClaw.`,
   options: [USER, UNIT_DIR],
   async run({ options }, io) {
     return installService(io, servicePlace(io, options));
