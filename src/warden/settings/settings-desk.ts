@@ -69,6 +69,8 @@ export type ProposeArgs = Omit<SettingsArgs["propose"], "target"> & { target?: s
  */
 export class SettingsDesk {
   private readonly proposals: SettingsProposals;
+  /** Steps queued or running (see list). */
+  private steps = 0;
   private readonly now: () => Date;
   private readonly ttlMs: number;
   private readonly file: string;
@@ -128,7 +130,9 @@ export class SettingsDesk {
   }
 
   list(): SettingsProposalView[] {
-    this.proposals.expire(this.now().toISOString());
+    // Not while a step runs: a confirm waiting on a user's cell has checked its proposal pending and must find it
+    // so when it records the outcome (each step expires what is due before it looks, in its turn).
+    if (this.steps === 0) this.proposals.expire(this.now().toISOString());
     return this.proposals.list().map((p) => this.view(p));
   }
 
@@ -312,7 +316,8 @@ export class SettingsDesk {
   }
 
   private serially<T>(step: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(step, step);
+    this.steps++;
+    const run = this.queue.then(step, step).finally(() => this.steps--);
     this.queue = run.catch(() => undefined);
     return run;
   }
