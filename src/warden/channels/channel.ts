@@ -162,6 +162,11 @@ export class ChannelRouter {
       .then(() => undefined);
   }
 
+  /** Whether `senderId` on `channel` is paired with a user (a channel's own notices go to paired people only). */
+  isPaired(channel: Channel, senderId: string): boolean {
+    return this.links.linkFor(channel.kind, channel.name, senderId) !== undefined;
+  }
+
   /** Resolves when every queued message and notice has been handled (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.queues.size > 0) await Promise.all([...this.queues.values()].map((q) => q.tail));

@@ -7,11 +7,20 @@ import { SERVICE_WINDOW_MS, WhatsappChannel } from "./whatsapp.js";
 const HOUR = 60 * 60 * 1000;
 
 /** A number whose router records what it is handed and whose Cloud API answers as `answer` says. */
-function number(options: { template?: boolean; answer?: (body: Record<string, unknown>) => Response } = {}) {
+function number(
+  options: {
+    template?: boolean;
+    paired?: boolean;
+    answer?: (body: Record<string, unknown>) => Response;
+  } = {},
+) {
   let now = 1_800_000_000_000;
   const received: InboundMessage[] = [];
   const sent: Array<Record<string, unknown>> = [];
-  const router = { receive: async (m: InboundMessage) => void received.push(m) } as unknown as ChannelRouter;
+  const router = {
+    receive: async (m: InboundMessage) => void received.push(m),
+    isPaired: () => options.paired ?? true,
+  } as unknown as ChannelRouter;
   const channel = new WhatsappChannel({
     bot: "home",
     phoneNumberId: "111",
@@ -129,6 +138,39 @@ describe("a WhatsApp number", () => {
     expect(counts).toEqual({ accepted: 1, ignored: 1 });
     expect(received.map((m) => m.senderId)).toEqual(["49151"]);
     expect(sent.filter((b) => b.status === "read").map((b) => b.message_id)).toEqual(["wamid.n1"]);
+  });
+
+  it("says it reads text only to a paired person, and nothing to a stranger's pictures", async () => {
+    const image = (paired: boolean) => {
+      const { channel, sent } = number({ paired });
+      channel.handle(
+        Buffer.from(
+          JSON.stringify({
+            object: "whatsapp_business_account",
+            entry: [
+              {
+                changes: [
+                  {
+                    value: {
+                      metadata: { phone_number_id: "111" },
+                      messages: [{ from: "49151", id: "wamid.i1", type: "image", image: { id: "m1" } }],
+                    },
+                  },
+                ],
+              },
+            ],
+          }),
+        ),
+      );
+      return sent;
+    };
+    const toPaired = image(true);
+    const toStranger = image(false);
+    await expect.poll(() => texts(toPaired).length).toBe(1);
+    expect(texts(toPaired).map((b) => (b.text as { body: string }).body)).toEqual([
+      "I can read text messages only; please write what you need.",
+    ]);
+    expect(texts(toStranger)).toEqual([]);
   });
 
   it("sends free-form text only within 24 hours of the person's last message, and nothing after without a template", async () => {

@@ -69,6 +69,8 @@ export interface WhatsappChannelOptions {
 }
 
 const RECENT_MESSAGES = 512;
+/** People whose 24-hour windows are remembered at once (every number that writes opens one). */
+const HEARD_KEPT = 10_000;
 /** What a template's body parameter may hold (Meta refuses longer ones). */
 const TEMPLATE_PARAMETER_MAX = 1024;
 
@@ -161,7 +163,7 @@ export class WhatsappChannel implements Channel {
             continue;
           }
           const from = message.from;
-          this.lastHeard.set(from, this.now());
+          this.heard(from);
           void this.api.markRead(message.id);
           const name = value.contacts?.find((c) => c.wa_id === from)?.profile?.name;
           const sender = { channel: this, address: from, senderId: from };
@@ -173,12 +175,25 @@ export class WhatsappChannel implements Channel {
             });
             counts.accepted++;
           } else {
-            void this.send(from, "I can read text messages only; please write what you need.");
+            // Said to a paired person only: a stranger's pictures get no answer each (their text gets the
+            // router's pairing help, once per window).
+            if (this.router.isPaired(this, from))
+              void this.send(from, "I can read text messages only; please write what you need.");
             counts.ignored++;
           }
         }
       }
     return counts;
+  }
+
+  /** Opens the person's 24-hour window; the oldest window is forgotten past HEARD_KEPT people. */
+  private heard(from: string): void {
+    this.lastHeard.delete(from);
+    this.lastHeard.set(from, this.now());
+    if (this.lastHeard.size > HEARD_KEPT) {
+      const oldest = this.lastHeard.keys().next().value;
+      if (oldest !== undefined) this.lastHeard.delete(oldest);
+    }
   }
 
   pairingInstruction(code: string): string {
