@@ -303,7 +303,7 @@ export class DiscordChannel implements Channel {
       options: this.options,
       ...(signal ? { signal } : {}),
       // A 429 says how long to wait in its body (seconds, fractional) as well as in Retry-After.
-      read: ({ ok, status, headers, text }) =>
+      read: ({ ok, status, text }) =>
         ok
           ? take === undefined || take(text)
             ? { ok: true }
@@ -311,11 +311,7 @@ export class DiscordChannel implements Channel {
           : {
               ok: false,
               reason: text.slice(0, 200) || `status ${status}`,
-              retryAfterSeconds: Number(
-                (safeJson(text) as { retry_after?: unknown } | undefined)?.retry_after ??
-                  headers.get("retry-after") ??
-                  1,
-              ),
+              ...retryAfterIn(text),
             },
     });
   }
@@ -346,4 +342,10 @@ export function createDiscordChannel(
   });
   deps.router.register(channel);
   return channel;
+}
+
+/** A 429's wait as Discord's body gives it (seconds, fractional); absent, the Retry-After header's is taken. */
+function retryAfterIn(text: string): { retryAfterSeconds?: number } {
+  const seconds = (safeJson(text) as { retry_after?: unknown } | undefined)?.retry_after;
+  return typeof seconds === "number" ? { retryAfterSeconds: seconds } : {};
 }

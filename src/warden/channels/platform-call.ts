@@ -3,6 +3,7 @@ import {
   type AttemptResult,
   classifyHttpFailure,
   DEFAULT_RETRY_POLICY,
+  parseRetryAfterMs,
   type RetryPolicy,
   withRetries,
 } from "../../providers/index.js";
@@ -34,6 +35,7 @@ export type PlatformVerdict =
       ok: false;
       reason: string;
       code?: number;
+      /** A 429's wait as the answer's body gives it; without it, the Retry-After header's. */
       retryAfterSeconds?: number;
       /** Overrides the status's own classification (an `ok: false` inside a 200 is final). */
       retryable?: boolean;
@@ -84,7 +86,11 @@ export async function callPlatform(input: {
     const text = await response.text().catch(() => "");
     const verdict = input.read({ status: response.status, ok: response.ok, headers: response.headers, text });
     if (verdict.ok) return { ok: true, value: true };
-    const wait = verdict.retryAfterSeconds;
+    // The platform's own figure (a body's), else the Retry-After header (seconds or an HTTP date), else 1 s.
+    const waitMs =
+      verdict.retryAfterSeconds !== undefined && Number.isFinite(verdict.retryAfterSeconds)
+        ? verdict.retryAfterSeconds * 1000
+        : (parseRetryAfterMs(response.headers.get("retry-after")) ?? 1000);
     return {
       ok: false,
       retryable: verdict.retryable ?? classifyHttpFailure(response.status, text).retryable,
@@ -93,9 +99,7 @@ export async function callPlatform(input: {
         reason: redact(verdict.reason),
         ...(verdict.code === undefined ? {} : { code: verdict.code }),
       },
-      ...(response.status === 429
-        ? { retryAfterMs: (wait !== undefined && Number.isFinite(wait) ? wait : 1) * 1000 }
-        : {}),
+      ...(response.status === 429 ? { retryAfterMs: waitMs } : {}),
     };
   };
   try {

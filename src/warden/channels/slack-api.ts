@@ -43,7 +43,7 @@ export class SlackApi {
       secret: this.options.token,
       options: this.options,
       // 429 waits what Retry-After asks; an `ok: false` answer (a 200) is final.
-      read: ({ ok, status, headers, text: body }) => {
+      read: ({ ok, status, text: body }) => {
         const answer = answerSchema.safeParse(safeJson(body));
         if (ok && answer.success && answer.data.ok) return { ok: true };
         return {
@@ -51,7 +51,6 @@ export class SlackApi {
           reason: answer.success
             ? (answer.data.error ?? `status ${status}`)
             : `status ${status}, not a Web API answer`,
-          retryAfterSeconds: Number(headers.get("retry-after") ?? "1"),
           ...(ok ? { retryable: false } : {}),
         };
       },
@@ -77,7 +76,7 @@ export class SlackApi {
       secret: this.options.token,
       options: this.options,
       ...(signal ? { signal } : {}),
-      read: ({ ok, status, headers, text: body }) => {
+      read: ({ ok, status, text: body }) => {
         const json = safeJson(body);
         const answer = answerSchema.safeParse(json);
         const connection = connectionSchema.safeParse(json);
@@ -90,7 +89,6 @@ export class SlackApi {
           reason: answer.success
             ? (answer.data.error ?? (answer.data.ok ? "no WebSocket URL in the answer" : `status ${status}`))
             : `status ${status}, not a Web API answer`,
-          retryAfterSeconds: Number(headers.get("retry-after") ?? "1"),
           ...(ok ? { retryable: false } : {}),
         };
       },

@@ -76,7 +76,7 @@ export class WhatsappApi {
       body: { messaging_product: "whatsapp", ...body },
       secret: this.options.token,
       options: this.options,
-      read: ({ ok, status, headers, text }) => {
+      read: ({ ok, status, text }) => {
         if (ok) return { ok: true };
         const parsed = errorSchema.safeParse(safeJson(text));
         const code = parsed.success ? parsed.data.error.code : undefined;
@@ -86,7 +86,6 @@ export class WhatsappApi {
             ? (parsed.data.error.message ?? `status ${status}`)
             : `status ${status}, not a Graph API answer`,
           ...(code === undefined ? {} : { code }),
-          retryAfterSeconds: Number(headers.get("retry-after") ?? "1"),
         };
       },
       onRetry: (f, waitMs) => this.log.debug({ to, status: f.status, waitMs }, "WhatsApp call retried"),
