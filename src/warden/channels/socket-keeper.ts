@@ -1,5 +1,6 @@
 import WebSocket from "ws";
 import type { Logger } from "../../core/index.js";
+import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep } from "../../providers/index.js";
 
 /** How one connection ended, and so what the keeper does next. */
 export type SocketEnd =
@@ -38,8 +39,14 @@ export function backoffDelay(
   maxMs: number,
   random: () => number,
 ): number {
-  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(failures, 30));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  // The shared retry policy's own backoff, with no end to the retries: a socket is wanted as long as the warden runs.
+  const policy = {
+    ...DEFAULT_RETRY_POLICY,
+    maxRetries: Number.POSITIVE_INFINITY,
+    baseDelayMs: initialMs,
+    maxDelayMs: maxMs,
+  };
+  return retryDelayMs(policy, Math.min(failures, 30) + 1, undefined, random) ?? maxMs;
 }
 
 /**
@@ -104,23 +111,10 @@ export class SocketKeeper {
       if (end.next === "backoff")
         log.warn({ connection: this.options.name, why: end.why, retryInMs: waitMs }, "connection lost");
       else log.info({ connection: this.options.name, why: end.why, retryInMs: waitMs }, "reconnecting");
-      await sleep(waitMs, signal);
+      // A stop ends the wait early; the loop then sees the signal.
+      await sleep(waitMs, signal).catch(() => undefined);
     }
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** One open connection, as its frame handler sees it. */
