@@ -2,6 +2,7 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fsyncSync,
   openSync,
   readFileSync,
   renameSync,
@@ -116,9 +117,14 @@ export function writePrivateFile(file: string, text: string): void {
   );
   try {
     writeSync(fd, text);
-  } finally {
+    // On the disk before it takes the old file's place: a crash leaves the old file or the new one whole.
+    fsyncSync(fd);
+  } catch (error) {
     closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
   }
+  closeSync(fd);
   // The mode a umask may have narrowed, stated once more: 0600 whatever the umask.
   chmodSync(temporary, 0o600);
   renameSync(temporary, file);

@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { readFileSync } from "node:fs";
 import type { SettingChange } from "../../contracts/index.js";
 import { InvalidInputError } from "../../core/index.js";
 import {
@@ -18,6 +9,7 @@ import {
   partyOf,
   setBudget,
 } from "../budget/index.js";
+import { writePrivateFile } from "../host-env-file.js";
 import { type BudgetCaps, draftBudgetChange, parseBudgetCaps, renderBudgetCaps } from "./budget-change.js";
 import { draftConfigChange } from "./config-change.js";
 import { draftProfileChange, profileFile } from "./profile-change.js";
@@ -102,7 +94,8 @@ export function hostFileTarget(file: string): SettingsTarget {
   return {
     read: async () => readText(file),
     draft: (base, changes) => draftConfigChange(base, changes),
-    write: async (text, why) => writeAtomically(file, text, why.proposal),
+    // Flushed beside the config and renamed over it: a crash leaves the old file or the new one, never half.
+    write: async (text) => writePrivateFile(file, text),
   };
 }
 
@@ -160,27 +153,4 @@ function readText(file: string): string {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw error;
   }
-}
-
-/**
- * The new text in a private temporary file beside the config, flushed, then renamed over it: a crash leaves
- * the old file or the new one, never half of either. O_EXCL | O_NOFOLLOW: nothing planted at the name is used.
- */
-function writeAtomically(file: string, text: string, id: string): void {
-  const temporary = `${file}.${id}.tmp`;
-  const fd = openSync(
-    temporary,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    unlinkSync(temporary);
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temporary, file);
 }
