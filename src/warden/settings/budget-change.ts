@@ -1,5 +1,6 @@
 import { type SettingChange, usdCapSchema } from "../../contracts/index.js";
 import { canonicalJson, InvalidInputError } from "../../core/index.js";
+import { microsToUsd, usdToMicros } from "../budget/index.js";
 import { unifiedDiff } from "./file-diff.js";
 
 // A proposed spend cap ("cap Bob at $5 a day"): the caps live in host.db, not in a file, so the proposal's text
@@ -66,7 +67,8 @@ export function draftBudgetChange(
           ? (usd.error.issues[0]?.message ?? "is not a cap")
           : "must be a number of US dollars, or null for no cap",
       );
-    caps[key] = usd.data;
+    // As the store keeps it (whole micro-dollars), so that the caps read back after a confirm match this text.
+    caps[key] = microsToUsd(usdToMicros(usd.data));
   }
   if (canonicalJson(caps) === canonicalJson(base))
     throw new InvalidInputError("changes", "change nothing: every cap already has that value");

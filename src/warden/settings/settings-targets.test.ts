@@ -198,6 +198,14 @@ describe("a proposal to a user's spend caps", () => {
     expect(caps()).toBeUndefined();
   });
 
+  it("takes a cap finer than the store keeps (micro-dollars) as it will be kept, so it can be reverted", async () => {
+    const fine = await capBob(1.0000004);
+    expect(fine.diff).toContain("+daily_usd = 1\n");
+    await desk.confirm(fine.id, root);
+    await desk.revert(fine.id, root);
+    expect(caps()).toBeUndefined();
+  });
+
   it("restores the cap there was before, and refuses a cap changed since the proposal", async () => {
     setBudget({ budget, users, audit }, { user: "bob", daily_usd: 2, monthly_usd: 40 }, "user:root");
     const raise = await capBob(5);

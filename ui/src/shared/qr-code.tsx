@@ -1,4 +1,4 @@
-import { For } from "solid-js";
+import { createMemo, For } from "solid-js";
 import { encode } from "uqr";
 
 /** A row's run of dark modules: where it starts, in which row, how many. */
@@ -27,7 +27,8 @@ export function darkRuns(matrix: readonly (readonly boolean[])[]): DarkRun[] {
 
 /** `text` as a QR code a phone's camera reads, drawn as SVG with its quiet zone (four light modules). */
 export function QrCode(props: { text: string; label: string; pixels?: number }) {
-  const code = () => encode(props.text, { ecc: "M", border: 4 });
+  // Encoded once per text, not once per attribute that reads it.
+  const code = createMemo(() => encode(props.text, { ecc: "M", border: 4 }));
   return (
     <svg
       class="qr-code"
