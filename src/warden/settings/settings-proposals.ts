@@ -27,10 +27,6 @@ CREATE INDEX IF NOT EXISTS warden_settings_proposals_by_time ON warden_settings_
 
 export function migrateSettingsTables(db: Database.Database): void {
   db.exec(DDL);
-  // Before profiles and budgets could be proposed for, every proposal was to ironclawd.toml.
-  const columns = db.prepare("PRAGMA table_info(warden_settings_proposals)").all() as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === "target"))
-    db.exec("ALTER TABLE warden_settings_proposals ADD COLUMN target TEXT NOT NULL DEFAULT 'ironclawd.toml'");
 }
 
 export interface SettingsProposal {
