@@ -242,9 +242,6 @@ export class ChannelRouter {
       if (outcome.paired || outcome.why === "unknown_code")
         this.log.info({ ...at, paired: outcome.paired }, "pairing attempt");
       else this.log.warn({ ...at, refused: outcome.why }, "pairing attempt refused: too many wrong codes");
-      // A sender already locked out for wrong codes is told so once per window, like any stranger.
-      if (!outcome.paired && outcome.why !== "unknown_code")
-        return this.strangerRefused(message, `pairing refused: ${outcome.why}`, pairingReply(outcome));
       if (!outcome.paired) this.refused(message, `pairing refused: ${outcome.why}`);
       return pairingReply(outcome);
     }
